@@ -1,0 +1,231 @@
+"""`zeckdb`: build, inspect and query the Zeckendorf game-family database.
+
+Each command parses its arguments, calls one library function, and renders the
+result. Errors are turned into one line on stderr in `main`, and nowhere else.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Optional
+
+import typer
+
+from zeckdb.errors import ZeckdbError
+
+app = typer.Typer(
+    help="zeckdb: an exhaustive, SQL-backed position database for the Zeckendorf game family.\n\n"
+    "Build a database with `zeckdb build`, then look positions up with `zeckdb position`, "
+    "play optimal lines with `zeckdb line`, and see what is built with `zeckdb status`. "
+    "The database is ./zeckdb.duckdb unless --db or $ZECKDB_DB says otherwise.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+db_app = typer.Typer(help="Manage the database schema (Alembic migrations).", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+
+DEFAULT_NS = "1..150"
+DbOption = typer.Option(None, "--db", help="Database file [default: $ZECKDB_DB or ./zeckdb.duckdb].", show_default=False)
+StartOption = typer.Option(None, "--start", help="Use the start position of this n instead of POSITION.", show_default=False)
+PositionArg = typer.Argument(None, help="Counts bin 1 first, e.g. 3,1,0,2 (three 1s, one 2, two 5s).", show_default=False)
+
+
+def _echo_err(text: str) -> None:
+    typer.echo(text, err=True)
+
+
+@app.command()
+def build(
+    n: str = typer.Option(DEFAULT_NS, "--n", help="Which n: 7, 1..150 or 1..20,30."),
+    variant: Optional[list[str]] = typer.Option(None, "--variant", help="Variant to build (repeatable) [default: zeckendorf and reversed].", show_default=False),
+    force: bool = typer.Option(False, "--force", help="Rebuild (variant, n) pairs that are already built."),
+    db: Optional[str] = DbOption,
+) -> None:
+    """Build every position, move and outcome for the chosen variants and n.
+
+    Incremental: what is built is skipped. Each n is committed atomically, so an
+    interrupted build keeps what it finished and the same command resumes it.
+    """
+    from zeckdb.builder import build as run_build, layer_weight, plan
+    from zeckdb.ranges import format_ns, parse_ns
+    from zeckdb.store import Store
+    from zeckdb.variants import get_variant
+
+    names = variant or ["zeckendorf", "reversed"]
+    variants = [get_variant(name) for name in names]
+    ns = parse_ns(n)
+    for v in variants:
+        for k in ns:
+            v.check_n(k)
+    with Store.open_write(db) as store:
+        todo = plan(store, variants, ns, force)
+        total = sum(layer_weight(vs, k) for k, vs in todo.items())
+        with _progress(total) as advance:
+            report = run_build(store, names, ns, force=force, progress=advance)
+    if not report.built:
+        typer.echo(f"nothing to build: {', '.join(names)} for n = {format_ns(ns)} already in {store.path} (--force rebuilds)")
+        return
+    built_ns = sorted({k for _, k in report.built})
+    typer.echo(
+        f"built {', '.join(names)} for n = {format_ns(built_ns)}: {report.positions:,} positions, "
+        f"{report.edges:,} edges in {report.seconds:.1f} s -> {store.path}"
+    )
+
+
+class _progress:
+    """A progress bar on a terminal, plain log lines otherwise."""
+
+    def __init__(self, total: int):
+        self.total = total
+        self.done = 0
+        self.logged_tenth = 0
+
+    def __enter__(self):
+        if sys.stderr.isatty():
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+            self.bar = Progress(TextColumn("building {task.description}"), BarColumn(),
+                                TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
+                                TimeRemainingColumn(), transient=True, console=None)
+            self.bar.start()
+            self.task = self.bar.add_task("", total=max(self.total, 1))
+        else:
+            self.bar = None
+        return self.advance
+
+    def advance(self, positions: int, description: str) -> None:
+        self.done += positions
+        if self.bar is not None:
+            self.bar.update(self.task, advance=positions, description=description)
+        elif self.done * 10 >= (self.logged_tenth + 1) * self.total:  # log each tenth of the work
+            self.logged_tenth = self.done * 10 // max(self.total, 1)
+            _echo_err(f"built up to {description}: {self.done:,} of {self.total:,} positions")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+@app.command()
+def status(db: Optional[str] = DbOption) -> None:
+    """List what the database holds: per variant the n built, positions, edges."""
+    from zeckdb.ranges import format_ns
+    from zeckdb.store import SCHEMA_HEAD, Store
+
+    with Store.open_read(db) as store:
+        rows = store.status()
+        size = store.path.stat().st_size
+        typer.echo(f"database {store.path}: {size / 1e6:,.1f} MB, schema revision {SCHEMA_HEAD}")
+        if not rows:
+            typer.echo("nothing built yet: run `zeckdb build`")
+        for r in rows:
+            typer.echo(f"  {r['variant']:<12} n = {format_ns(r['ns']):<14} {r['positions']:>14,} positions "
+                       f"{r['edges']:>15,} edges  ({r['seconds']:.1f} s to build)")
+
+
+@app.command()
+def position(
+    variant: str = typer.Argument(..., help="Variant name, e.g. zeckendorf or reversed."),
+    position: Optional[str] = PositionArg,
+    start: Optional[int] = StartOption,
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (a stable contract for scripts)."),
+    db: Optional[str] = DbOption,
+) -> None:
+    """Show a position: outcome, remoteness, game lengths, counts, and every move ranked best first."""
+    from zeckdb import api
+
+    with api.open_db(db) as store:
+        info = api.probe(store, variant, position, start)
+    if as_json:
+        typer.echo(json.dumps(info.to_json()))
+        return
+    fmt = _fmt_position
+    typer.echo(f"{info.variant} {fmt(info.position)}  (n = {info.value}{', start' if info.is_start else ''}"
+               f"{', terminal' if info.is_terminal else ''})")
+    typer.echo(f"  outcome           {info.outcome} for the player to move")
+    typer.echo(f"  remoteness        {info.remoteness}")
+    typer.echo(f"  moves to the end  min {info.min_remaining}, max {info.max_remaining}")
+    typer.echo(f"  games to the end  {info.games_to_end if isinstance(info.games_to_end, int) else f'{info.games_to_end:.6g}'}")
+    typer.echo(f"  expected moves    {info.expected_remaining_random:.4f} (both players random)")
+    typer.echo(f"  grundy value      {info.grundy}")
+    if not info.moves:
+        typer.echo("  no moves: the game is over")
+        return
+    typer.echo("  moves, best first:")
+    width = max(len(m.move) for m in info.moves)
+    for i, m in enumerate(info.moves, 1):
+        verdict = "wins" if m.outcome == "loss" else "loses"
+        typer.echo(f"  {i:>3}. {m.move:<{width}}  -> {fmt(m.position):<24} {verdict} (then {m.outcome} for opponent, remoteness {m.remoteness})")
+
+
+@app.command()
+def line(
+    variant: str = typer.Argument(..., help="Variant name, e.g. zeckendorf or reversed."),
+    position: Optional[str] = PositionArg,
+    start: Optional[int] = StartOption,
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of {player, move, position}."),
+    db: Optional[str] = DbOption,
+) -> None:
+    """Play the principal line from a position: optimal play by both sides, one move per line."""
+    from zeckdb import api
+
+    with api.open_db(db) as store:
+        steps = api.principal_line(store, variant, position, start)
+    first = steps[0][1]
+    if as_json:
+        typer.echo(json.dumps([{"ply": i, "player": 1 + (i - 1) % 2, "move": mv, "position": info.position}
+                               for i, (mv, info) in enumerate(steps[1:], 1)]))
+        return
+    typer.echo(f"{first.variant} from {_fmt_position(first.position)}: "
+               f"the player to move {'wins' if first.outcome == 'win' else 'loses'} in {first.remoteness} moves")
+    for i, (mv, info) in enumerate(steps[1:], 1):
+        mover = "A" if i % 2 else "B"
+        typer.echo(f"  {i:>3}. {mover}: {mv:<16} -> {_fmt_position(info.position)}")
+
+
+@db_app.command("upgrade")
+def db_upgrade(db: Optional[str] = DbOption) -> None:
+    """Create the database or bring it to the newest schema revision."""
+    from zeckdb.store import resolve_db_path, upgrade
+
+    path = resolve_db_path(db)
+    before, after = upgrade(path)
+    if before == after:
+        typer.echo(f"{path} is at the newest schema revision ({after})")
+    else:
+        typer.echo(f"{path} upgraded from {before or 'empty'} to revision {after}")
+
+
+@db_app.command("current")
+def db_current(db: Optional[str] = DbOption) -> None:
+    """Print the database's schema revision."""
+    from zeckdb.errors import DatabaseError
+    from zeckdb.store import SCHEMA_HEAD, resolve_db_path, schema_revision
+
+    path = resolve_db_path(db)
+    if not path.exists():
+        raise DatabaseError(f"no database at {path}: create one with `zeckdb build` or `zeckdb db upgrade`")
+    rev = schema_revision(path)
+    typer.echo(f"{rev or 'none (not a zeckdb database)'}{' (head)' if rev == SCHEMA_HEAD else ''}")
+
+
+def _fmt_position(counts: list[int]) -> str:
+    return "(" + ",".join(map(str, counts)) + ")"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the app, turning zeckdb errors into one line and an exit status."""
+    try:
+        app(args=argv, prog_name="zeckdb", standalone_mode=True)
+    except ZeckdbError as exc:
+        _echo_err(f"zeckdb: error: {exc}")
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        _echo_err("zeckdb: interrupted; everything committed so far is kept, run the same command again to resume")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

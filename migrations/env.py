@@ -1,0 +1,32 @@
+"""Alembic environment: runs zeckdb's migrations against a DuckDB file."""
+
+from __future__ import annotations
+
+from alembic import context
+from alembic.ddl.impl import DefaultImpl
+import sqlalchemy as sa
+
+
+class DuckDBImpl(DefaultImpl):
+    """duckdb_engine ships no Alembic implementation; the default one serves."""
+
+    __dialect__ = "duckdb"
+    transactional_ddl = True
+
+
+def run_migrations_online() -> None:
+    url = context.config.get_main_option("sqlalchemy.url")
+    engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    with engine.connect() as connection:
+        context.configure(connection=connection)
+        with context.begin_transaction():
+            context.run_migrations()
+    engine.dispose()
+
+
+if context.is_offline_mode():
+    context.configure(url=context.config.get_main_option("sqlalchemy.url"), literal_binds=True)
+    with context.begin_transaction():
+        context.run_migrations()
+else:
+    run_migrations_online()

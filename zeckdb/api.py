@@ -1,0 +1,126 @@
+"""The public Python API: open a database, probe positions, rank moves, play lines.
+
+    import zeckdb.api as z
+    with z.open_db("zeckdb.duckdb") as db:
+        info = z.probe(db, "zeckendorf", start=10)
+        info.outcome, info.moves[0].move
+
+Every call raises a ZeckdbError subclass on bad input; none writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+import os
+from typing import Any
+
+from .errors import NotBuiltError, UsageError
+from .store import Store
+from .variants import Position, Variant, get_variant
+
+
+@dataclass
+class Move:
+    """One legal move: its name, the resulting position and that position's value to the mover's opponent."""
+
+    move: str
+    position: list[int]
+    outcome: str  # "win" or "loss" for the player to move after this move
+    remoteness: int
+
+
+@dataclass
+class PositionInfo:
+    """Everything the database knows of one position, for the player to move.
+
+    outcome: "win" or "loss". remoteness: moves to the end under optimal play
+    (the winner hurries, the loser delays). min_remaining / max_remaining: the
+    fewest / most moves to the end. games_to_end: complete games from here (an
+    exact int at start positions, a float elsewhere). expected_remaining_random:
+    expected moves to the end when both players pick uniformly random moves.
+    moves: every legal move, best first (wins in fewest moves, then losses in most).
+    """
+
+    variant: str
+    position: list[int]
+    value: int
+    outcome: str
+    remoteness: int
+    min_remaining: int
+    max_remaining: int
+    games_to_end: int | float
+    expected_remaining_random: float
+    grundy: int
+    is_start: bool
+    is_terminal: bool
+    moves: list[Move] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        if isinstance(self.games_to_end, int):
+            out["games_to_end"] = str(self.games_to_end)
+        elif self.games_to_end.is_integer() and self.games_to_end < 2**53:  # still exact in a double
+            out["games_to_end"] = int(self.games_to_end)
+        return out
+
+
+def open_db(db: str | os.PathLike | None = None) -> Store:
+    """Open a built database read-only (--db, else $ZECKDB_DB, else ./zeckdb.duckdb)."""
+    return Store.open_read(db)
+
+
+def resolve_position(variant: Variant, position: str | Position | None, start: int | None) -> tuple[Position, int]:
+    """The position meant by a text/tuple or by --start N, and its layer n."""
+    if (position is None) == (start is None):
+        raise UsageError("give either a position (e.g. 3,1,0,2) or --start N, not both")
+    if start is not None:
+        variant.check_n(start)
+        return variant.start(start), start
+    pos = variant.parse(position) if isinstance(position, str) else tuple(position)
+    return pos, variant.layer_of(pos)
+
+
+def _rank(move: Move) -> tuple:
+    # A move to a lost position wins for the mover: fastest first; then losing moves, slowest first.
+    return (0, move.remoteness) if move.outcome == "loss" else (1, -move.remoteness)
+
+
+def probe(store: Store, variant_name: str, position: str | Position | None = None,
+          start: int | None = None) -> PositionInfo:
+    """Look up one position and its ranked moves."""
+    variant = get_variant(variant_name)
+    pos, n = resolve_position(variant, position, start)
+    store.require_built(variant.name, n)
+    moves = variant.play_moves(pos)
+    own = variant.id_of(pos)
+    children = [(code, child, variant.id_of(child)) for code, child in moves]
+    rows = store.probe(variant.name, n, [own, *(cid for _, _, cid in children)])
+    if own not in rows:
+        raise NotBuiltError(f"position {variant.format(pos)} is not in the database for n = {n}: rebuild with --force")
+    me = rows[own]
+    games: int | float = me["games_to_end"]
+    if me["is_start"]:
+        games = int(store.summary(variant.name, n)["games"])
+    ranked = sorted(
+        (Move(variant.move_names[code], list(child), rows[cid]["outcome"], rows[cid]["remoteness"])
+         for code, child, cid in children),
+        key=_rank,
+    )
+    return PositionInfo(
+        variant=variant.name, position=list(pos), value=n, outcome=me["outcome"],
+        remoteness=me["remoteness"], min_remaining=me["min_remaining"], max_remaining=me["max_remaining"],
+        games_to_end=games, expected_remaining_random=float(me["expected_remaining"]),
+        grundy=me["grundy"], is_start=me["is_start"], is_terminal=me["is_terminal"], moves=ranked,
+    )
+
+
+def principal_line(store: Store, variant_name: str, position: str | Position | None = None,
+                   start: int | None = None) -> list[tuple[str | None, PositionInfo]]:
+    """The game from a position under optimal play: [(move that led here, position info)], first entry's move None."""
+    info = probe(store, variant_name, position, start)
+    line: list[tuple[str | None, PositionInfo]] = [(None, info)]
+    while info.moves:
+        best = info.moves[0]
+        info = probe(store, variant_name, tuple(best.position))
+        line.append((best.move, info))
+    return line

@@ -1,0 +1,1 @@
+"""The generic engine: enumerate a layer, link its edges, solve it, for any variant."""

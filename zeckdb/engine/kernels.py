@@ -1,0 +1,190 @@
+"""Every compiled loop of zeckdb, behind one numba policy.
+
+Kernels see only arrays. They are compiled on first use and cached on disk,
+and release the GIL so the builder can compute one layer while another is written.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+jit = njit(cache=True, nogil=True)
+
+LOSS_NONE = np.int16(-1)
+
+
+@jit
+def chip_moves(keys, shift, mask, need, delta, fallback):
+    """Apply every rule to every key: (source index, child key, rule code) per edge.
+
+    A rule applies when every condition (key >> shift) & mask >= need holds;
+    fallback rules apply only to keys no ordinary rule applies to.
+    """
+    n_keys = keys.shape[0]
+    n_rules, width = shift.shape
+    ok = np.zeros(n_rules, dtype=np.bool_)
+    count = 0
+    for pass_ in range(2):
+        if pass_ == 1:
+            src = np.empty(count, dtype=np.int32)
+            dst = np.empty(count, dtype=np.int64)
+            code = np.empty(count, dtype=np.int16)
+            count = 0
+        for i in range(n_keys):
+            k = keys[i]
+            ordinary = False
+            for r in range(n_rules):
+                good = True
+                for j in range(width):
+                    if ((k >> shift[r, j]) & mask[r, j]) < need[r, j]:
+                        good = False
+                        break
+                ok[r] = good
+                if good and not fallback[r]:
+                    ordinary = True
+            for r in range(n_rules):
+                if ok[r] and fallback[r] == (not ordinary):
+                    if pass_ == 1:
+                        src[count] = i
+                        dst[count] = k + delta[r]
+                        code[count] = r
+                    count += 1
+    return src, dst, code
+
+
+@jit
+def link(keys, child_keys, code, n_codes):
+    """Index of each child key in the sorted `keys`; -1 where it is missing.
+
+    Searches gallop from where the previous child of the same move code was
+    found: for chip games a code's child keys rise with the source key, so
+    each search is short. Any order is still linked correctly.
+    """
+    out = np.empty(child_keys.shape[0], dtype=np.int32)
+    n = keys.shape[0]
+    cursor = np.zeros(n_codes, dtype=np.int64)
+    for e in range(child_keys.shape[0]):
+        x = child_keys[e]
+        lo = cursor[code[e]]
+        if lo >= n or keys[lo] > x:
+            lo = 0
+        step = 1
+        hi = lo + 1
+        while hi < n and keys[hi] < x:  # gallop: keys[lo] <= x, find hi with keys[hi] >= x
+            lo = hi
+            step *= 2
+            hi = lo + step
+        if hi > n:
+            hi = n
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if keys[mid] < x:
+                lo = mid + 1
+            else:
+                hi = mid
+        cursor[code[e]] = lo
+        out[e] = lo if lo < n and keys[lo] == x else -1
+    return out
+
+
+@jit
+def group(src, n_nodes):
+    """Stable counting sort of edges by source: (offsets per node, edge permutation)."""
+    offsets = np.zeros(n_nodes + 1, dtype=np.int64)
+    for e in range(src.shape[0]):
+        offsets[src[e] + 1] += 1
+    for i in range(n_nodes):
+        offsets[i + 1] += offsets[i]
+    fill = offsets[:-1].copy()
+    perm = np.empty(src.shape[0], dtype=np.int64)
+    for e in range(src.shape[0]):
+        perm[fill[src[e]]] = e
+        fill[src[e]] += 1
+    return offsets, perm
+
+
+@jit
+def solve(offsets, targets, order):
+    """Solve every node, visiting them in `order`, a topological order (children first).
+
+    Per node: win (player to move wins), remoteness, min and max moves to the end,
+    number of complete games (float), expected moves under uniform random play,
+    Grundy value, and number of winning moves.
+    """
+    n = offsets.shape[0] - 1
+    win = np.zeros(n, dtype=np.bool_)
+    remoteness = np.zeros(n, dtype=np.int16)
+    min_rem = np.zeros(n, dtype=np.int16)
+    max_rem = np.zeros(n, dtype=np.int16)
+    games = np.zeros(n, dtype=np.float64)
+    expected = np.zeros(n, dtype=np.float64)
+    grundy = np.zeros(n, dtype=np.int16)
+    n_winning = np.zeros(n, dtype=np.int16)
+    seen = np.zeros(1024, dtype=np.bool_)
+    for i in order:
+        lo, hi = offsets[i], offsets[i + 1]
+        if lo == hi:
+            games[i] = 1.0
+            continue
+        best_win = 32767  # fewest moves to a win, over children that lose
+        best_loss = -1  # most moves to a loss, over children that win
+        mn, mx, g, ex, wins = 32767, -1, 0.0, 0.0, 0
+        for e in range(lo, hi):
+            c = targets[e]
+            if not win[c]:
+                wins += 1
+                if remoteness[c] < best_win:
+                    best_win = remoteness[c]
+            elif remoteness[c] > best_loss:
+                best_loss = remoteness[c]
+            if min_rem[c] < mn:
+                mn = min_rem[c]
+            if max_rem[c] > mx:
+                mx = max_rem[c]
+            g += games[c]
+            ex += expected[c]
+            if grundy[c] < 1024:
+                seen[grundy[c]] = True
+        win[i] = wins > 0
+        n_winning[i] = wins
+        remoteness[i] = 1 + (best_win if wins > 0 else best_loss)
+        min_rem[i] = 1 + mn
+        max_rem[i] = 1 + mx
+        games[i] = g
+        expected[i] = 1.0 + ex / (hi - lo)
+        mex = 0
+        while seen[mex]:
+            mex += 1
+        grundy[i] = mex
+        for e in range(lo, hi):
+            c = targets[e]
+            if grundy[c] < 1024:
+                seen[grundy[c]] = False
+    return win, remoteness, min_rem, max_rem, games, expected, grundy, n_winning
+
+
+LIMB_BITS = 62
+LIMB_MASK = (1 << LIMB_BITS) - 1
+
+
+@jit
+def exact_games(offsets, targets, order, limbs):
+    """Number of complete games from every node, exactly, as base-2^62 limbs."""
+    n = offsets.shape[0] - 1
+    count = np.zeros((n, limbs), dtype=np.uint64)
+    mask = np.uint64(LIMB_MASK)
+    bits = np.uint64(LIMB_BITS)
+    for i in order:
+        lo, hi = offsets[i], offsets[i + 1]
+        if lo == hi:
+            count[i, 0] = 1
+            continue
+        for e in range(lo, hi):
+            c = targets[e]
+            carry = np.uint64(0)
+            for j in range(limbs):
+                s = count[i, j] + count[c, j] + carry
+                count[i, j] = s & mask
+                carry = s >> bits
+    return count

@@ -1,0 +1,261 @@
+"""The storage layer: the only module that talks to DuckDB.
+
+Alembic owns the schema (migrations/); writers bring the file to the head
+revision before writing, readers only check the revision, so that lookups do
+not pay for importing Alembic and SQLAlchemy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import os
+from pathlib import Path
+from typing import Any, Iterable
+
+import duckdb
+import numpy as np
+
+from . import ENGINE_VERSION
+from .errors import DatabaseError, NotBuiltError
+from .variants import Variant
+
+SCHEMA_HEAD = "0001"  # tests check this equals Alembic's head revision
+DEFAULT_DB = "zeckdb.duckdb"
+MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
+                    "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal"]
+
+
+def resolve_db_path(db: str | os.PathLike | None) -> Path:
+    """--db if given, else $ZECKDB_DB, else ./zeckdb.duckdb."""
+    return Path(db or os.environ.get("ZECKDB_DB") or DEFAULT_DB)
+
+
+def _alembic_config(path: Path):
+    from alembic.config import Config
+
+    if not (MIGRATIONS_DIR / "env.py").exists():
+        raise DatabaseError(
+            f"zeckdb's migrations are missing ({MIGRATIONS_DIR}): install zeckdb from its source checkout with `pip install -e .`"
+        )
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    cfg.set_main_option("sqlalchemy.url", f"duckdb:///{path}")
+    return cfg
+
+
+def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    try:
+        return duckdb.connect(str(path), read_only=read_only)
+    except duckdb.Error as exc:
+        text = str(exc)
+        if "lock" in text.lower():
+            raise DatabaseError(f"{path} is in use by another process: wait for it to finish and try again") from None
+        if "not a valid DuckDB database file" in text or "database file" in text.lower() or "magic" in text.lower():
+            raise DatabaseError(f"{path} is not a DuckDB database file: pass --db with a zeckdb database (or a new file name)") from None
+        raise DatabaseError(f"cannot open {path}: {text.splitlines()[0]}") from None
+
+
+def schema_revision(path: Path) -> str | None:
+    """The Alembic revision of an existing database file (None: not a zeckdb database)."""
+    con = _connect(path, read_only=True)
+    try:
+        return con.execute("SELECT version_num FROM alembic_version").fetchone()[0]
+    except duckdb.CatalogException:
+        return None
+    finally:
+        con.close()
+
+
+def upgrade(path: Path) -> tuple[str | None, str]:
+    """Bring the database at `path` (created if missing) to the head revision."""
+    _check_writable(path)
+    before = schema_revision(path) if path.exists() else None
+    if before != SCHEMA_HEAD:
+        from alembic import command
+
+        command.upgrade(_alembic_config(path), "head")
+    return before, SCHEMA_HEAD
+
+
+def _check_writable(path: Path) -> None:
+    if path.exists():
+        if not os.access(path, os.W_OK):
+            raise DatabaseError(f"{path} is read-only: make it writable (chmod u+w) or pass --db with another file")
+        _connect(path, read_only=True).close()  # not DuckDB: fail before Alembic touches it
+    else:
+        parent = path.parent if str(path.parent) else Path(".")
+        if not parent.is_dir():
+            raise DatabaseError(f"cannot create {path}: the folder {parent} does not exist")
+        if not os.access(parent, os.W_OK):
+            raise DatabaseError(f"cannot create {path}: the folder {parent} is read-only")
+
+
+@dataclass
+class LayerRecord:
+    """What the builder hands over to be written for one (variant, n)."""
+
+    variant: Variant
+    n: int
+    keys: np.ndarray
+    counts: np.ndarray
+    solution: Any  # engine.solve.Solution
+    n_edges: int
+    edges: tuple[np.ndarray, np.ndarray, np.ndarray] | None  # (src, dst, code) when the graph layer is new
+    seconds: float
+
+
+class Store:
+    """An open zeckdb database. Use `Store.open_read` or `Store.open_write`."""
+
+    def __init__(self, path: Path, con: duckdb.DuckDBPyConnection, writable: bool):
+        self.path = path
+        self.con = con
+        self.writable = writable
+
+    # -- opening -----------------------------------------------------------
+    @classmethod
+    def open_read(cls, db: str | os.PathLike | None = None) -> "Store":
+        path = resolve_db_path(db)
+        if not path.exists():
+            raise DatabaseError(
+                f"no database at {path}: build one with `zeckdb build` (or pass --db PATH / set ZECKDB_DB)"
+            )
+        revision = schema_revision(path)
+        if revision is None:
+            raise DatabaseError(f"{path} is a DuckDB file but not a zeckdb database: pass --db with a zeckdb database")
+        if revision != SCHEMA_HEAD:
+            raise DatabaseError(
+                f"{path} has schema revision {revision}, this zeckdb needs {SCHEMA_HEAD}: run `zeckdb db upgrade`"
+            )
+        return cls(path, _connect(path, read_only=True), writable=False)
+
+    @classmethod
+    def open_write(cls, db: str | os.PathLike | None = None) -> "Store":
+        path = resolve_db_path(db)
+        upgrade(path)
+        return cls(path, _connect(path, read_only=False), writable=True)
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- what is built -----------------------------------------------------
+    def built_ns(self, variant: str) -> set[int]:
+        rows = self.con.execute("SELECT n FROM builds WHERE variant = ?", [variant]).fetchall()
+        return {r[0] for r in rows}
+
+    def graph_ns(self, graph: str) -> set[int]:
+        rows = self.con.execute("SELECT n FROM graph_layers WHERE graph = ?", [graph]).fetchall()
+        return {r[0] for r in rows}
+
+    def status(self) -> list[dict[str, Any]]:
+        rows = self.con.execute(
+            """SELECT b.variant, list(b.n ORDER BY b.n), sum(b.positions), sum(b.edges), sum(b.seconds)
+               FROM builds b GROUP BY b.variant ORDER BY b.variant"""
+        ).fetchall()
+        return [dict(variant=v, ns=ns, positions=int(p), edges=int(e), seconds=float(s)) for v, ns, p, e, s in rows]
+
+    # -- writing -----------------------------------------------------------
+    def register_variant(self, variant: Variant) -> None:
+        self.con.execute("BEGIN TRANSACTION")
+        self.con.execute("DELETE FROM move_names WHERE variant = ?", [variant.name])
+        self.con.execute("DELETE FROM variants WHERE variant = ?", [variant.name])
+        self.con.execute(
+            "INSERT INTO variants VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [variant.name, variant.title, variant.source, variant.graph_name, variant.reversed,
+             variant.max_n, len(variant.columns)],
+        )
+        self.con.executemany(
+            "INSERT INTO move_names VALUES (?, ?, ?)",
+            [[variant.name, code, name] for code, name in enumerate(variant.move_names)],
+        )
+        self.con.execute("COMMIT")
+
+    def write_layers(self, records: Iterable[LayerRecord], replace: bool) -> None:
+        """Write one or more (variant, n) layers in one transaction: all or nothing."""
+        import pyarrow as pa
+
+        con = self.con
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for rec in records:
+                v, n, sol = rec.variant, rec.n, rec.solution
+                if replace:
+                    con.execute("DELETE FROM positions WHERE variant = ? AND n = ?", [v.name, n])
+                    con.execute("DELETE FROM builds WHERE variant = ? AND n = ?", [v.name, n])
+                cols = {"id": np.arange(len(rec.keys), dtype=np.int32)}
+                for j, name in enumerate(v.columns):
+                    cols[name] = rec.counts[:, j]
+                cols.update(win=sol.win, remoteness=sol.remoteness, min_remaining=sol.min_remaining,
+                            max_remaining=sol.max_remaining, games_to_end=sol.games,
+                            expected_remaining=sol.expected, grundy=sol.grundy,
+                            winning_moves=sol.winning_moves)
+                layer = pa.table(cols)
+                con.register("layer", layer)
+                counts = ", ".join(v.columns)
+                con.execute(
+                    f"""INSERT INTO positions (variant, n, id, {counts}, {", ".join(POSITION_COLUMNS)})
+                        SELECT $variant, $n, id, {counts},
+                               CASE WHEN win THEN 'win' ELSE 'loss' END, remoteness, min_remaining,
+                               max_remaining, games_to_end, expected_remaining, grundy, winning_moves,
+                               id = $start, max_remaining = 0
+                        FROM layer""",
+                    {"variant": v.name, "n": n, "start": sol.start},
+                )
+                con.unregister("layer")
+                if rec.edges is not None:
+                    src, dst, code = rec.edges
+                    con.execute("DELETE FROM edges WHERE graph = ? AND n = ?", [v.graph_name, n])
+                    con.execute("DELETE FROM graph_layers WHERE graph = ? AND n = ?", [v.graph_name, n])
+                    con.register("layer_edges", pa.table({"src": src, "dst": dst, "code": code}))
+                    con.execute("INSERT INTO edges SELECT $graph, $n, src, dst, code FROM layer_edges",
+                                {"graph": v.graph_name, "n": n})
+                    con.unregister("layer_edges")
+                    con.execute("INSERT INTO graph_layers VALUES (?, ?, ?, ?)",
+                                [v.graph_name, n, len(rec.keys), rec.n_edges])
+                s = sol.start
+                con.execute(
+                    """INSERT INTO builds (variant, n, positions, edges, start_id, start_position, winner,
+                           min_length, max_length, start_remoteness, games, games_approx, expected_length,
+                           seconds, engine_version)
+                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                    [v.name, n, len(rec.keys), rec.n_edges, s, v.format(v.start(n)),
+                     1 if sol.win[s] else 2, int(sol.min_remaining[s]), int(sol.max_remaining[s]),
+                     int(sol.remoteness[s]), str(sol.start_games), float(sol.games[s]),
+                     float(sol.expected[s]), rec.seconds, ENGINE_VERSION],
+                )
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+
+    # -- reading -----------------------------------------------------------
+    def require_built(self, variant: str, n: int) -> None:
+        if not self.con.execute("SELECT 1 FROM builds WHERE variant = ? AND n = ?", [variant, n]).fetchone():
+            raise NotBuiltError(
+                f"{self.path} holds no {variant} positions for n = {n}: run `zeckdb build --variant {variant} --n {n}`"
+            )
+
+    def summary(self, variant: str, n: int) -> dict[str, Any]:
+        self.require_built(variant, n)
+        cur = self.con.execute("SELECT * FROM builds WHERE variant = ? AND n = ?", [variant, n])
+        names = [d[0] for d in cur.description]
+        return dict(zip(names, cur.fetchone()))
+
+    def probe(self, variant: str, n: int, ids: list[int]) -> dict[int, dict[str, Any]]:
+        """Solved columns of the positions of layer n with these ids, by id (absent ids are left out)."""
+        if not ids:
+            return {}
+        cur = self.con.execute(
+            f"""SELECT id, {", ".join(POSITION_COLUMNS)} FROM positions
+                WHERE variant = ? AND n = ? AND id IN ({", ".join("?" * len(ids))})""",
+            [variant, n, *ids],
+        )
+        names = [d[0] for d in cur.description]
+        return {row[0]: dict(zip(names, row)) for row in cur.fetchall()}

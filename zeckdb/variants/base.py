@@ -1,0 +1,126 @@
+"""The variant contract: what a game supplies so the engine can enumerate, link,
+solve and store it. A variant module imports no database, CLI or file code.
+
+REQUIRED of every variant (class attributes or properties):
+  name, title, source      registry name, human title, paper it comes from
+  columns                  names of the count columns a position has (c1, c2, ...)
+  max_n                    the largest n the variant can be built for
+  move_names               name of each move code, in this variant's direction
+  parse(text)              a position as the user writes it -> tuple of ints
+  layer_of(position)       the n whose layer holds a position (or raise)
+  key_of(position)         the int64 key of a position (see "keys" below)
+  id_of(position)          its id: its index in layer_keys(layer_of(position))
+  start(n)                 the start position of n
+  layer_keys(n)            every key of layer n, in id order (the stored order)
+  decode(keys)             keys -> (len, len(columns)) count matrix
+  graph_edges(n, keys)     for ascending keys, the edges as (src index, dst key, code)
+  play_moves(position)     [(code, child position)] in this variant's direction
+
+OPTIONAL:
+  graph     name of the variant whose edges this one plays on (default: its own
+            name). Variants sharing a graph store its edges once.
+  reversed  True if this variant plays the graph's edges backwards (default False).
+
+Keys and ids: keys are what the engine computes with; every edge of the graph
+must go from a larger key to a smaller one, so that ascending key order is a
+topological order (the engine checks it). Ids are what the database stores: a
+dense numbering 0..size-1 of a layer that a lookup can compute from a position
+alone, without the layer.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import UsageError
+
+Position = tuple[int, ...]
+
+
+class Variant(ABC):
+    name: str
+    title: str
+    source: str
+    max_n: int
+    graph: str | None = None  # None: the variant owns its graph
+    reversed: bool = False
+
+    @property
+    def graph_name(self) -> str:
+        return self.graph or self.name
+
+    @property
+    @abstractmethod
+    def columns(self) -> list[str]: ...
+
+    @property
+    @abstractmethod
+    def move_names(self) -> list[str]: ...
+
+    @abstractmethod
+    def layer_of(self, position: Position) -> int: ...
+
+    @abstractmethod
+    def key_of(self, position: Position) -> int: ...
+
+    @abstractmethod
+    def id_of(self, position: Position) -> int: ...
+
+    @abstractmethod
+    def start(self, n: int) -> Position: ...
+
+    @abstractmethod
+    def layer_keys(self, n: int) -> np.ndarray: ...
+
+    @abstractmethod
+    def decode(self, keys: np.ndarray) -> np.ndarray: ...
+
+    @abstractmethod
+    def graph_edges(self, n: int, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+
+    @abstractmethod
+    def play_moves(self, position: Position) -> list[tuple[int, Position]]: ...
+
+    def estimate_positions(self, n: int) -> int:
+        """OPTIONAL: about how many positions layer n has (progress bars, memory checks)."""
+        return n
+
+    # -- shared helpers -------------------------------------------------
+    def check_n(self, n: int) -> None:
+        if not 1 <= n <= self.max_n:
+            raise UsageError(
+                f"n = {n} is out of range for {self.name}: choose n from 1 to {self.max_n}"
+            )
+
+    def parse(self, text: str) -> Position:
+        """Parse a count vector written bin 1 first, e.g. '3,1,0,2' or '(3,1,0,2)'."""
+        raw = text.strip().strip("()[]").strip()
+        if not raw:
+            raise UsageError(
+                f"empty position for {self.name}: write the counts bin 1 first, e.g. 3,1,0,2"
+            )
+        parts = [p.strip() for p in raw.split(",")]
+        try:
+            counts = [int(p) for p in parts]
+        except ValueError:
+            raise UsageError(
+                f"malformed position {text!r}: write whole numbers separated by commas, e.g. 3,1,0,2"
+            ) from None
+        if any(c < 0 for c in counts):
+            raise UsageError(f"malformed position {text!r}: counts cannot be negative")
+        while counts and counts[-1] == 0:
+            counts.pop()
+        if len(counts) > len(self.columns):
+            raise UsageError(
+                f"position {text!r} has {len(counts)} bins; {self.name} has at most {len(self.columns)}"
+            )
+        return tuple(counts)
+
+    def format(self, position: Sequence[int]) -> str:
+        counts = list(position)
+        while counts and counts[-1] == 0:
+            counts.pop()
+        return "(" + ",".join(str(int(c)) for c in counts) + ")"

@@ -1,0 +1,214 @@
+"""ChipGame: a variant whose positions are chip counts in weighted bins and whose
+moves are rules "take these chips, put those", each a constant key delta.
+
+A rules module describes its game as data (weights, potential, rules); this class
+turns the data into keys, layers and edges. The compiled loops live in
+zeckdb.engine.kernels and are imported only when a layer is built, so parsing
+and probing positions stays free of numba's start-up cost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ..errors import UsageError
+from .base import Position, Variant
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One move: take `take` chips and put `put` chips, as ((bin, count), ...), bins from 1.
+
+    `fallback` rules are legal only in positions where no other rule applies
+    (the quilt game's rule 2a).
+    """
+
+    name: str
+    take: tuple[tuple[int, int], ...]
+    put: tuple[tuple[int, int], ...]
+    fallback: bool = False
+
+    def reverse(self, name: str) -> "Rule":
+        return Rule(name, self.put, self.take, self.fallback)
+
+
+class ChipGame(Variant):
+    #: value of a chip in each bin, bin 1 first (bin 1 must be worth 1)
+    weights: tuple[int, ...]
+    #: per-bin weight of a potential that every rule strictly lowers
+    potential: tuple[int, ...]
+    #: the moves of the graph, in the graph's (forward) direction
+    rules: tuple[Rule, ...]
+
+    # -- layout ----------------------------------------------------------
+    @cached_property
+    def _field_bits(self) -> list[int]:
+        return [max(1, (self.max_n // w).bit_length()) for w in self.weights]
+
+    @cached_property
+    def _offsets(self) -> list[int]:
+        offs, at = [], 0
+        for b in self._field_bits:
+            offs.append(at)
+            at += b
+        return offs
+
+    @cached_property
+    def _potential_shift(self) -> int:
+        shift = sum(self._field_bits)
+        top = max(p / w for p, w in zip(self.potential, self.weights)) * self.max_n
+        if shift + int(top).bit_length() > 63:
+            raise ValueError(f"{self.name}: keys do not fit in 63 bits at max_n={self.max_n}")
+        return shift
+
+    @property
+    def columns(self) -> list[str]:
+        return [f"c{i + 1}" for i in range(len(self.weights))]
+
+    @property
+    def move_names(self) -> list[str]:
+        return [r.name for r in self.play_rules]
+
+    @property
+    def play_rules(self) -> tuple[Rule, ...]:
+        """The rules in this variant's direction (code i is rule i either way)."""
+        return self.rules
+
+    # -- positions -------------------------------------------------------
+    def value(self, position: Position) -> int:
+        return sum(c * w for c, w in zip(position, self.weights))
+
+    def layer_of(self, position: Position) -> int:
+        n = self.value(position)
+        if n < 1:
+            raise UsageError(f"position {self.format(position)} is empty: put at least one chip on the board")
+        self.check_n(n)
+        return n
+
+    def key_of(self, position: Position) -> int:
+        if len(position) > len(self.weights):
+            raise UsageError(f"{self.name} has {len(self.weights)} bins, the position has {len(position)}")
+        key = sum(c * p for c, p in zip(position, self.potential)) << self._potential_shift
+        for c, off, bits in zip(position, self._offsets, self._field_bits):
+            if c >= 1 << bits:
+                raise UsageError(f"position {self.format(position)} exceeds {self.name}'s n <= {self.max_n}")
+            key |= c << off
+        return key
+
+    @cached_property
+    def _ways(self) -> list[list[int]]:
+        """_ways[j][v]: count vectors of value v using bins 1..j+1 only (coin-change table)."""
+        table, row = [], [1] + [0] * self.max_n
+        for w in self.weights:
+            row = row.copy()
+            for v in range(w, self.max_n + 1):
+                row[v] += row[v - w]
+            table.append(row)
+        return table
+
+    def estimate_positions(self, n: int) -> int:
+        """Exactly the number of count vectors of value n."""
+        return self._ways[-1][n]
+
+    def id_of(self, position: Position) -> int:
+        """Colex rank among the count vectors of the same value, heaviest bin most significant.
+
+        Vectors with c_j < x (heavier bins fixed, R left to place in bins 1..j)
+        number ways_j(R) - ways_j(R - x w_j), so the rank is a sum over bins.
+        """
+        counts = list(position) + [0] * (len(self.weights) - len(position))
+        remaining = self.value(counts)
+        rank = 0
+        for j in range(len(self.weights) - 1, 0, -1):
+            c, w = counts[j], self.weights[j]
+            if c:
+                rank += self._ways[j][remaining] - self._ways[j][remaining - c * w]
+                remaining -= c * w
+        return rank
+
+    def decode(self, keys: np.ndarray) -> np.ndarray:
+        keys = np.asarray(keys, dtype=np.int64)
+        out = np.empty((len(keys), len(self.weights)), dtype=np.int16)
+        for j, (off, bits) in enumerate(zip(self._offsets, self._field_bits)):
+            out[:, j] = (keys >> off) & ((1 << bits) - 1)
+        return out
+
+    def layer_keys(self, n: int) -> np.ndarray:
+        """Every count vector of value n in id (colex) order, by expanding the heaviest bin first."""
+        assert self.weights[0] == 1
+        rem = np.array([n], dtype=np.int64)
+        fields = np.zeros(1, dtype=np.int64)
+        pot = np.zeros(1, dtype=np.int64)
+        for j in range(len(self.weights) - 1, 0, -1):
+            w = self.weights[j]
+            if w > n:
+                continue
+            choices = rem // w + 1
+            row = np.repeat(np.arange(len(rem)), choices)
+            starts = np.cumsum(choices) - choices
+            c = np.arange(len(row), dtype=np.int64) - starts[row]
+            rem = rem[row] - c * w
+            fields = fields[row] | (c << self._offsets[j])
+            pot = pot[row] + c * self.potential[j]
+        fields |= rem << self._offsets[0]
+        pot += rem * self.potential[0]
+        return (pot << self._potential_shift) | fields
+
+    # -- moves -------------------------------------------------------------
+    @cached_property
+    def _rule_arrays(self) -> tuple[np.ndarray, ...]:
+        """Rules as arrays for the kernel: conditions (shift, mask, need) and key delta."""
+        width = max(len(r.take) for r in self.rules)
+        shift = np.zeros((len(self.rules), width), dtype=np.int64)
+        mask = np.zeros((len(self.rules), width), dtype=np.int64)
+        need = np.zeros((len(self.rules), width), dtype=np.int64)
+        delta = np.zeros(len(self.rules), dtype=np.int64)
+        fallback = np.zeros(len(self.rules), dtype=np.bool_)
+        for r, rule in enumerate(self.rules):
+            for j, (b, cnt) in enumerate(rule.take):
+                shift[r, j] = self._offsets[b - 1]
+                mask[r, j] = (1 << self._field_bits[b - 1]) - 1
+                need[r, j] = cnt
+            d_pot = 0
+            for b, cnt in rule.put:
+                delta[r] += cnt << self._offsets[b - 1]
+                d_pot += cnt * self.potential[b - 1]
+            for b, cnt in rule.take:
+                delta[r] -= cnt << self._offsets[b - 1]
+                d_pot -= cnt * self.potential[b - 1]
+            if d_pot >= 0:
+                raise ValueError(f"{self.name}: rule {rule.name!r} does not lower the potential")
+            delta[r] += d_pot << self._potential_shift
+            fallback[r] = rule.fallback
+        return shift, mask, need, delta, fallback
+
+    def graph_edges(self, n: int, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        from ..engine.kernels import chip_moves
+
+        return chip_moves(keys, *self._rule_arrays)
+
+    def play_moves(self, position: Position) -> list[tuple[int, Position]]:
+        counts = list(position) + [0] * (len(self.weights) - len(position))
+
+        def apply(rule: Rule) -> Position | None:
+            new = counts.copy()
+            for b, cnt in rule.take:
+                if new[b - 1] < cnt:
+                    return None
+                new[b - 1] -= cnt
+            for b, cnt in rule.put:
+                new[b - 1] += cnt
+            while new and new[-1] == 0:
+                new.pop()
+            return tuple(new)
+
+        rules = self.play_rules
+        moves = [(code, child) for code, rule in enumerate(rules) if not rule.fallback
+                 if (child := apply(rule)) is not None]
+        if not moves:
+            moves = [(code, child) for code, rule in enumerate(rules) if rule.fallback
+                     if (child := apply(rule)) is not None]
+        return moves
