@@ -57,10 +57,12 @@ def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
 
 
 def schema_revision(path: Path) -> str | None:
-    """The Alembic revision of an existing database file (None: not a zeckdb database)."""
+    """The Alembic revision of an existing database file ("base": migrated down to nothing,
+    None: not a zeckdb database)."""
     con = _connect(path, read_only=True)
     try:
-        return con.execute("SELECT version_num FROM alembic_version").fetchone()[0]
+        row = con.execute("SELECT version_num FROM alembic_version").fetchone()
+        return row[0] if row else "base"
     except duckdb.CatalogException:
         return None
     finally:
@@ -80,7 +82,7 @@ def upgrade(path: Path) -> tuple[str | None, str]:
 
 def _check_writable(path: Path) -> None:
     if path.exists():
-        if not os.access(path, os.W_OK):
+        if not os.access(path, os.W_OK) or not path.stat().st_mode & 0o222:  # root ignores os.access
             raise DatabaseError(f"{path} is read-only: make it writable (chmod u+w) or pass --db with another file")
         _connect(path, read_only=True).close()  # not DuckDB: fail before Alembic touches it
     else:

@@ -1,0 +1,114 @@
+"""An independent, deliberately simple solver for small n, written from GAMES.md.
+
+It shares no code with zeckdb: positions are plain tuples, moves are written
+out from the rules' text (the reversed moves from the reversed paper's own list,
+not by reversing the forward ones), and everything is exact (ints, Fractions).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+
+FIB = [1, 2]
+while len(FIB) < 30:
+    FIB.append(FIB[-1] + FIB[-2])
+BINS = 16
+
+
+def norm(c: list[int]) -> tuple[int, ...]:
+    c = list(c)
+    while c and c[-1] == 0:
+        c.pop()
+    return tuple(c)
+
+
+def padded(p: tuple[int, ...]) -> list[int]:
+    return list(p) + [0] * (BINS - len(p))
+
+
+def moved(p, take: dict[int, int], put: dict[int, int]):
+    """Apply a move given with 1-based bins; None if it is not legal."""
+    c = padded(p)
+    for b, k in take.items():
+        if c[b - 1] < k:
+            return None
+        c[b - 1] -= k
+    for b, k in put.items():
+        c[b - 1] += k
+    return norm(c)
+
+
+def zeckendorf_moves(p):
+    out = [moved(p, {1: 2}, {2: 1})]  # merge ones
+    for i in range(2, BINS):
+        out.append(moved(p, {i - 1: 1, i: 1}, {i + 1: 1}))  # combine
+    out.append(moved(p, {2: 2}, {1: 1, 3: 1}))  # split twos
+    for i in range(3, BINS):
+        out.append(moved(p, {i: 2}, {i - 2: 1, i + 1: 1}))  # split
+    return [m for m in out if m is not None]
+
+
+def reversed_moves(p):
+    out = []
+    for i in range(2, BINS):  # split F_{i+1} -> F_i + F_{i-1}
+        out.append(moved(p, {i + 1: 1}, {i: 1, i - 1: 1}))
+    out.append(moved(p, {2: 1}, {1: 2}))  # F_2 -> 2 F_1
+    for i in range(3, BINS - 1):  # combine F_{i-2} + F_{i+1} -> 2 F_i
+        out.append(moved(p, {i - 2: 1, i + 1: 1}, {i: 2}))
+    out.append(moved(p, {3: 1, 1: 1}, {2: 2}))  # F_3 + F_1 -> 2 F_2
+    return [m for m in out if m is not None]
+
+
+def zeckendorf_decomposition(n: int) -> tuple[int, ...]:
+    c = [0] * BINS
+    i = max(j for j in range(len(FIB)) if FIB[j] <= n) if n else -1
+    while n:
+        while FIB[i] > n:
+            i -= 1
+        c[i] += 1
+        n -= FIB[i]
+    return norm(c)
+
+
+MOVES = {"zeckendorf": zeckendorf_moves, "reversed": reversed_moves}
+
+
+def start(variant: str, n: int):
+    return (n,) if variant == "zeckendorf" else zeckendorf_decomposition(n)
+
+
+def value(p) -> int:
+    return sum(c * f for c, f in zip(p, FIB))
+
+
+@lru_cache(maxsize=None)
+def solve(variant: str, p: tuple[int, ...]) -> dict:
+    """Every solved quantity of p, for the player to move."""
+    children = MOVES[variant](p)
+    if not children:
+        return dict(win=False, remoteness=0, min=0, max=0, games=1, expected=Fraction(0), grundy=0, winning=0)
+    s = [solve(variant, c) for c in children]
+    losing_children = [x for x in s if not x["win"]]
+    win = bool(losing_children)
+    remoteness = 1 + (min(x["remoteness"] for x in losing_children) if win else max(x["remoteness"] for x in s))
+    grundies = {x["grundy"] for x in s}
+    mex = next(g for g in range(len(s) + 1) if g not in grundies)
+    return dict(
+        win=win, remoteness=remoteness,
+        min=1 + min(x["min"] for x in s), max=1 + max(x["max"] for x in s),
+        games=sum(x["games"] for x in s),
+        expected=1 + sum(x["expected"] for x in s) / len(s),
+        grundy=mex, winning=len(losing_children),
+    )
+
+
+def positions(variant: str, n: int) -> set[tuple[int, ...]]:
+    """Every position reachable from the start of n (depth-first)."""
+    seen, stack = set(), [start(variant, n)]
+    while stack:
+        p = stack.pop()
+        if p not in seen:
+            seen.add(p)
+            stack.extend(MOVES[variant](p))
+    return seen

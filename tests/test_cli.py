@@ -1,0 +1,135 @@
+"""The command line: outputs, the JSON contract, and one-line errors for bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+
+from cli.main import main
+
+
+def run(capsys, *args) -> tuple[int, str, str]:
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_position_json_contract(capsys, small_db):
+    code, out, err = run(capsys, "position", "zeckendorf", "--start", "10", "--json", "--db", str(small_db))
+    assert code == 0, err
+    info = json.loads(out)
+    assert {"variant", "position", "value", "outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
+            "expected_remaining_random", "grundy", "moves"} <= set(info)
+    assert info["position"] == [10] and info["value"] == 10 and info["outcome"] == "loss"
+    assert info["games_to_end"] == "856"  # exact decimal string at the start
+    assert info["moves"] == [{"move": "merge 2F1", "position": [8, 1], "outcome": "win", "remoteness": info["remoteness"] - 1}]
+
+
+def test_moves_are_ranked_wins_fastest_first_then_losses_slowest_first(capsys, small_db):
+    code, out, _ = run(capsys, "position", "zeckendorf", "6,2,1", "--json", "--db", str(small_db))
+    moves = json.loads(out)["moves"]
+    keys = [(m["outcome"] != "loss", m["remoteness"] if m["outcome"] == "loss" else -m["remoteness"]) for m in moves]
+    assert code == 0 and keys == sorted(keys) and len(moves) >= 3
+
+
+def test_position_text_and_line(capsys, small_db):
+    code, out, _ = run(capsys, "position", "reversed", "3,1,0,2", "--db", str(small_db))
+    assert code == 0 and "outcome" in out and "moves, best first" in out
+    code, out, _ = run(capsys, "line", "zeckendorf", "--start", "7", "--db", str(small_db))
+    assert code == 0
+    assert [l.split("-> ")[1] for l in out.splitlines()[1:]] == [
+        "(5,1)", "(4,0,1)", "(2,1,1)", "(1,0,2)", "(2,0,0,1)", "(0,1,0,1)"]
+
+
+def test_status_and_db_current(capsys, small_db):
+    code, out, _ = run(capsys, "status", "--db", str(small_db))
+    assert code == 0 and "zeckendorf   n = 1..40" in out and "reversed" in out
+    code, out, _ = run(capsys, "db", "current", "--db", str(small_db))
+    assert code == 0 and out.strip() == "0001 (head)"
+
+
+@pytest.mark.parametrize("args, code, message", [
+    (["position", "zeckendorf", "3,x"], 2, "zeckdb: error: malformed position '3,x': write whole numbers separated by commas"),
+    (["position", "zeckendorf", "3,-1"], 2, "zeckdb: error: malformed position '3,-1': counts cannot be negative"),
+    (["position", "zeckendorf", ""], 2, "zeckdb: error: empty position for zeckendorf"),
+    (["position", "zeckendorf"], 2, "zeckdb: error: give either a position (e.g. 3,1,0,2) or --start N, not both"),
+    (["position", "nim", "--start", "5"], 2, "zeckdb: error: unknown variant 'nim': choose one of zeckendorf, reversed"),
+    (["position", "zeckendorf", "--start", "60"], 1,
+     "holds no zeckendorf positions for n = 60: run `zeckdb build --variant zeckendorf --n 60`"),
+    (["position", "zeckendorf", "--start", "0"], 2, "zeckdb: error: n = 0 is out of range for zeckendorf: choose n from 1 to 200"),
+    (["line", "reversed", "60"], 1, "holds no reversed positions for n = 60"),
+])
+def test_bad_lookups_get_one_line_errors(capsys, small_db, args, code, message):
+    got, out, err = run(capsys, *args, "--db", str(small_db))
+    assert got == code
+    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert out == ""
+
+
+@pytest.mark.parametrize("n, message", [
+    ("0", "bad --n '0': n starts at 1"), ("5..3", "the range 5..3 is empty"), ("abc", "bad --n 'abc': write n as 7, 1..150 or 1..20,30"),
+    ("1..201", "n = 201 is out of range for zeckendorf: choose n from 1 to 200"),
+])
+def test_bad_n_writes_nothing(capsys, tmp_path, n, message):
+    path = tmp_path / "never.duckdb"
+    code, _, err = run(capsys, "build", "--n", n, "--db", str(path))
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert not path.exists()
+
+
+def test_missing_database(capsys, tmp_path):
+    path = tmp_path / "missing.duckdb"
+    code, _, err = run(capsys, "position", "zeckendorf", "--start", "5", "--db", str(path))
+    assert code == 1 and f"no database at {path}: build one with `zeckdb build`" in err
+    assert not path.exists()
+
+
+def test_not_a_duckdb_file(capsys, tmp_path):
+    path = tmp_path / "notes.duckdb"
+    path.write_text("these are my notes\n" * 100)
+    for args in (["position", "zeckendorf", "--start", "5"], ["build", "--n", "3"], ["status"]):
+        code, _, err = run(capsys, *args, "--db", str(path))
+        assert code == 1 and "is not a DuckDB database file" in err, args
+    assert path.read_text() == "these are my notes\n" * 100
+
+
+def test_read_only_database(capsys, tmp_path, small_db):
+    path = tmp_path / "ro.duckdb"
+    shutil.copy(small_db, path)
+    os.chmod(path, 0o444)
+    before = path.read_bytes()
+    code, _, err = run(capsys, "build", "--n", "41", "--db", str(path))
+    assert code == 1 and f"{path} is read-only: make it writable" in err
+    code, out, _ = run(capsys, "position", "zeckendorf", "--start", "5", "--db", str(path))  # reading still works
+    assert code == 0 and "loss" in out
+    assert path.read_bytes() == before
+
+
+def test_env_var_selects_the_database(capsys, small_db, monkeypatch):
+    monkeypatch.setenv("ZECKDB_DB", str(small_db))
+    code, out, _ = run(capsys, "position", "zeckendorf", "--start", "5")
+    assert code == 0 and "(5)" in out
+
+
+def test_build_summary_and_nothing_to_do(capsys, tmp_path):
+    path = tmp_path / "b.duckdb"
+    code, out, _ = run(capsys, "build", "--n", "1..6,9", "--variant", "reversed", "--db", str(path))
+    assert code == 0 and out.startswith("built reversed for n = 1..6,9: 41 positions, 57 edges in")
+    code, out, _ = run(capsys, "build", "--n", "1..6", "--variant", "reversed", "--db", str(path))
+    assert code == 0 and out.startswith("nothing to build: reversed for n = 1..6 already in")
+
+
+def test_help_explains_every_command(capsys):
+    code, out, _ = run(capsys, "--help")
+    assert code == 0
+    for command in ["build", "status", "position", "line", "db"]:
+        assert command in out
+        code, sub, _ = run(capsys, command, "--help")
+        assert code == 0 and len(sub) > 200

@@ -1,0 +1,64 @@
+"""Every stored column for n <= 20 against the independent solver in reference.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from . import reference as ref
+from .conftest import rows
+
+CHECK_N = range(1, 21)
+
+
+def layer(con, variant: str, n: int) -> dict[tuple, dict]:
+    out = {}
+    for r in rows(con, "SELECT * FROM positions WHERE variant = ? AND n = ?", [variant, n]):
+        counts = ref.norm([r[f"c{i}"] or 0 for i in range(1, 17)])
+        assert counts not in out, f"{variant} n={n}: position {counts} stored twice"
+        out[counts] = r
+    return out
+
+
+@pytest.mark.parametrize("variant", ["zeckendorf", "reversed"])
+@pytest.mark.parametrize("n", CHECK_N)
+def test_every_column_matches_reference(con, variant, n):
+    stored = layer(con, variant, n)
+    expected_positions = ref.positions(variant, n)
+    assert set(stored) == expected_positions
+    start = ref.start(variant, n)
+    for p, row in stored.items():
+        want = ref.solve(variant, p)
+        where = f"{variant} n={n} {p}"
+        assert row["outcome"] == ("win" if want["win"] else "loss"), where
+        assert row["remoteness"] == want["remoteness"], where
+        assert row["min_remaining"] == want["min"], where
+        assert row["max_remaining"] == want["max"], where
+        assert row["games_to_end"] == want["games"], where
+        assert row["expected_remaining"] == pytest.approx(float(want["expected"]), rel=1e-6), where
+        assert row["grundy"] == want["grundy"], where
+        assert row["winning_moves"] == want["winning"], where
+        assert row["is_start"] == (p == start), where
+        assert row["is_terminal"] == (want["max"] == 0), where
+
+
+@pytest.mark.parametrize("variant", ["zeckendorf", "reversed"])
+@pytest.mark.parametrize("n", CHECK_N)
+def test_moves_view_matches_reference(con, variant, n):
+    stored = {r["id"]: ref.norm([r[f"c{i}"] or 0 for i in range(1, 17)])
+              for r in rows(con, "SELECT * FROM positions WHERE variant = ? AND n = ?", [variant, n])}
+    got = sorted((stored[r["src"]], stored[r["dst"]])
+                 for r in rows(con, "SELECT src, dst FROM moves WHERE variant = ? AND n = ?", [variant, n]))
+    want = sorted((p, c) for p in ref.positions(variant, n) for c in ref.MOVES[variant](p))
+    assert got == want
+
+
+@pytest.mark.parametrize("variant", ["zeckendorf", "reversed"])
+@pytest.mark.parametrize("n", CHECK_N)
+def test_build_summary_matches_reference(con, variant, n):
+    (b,) = rows(con, "SELECT * FROM builds WHERE variant = ? AND n = ?", [variant, n])
+    want = ref.solve(variant, ref.start(variant, n))
+    assert b["positions"] == len(ref.positions(variant, n))
+    assert b["winner"] == (1 if want["win"] else 2)
+    assert (b["min_length"], b["max_length"], b["start_remoteness"]) == (want["min"], want["max"], want["remoteness"])
+    assert int(b["games"]) == want["games"]
+    assert b["expected_length"] == pytest.approx(float(want["expected"]), rel=1e-12)

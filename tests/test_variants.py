@@ -1,0 +1,77 @@
+"""The variant contract, checked for every registered variant (the engine's self-test)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from zeckdb.engine.solve import build_graph
+from zeckdb.errors import UnknownVariantError, UsageError
+from zeckdb.variants import get_variant, variant_names
+
+ALL = variant_names()
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("n", [1, 2, 5, 12, 25])
+def test_ids_keys_and_counts_round_trip(name, n):
+    v = get_variant(name)
+    keys = v.layer_keys(n)
+    counts = v.decode(keys)
+    assert len(set(keys.tolist())) == len(keys) == v.estimate_positions(n)
+    for i, (key, row) in enumerate(zip(keys, counts)):
+        pos = v.parse(",".join(map(str, row)))
+        assert v.id_of(pos) == i
+        assert v.key_of(pos) == key
+        assert v.layer_of(pos) == n
+        assert v.parse(v.format(pos)) == pos
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("n", [3, 8, 17])
+def test_play_moves_agree_with_the_graph(name, n):
+    """The scalar move generator (lookups) and the compiled one (builds) give the same edges."""
+    v = get_variant(name)
+    g = build_graph(get_variant(v.graph_name), n)
+    counts = v.decode(g.keys)
+    pos = [tuple(int(x) for x in np.trim_zeros(row, "b")) for row in counts]
+    graph_edges = {(int(s), int(d), int(c)) for s, d, c in zip(g.src, g.dst, g.code)}
+    if v.reversed:
+        graph_edges = {(d, s, c) for s, d, c in graph_edges}
+    played = {(i, v.id_of(child), code) for i, p in enumerate(pos) for code, child in v.play_moves(p)}
+    assert played == graph_edges
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_move_names_are_unique(name):
+    names = get_variant(name).move_names
+    assert len(set(names)) == len(names)
+
+
+def test_move_names_follow_the_papers():
+    z, r = get_variant("zeckendorf"), get_variant("reversed")
+    moves = dict((z.move_names[c], child) for c, child in z.play_moves((1, 1, 1, 2)))
+    assert moves == {"combine F1+F2": (0, 0, 2, 2), "combine F2+F3": (1, 0, 0, 3), "combine F3+F4": (1, 1, 0, 1, 1),
+                     "split 2F4": (1, 2, 1, 0, 1)}
+    back = dict((r.move_names[c], child) for c, child in r.play_moves((0, 0, 1, 1)))
+    assert back == {"split F3": (1, 1, 0, 1), "split F4": (0, 1, 2)}
+
+
+def test_unknown_variant_lists_the_valid_names():
+    with pytest.raises(UnknownVariantError, match="unknown variant 'nim': choose one of zeckendorf, reversed"):
+        get_variant("nim")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("3,x", "malformed position '3,x'"), ("", "empty position"), ("3,-1", "cannot be negative"),
+    ("1,1,1,1,1,1,1,1,1,1,1,1,1", "has 13 bins"),
+])
+def test_parse_rejects_bad_positions(text, message):
+    with pytest.raises(UsageError, match=message):
+        get_variant("zeckendorf").parse(text)
+
+
+def test_positions_beyond_max_n_are_rejected():
+    v = get_variant("zeckendorf")
+    with pytest.raises(UsageError, match="out of range"):
+        v.layer_of((v.max_n + 1,))
