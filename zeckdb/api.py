@@ -90,13 +90,13 @@ def probe(store: Store, variant_name: str, position: str | Position | None = Non
     """Look up one position and its ranked moves."""
     variant = get_variant(variant_name)
     pos, n = resolve_position(variant, position, start)
-    store.require_built(variant.name, n)
     moves = variant.play_moves(pos)
     own = variant.id_of(pos)
     children = [(code, child, variant.id_of(child)) for code, child in moves]
     rows = store.probe(variant.name, n, [own, *(cid for _, _, cid in children)])
     if own not in rows:
-        raise NotBuiltError(f"position {variant.format(pos)} is not in the database for n = {n}: rebuild with --force")
+        store.require_built(variant.name, n)  # raises the helpful error when n is not built
+        raise NotBuiltError(f"position {variant.format(pos)} is missing from the database for n = {n}: rebuild with --force")
     me = rows[own]
     games: int | float = me["games_to_end"]
     if me["is_start"]:

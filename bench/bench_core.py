@@ -1,0 +1,94 @@
+"""Benchmark of the core issue's targets; prints measured figures and their ratio to each target.
+
+    python bench/bench_core.py            # n = 1..150 (about a minute)
+    python bench/bench_core.py --n 1..200 # the memory-bound check (several minutes, ~7 GB of disk)
+
+It runs `zeckdb build` in a child process (wall time and peak memory of the
+whole command), then times lookups in one process and `zeckdb position` end to end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+TARGETS = {"build_s": 60.0, "peak_gib": 4.0, "file_gb": 1.5, "lookup_ms": 5.0, "cli_s": 1.0}
+
+
+def measure_build(db: Path, ns: str) -> tuple[float, float]:
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "cli.main", "build", "--n", ns, "--db", str(db)], check=True,
+                   stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024 / 2**30
+    return wall, peak
+
+
+def measure_lookups(db: Path, max_n: int, samples: int = 200) -> float:
+    from zeckdb import api
+
+    rng = random.Random(1)
+    with api.open_db(db) as store:
+        sizes = store.con.execute("SELECT variant, n, positions FROM builds WHERE n > ?", [max_n - 20]).fetchall()
+        positions = []
+        for _ in range(samples):  # random positions of the 20 largest n
+            variant, n, size = rng.choice(sizes)
+            i = rng.randrange(size)
+            cols = store.con.execute(f"SELECT {', '.join(f'coalesce(c{k}, 0)' for k in range(1, 17))} FROM positions "
+                                     "WHERE variant = ? AND n = ? AND id = ?", [variant, n, i]).fetchone()
+            positions.append((variant, tuple(cols)))
+        api.probe(store, *positions[0])  # warm up
+        times = []
+        for variant, pos in positions:
+            t0 = time.perf_counter()
+            api.probe(store, variant, pos)
+            times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1000
+
+
+def measure_cli(db: Path, n: int) -> float:
+    runs = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        subprocess.run(["zeckdb", "position", "reversed", "--start", str(n), "--db", str(db)], check=True,
+                       stdout=subprocess.DEVNULL)
+        runs.append(time.perf_counter() - t0)
+    return statistics.median(runs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", default="1..150")
+    parser.add_argument("--keep", help="write the database here and keep it (default: a temporary file)")
+    args = parser.parse_args()
+    max_n = int(args.n.split("..")[-1])
+    with tempfile.TemporaryDirectory(dir=".") as tmp:
+        db = Path(args.keep) if args.keep else Path(tmp) / "bench.duckdb"
+        if db.exists():
+            sys.exit(f"{db} exists: the benchmark measures a build from scratch")
+        wall, peak = measure_build(db, args.n)
+        size = db.stat().st_size / 1e9
+        lookup = measure_lookups(db, max_n)
+        cli = measure_cli(db, max_n)
+        print(f"zeckdb build --n {args.n} (zeckendorf + reversed), {os.cpu_count()} cores")
+        for label, value, target, unit in [
+            ("build wall time", wall, TARGETS["build_s"], "s"),
+            ("build peak memory", peak, TARGETS["peak_gib"], "GiB"),
+            ("database file", size, TARGETS["file_gb"], "GB"),
+            ("lookup + ranked moves (median)", lookup, TARGETS["lookup_ms"], "ms"),
+            ("`zeckdb position` end to end (median)", cli, TARGETS["cli_s"], "s"),
+        ]:
+            print(f"  {label:<40} {value:9.3f} {unit:<4} target {target:g} {unit:<4} ratio {value / target:5.2f}")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    main()
