@@ -9,6 +9,7 @@ import shutil
 import pytest
 
 from cli.main import main
+from zeckdb.store import SCHEMA_HEAD
 
 
 def run(capsys, *args) -> tuple[int, str, str]:
@@ -52,7 +53,7 @@ def test_status_and_db_current(capsys, small_db):
     code, out, _ = run(capsys, "status", "--db", str(small_db))
     assert code == 0 and "zeckendorf   n = 1..40" in out and "reversed" in out
     code, out, _ = run(capsys, "db", "current", "--db", str(small_db))
-    assert code == 0 and out.strip() == "0001 (head)"
+    assert code == 0 and out.strip() == f"{SCHEMA_HEAD} (head)"
 
 
 @pytest.mark.parametrize("args, code, message", [

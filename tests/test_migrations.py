@@ -19,12 +19,17 @@ def test_migrations_build_the_documented_schema_on_an_empty_file(tmp_path):
     tables = dict(con.execute("SELECT table_name, table_type FROM information_schema.tables").fetchall())
     assert tables == {"alembic_version": "BASE TABLE", "variants": "BASE TABLE", "move_names": "BASE TABLE",
                       "builds": "BASE TABLE", "graph_layers": "BASE TABLE", "positions": "BASE TABLE",
-                      "edges": "BASE TABLE", "moves": "VIEW"}
+                      "edges": "BASE TABLE", "moves": "VIEW", "fibonacci": "BASE TABLE",
+                      "length_distribution": "BASE TABLE", "random_play": "BASE TABLE", "length_moments": "VIEW"}
     cols = [r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'positions' "
                                       "ORDER BY ordinal_position").fetchall()]
     assert cols[:3] == ["variant", "n", "id"] and "c16" in cols
-    assert cols[-10:] == ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
-                          "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal"]
+    assert cols[-11:] == ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
+                          "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal",
+                          "in_winning_strategies"]
+    macros = {r[0] for r in con.execute("SELECT function_name FROM duckdb_functions() WHERE function_type = 'macro' "
+                                        "AND database_name = 'empty'").fetchall()}
+    assert {"fib", "fib_list", "phi", "zeckendorf", "zeckendorf_indices", "z", "z_i"} <= macros
     assert [r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'moves' "
                                       "ORDER BY ordinal_position").fetchall()] == ["variant", "n", "src", "dst", "code", "move"]
     con.close()
@@ -41,3 +46,36 @@ def test_downgrade_to_base_and_back(tmp_path):
     assert [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()] == ["alembic_version"]
     con.close()
     Store.open_write(path).close()  # brings it back to head
+
+
+def test_sql_helpers_agree_with_python(tmp_path):
+    from zeckdb.fib import fib, z_count, z_index_sum, zeckendorf_indices
+
+    path = tmp_path / "h.duckdb"
+    upgrade(path)
+    con = duckdb.connect(str(path), read_only=True)
+    for n in list(range(0, 300)) + [10**6 + 7, 2**62]:
+        got = con.execute("SELECT zeckendorf_indices(?), z(?), z_i(?)", [n, n, n]).fetchone()
+        assert got == (zeckendorf_indices(n), z_count(n), z_index_sum(n)), n
+    assert con.execute("SELECT list(fib(i)) FROM range(1, 90) t(i)").fetchone()[0] == [fib(i) for i in range(1, 90)]
+    assert con.execute("SELECT zeckendorf(16), round(phi(), 12)").fetchone() == ([13, 3], 1.618033988750)
+    con.close()
+
+
+def test_older_database_is_upgraded_and_its_layers_rebuilt(tmp_path):
+    """A file at revision 0001 gains the new schema on build, and layers missing the new data are rebuilt."""
+    from alembic import command
+
+    from zeckdb.builder import build
+
+    path = tmp_path / "old.duckdb"
+    command.upgrade(_alembic_config(path), "0001")
+    with Store.open_write(path) as store:  # upgrades to head
+        build(store, ["zeckendorf"], [1, 2, 3, 4, 5])
+        store.con.execute("DELETE FROM random_play WHERE n >= 4")  # as if built before the query layer existed
+        report = build(store, ["zeckendorf"], [1, 2, 3, 4, 5])
+    assert report.built == [("zeckendorf", 4), ("zeckendorf", 5)]
+    con = duckdb.connect(str(path), read_only=True)
+    assert con.execute("SELECT count(*) FROM builds WHERE variant = 'zeckendorf'").fetchone()[0] == 5
+    assert con.execute("SELECT count(*) FROM positions WHERE n = 5").fetchone()[0] == 6
+    assert con.execute("SELECT count(*) FROM random_play").fetchone()[0] == 5

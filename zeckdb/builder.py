@@ -1,13 +1,16 @@
 """Build (variant, n) layers into a store: incremental, resumable, pipelined.
 
-Layers are built in ascending n. Variants sharing a graph share its enumeration
-and its stored edges. While one n is being written (DuckDB), the next is
-computed (numba kernels release the GIL), so memory stays bounded by the two
-largest layers in flight, not by the range.
+Layers are built in ascending n, through three stages that overlap on
+different n (numba kernels and DuckDB release the GIL): solve (this thread),
+length distributions (second thread), write (third thread, one transaction per
+n). At most three layers are in flight, so memory is bounded by the largest n,
+not by the range. Variants sharing a graph share its enumeration and its
+stored edges.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 import time
@@ -65,9 +68,17 @@ def _compute(n: int, variants: list[Variant], stored_graphs: dict[str, set[int]]
     return records
 
 
+def _add_distributions(records: list[LayerRecord]) -> list[LayerRecord]:
+    from .engine.solve import length_distribution
+
+    for r in records:
+        r.distribution = length_distribution(r.solution, r.n)
+    return records
+
+
 def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool = False,
           progress: Progress | None = None) -> BuildReport:
-    """Build every (variant, n) not yet in the store (all of them with force)."""
+    """Build every (variant, n) not yet complete in the store (all of them with force)."""
     variants = [get_variant(name) for name in variant_names]
     for v in variants:
         for n in ns:
@@ -77,28 +88,27 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
     t0 = time.perf_counter()
     todo = plan(store, variants, ns, force)
     stored_graphs = {v.graph_name: store.graph_ns(v.graph_name) for v in variants}
-    pending: Future | None = None
-    with ThreadPoolExecutor(max_workers=1) as writer:
-        def write(records: list[LayerRecord]) -> None:
-            store.write_layers(records, replace=force)
-            if progress:
-                progress(sum(len(r.keys) for r in records), f"n={records[0].n}")
 
+    def write(analysed: Future) -> None:
+        records = analysed.result()
+        store.write_layers(records)
+        if progress:
+            progress(sum(len(r.keys) for r in records), f"n={records[0].n}")
+
+    in_flight: deque[Future] = deque()
+    with ThreadPoolExecutor(1) as analyst, ThreadPoolExecutor(1) as writer:
         try:
             for n, vs in todo.items():
                 records = _compute(n, vs, stored_graphs, force)
-                if pending is not None:
-                    pending.result()
-                pending = writer.submit(write, records)
+                while len(in_flight) >= 2:  # bound memory: this layer plus two behind it
+                    in_flight.popleft().result()
+                in_flight.append(writer.submit(write, analyst.submit(_add_distributions, records)))
                 for r in records:
                     report.built.append((r.variant.name, n))
                     report.positions += len(r.keys)
                     report.edges += r.n_edges
-            if pending is not None:
+        finally:
+            for pending in in_flight:  # let every handed-over layer commit, even on Ctrl-C
                 pending.result()
-        except BaseException:
-            if pending is not None:
-                pending.result()  # finish (commit) the layer already handed over
-            raise
     report.seconds = time.perf_counter() - t0
     return report

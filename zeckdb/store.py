@@ -19,11 +19,14 @@ from . import ENGINE_VERSION
 from .errors import DatabaseError, NotBuiltError
 from .variants import Variant
 
-SCHEMA_HEAD = "0001"  # tests check this equals Alembic's head revision
+SCHEMA_HEAD = "0002"  # tests check this equals Alembic's head revision
 DEFAULT_DB = "zeckdb.duckdb"
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
-                    "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal"]
+                    "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal",
+                    "in_winning_strategies"]
+# Tables holding rows of one (variant, n); a layer counts as built when all were written.
+LAYER_TABLES = ["positions", "builds", "random_play", "length_distribution"]
 
 
 def resolve_db_path(db: str | os.PathLike | None) -> Path:
@@ -105,6 +108,7 @@ class LayerRecord:
     n_edges: int
     edges: tuple[np.ndarray, np.ndarray, np.ndarray] | None  # (src, dst, code) when the graph layer is new
     seconds: float
+    distribution: Any = None  # engine.solve.Distribution, filled by the builder's second stage
 
 
 class Store:
@@ -149,7 +153,9 @@ class Store:
 
     # -- what is built -----------------------------------------------------
     def built_ns(self, variant: str) -> set[int]:
-        rows = self.con.execute("SELECT n FROM builds WHERE variant = ?", [variant]).fetchall()
+        """The n whose layer is complete (layers from an older schema miss random_play and are not)."""
+        rows = self.con.execute(
+            "SELECT n FROM builds JOIN random_play USING (variant, n) WHERE variant = ?", [variant]).fetchall()
         return {r[0] for r in rows}
 
     def graph_ns(self, graph: str) -> set[int]:
@@ -179,8 +185,8 @@ class Store:
         )
         self.con.execute("COMMIT")
 
-    def write_layers(self, records: Iterable[LayerRecord], replace: bool) -> None:
-        """Write one or more (variant, n) layers in one transaction: all or nothing."""
+    def write_layers(self, records: Iterable[LayerRecord]) -> None:
+        """Write (replacing) one or more (variant, n) layers in one transaction: all or nothing."""
         import pyarrow as pa
 
         con = self.con
@@ -188,16 +194,15 @@ class Store:
         try:
             for rec in records:
                 v, n, sol = rec.variant, rec.n, rec.solution
-                if replace:
-                    con.execute("DELETE FROM positions WHERE variant = ? AND n = ?", [v.name, n])
-                    con.execute("DELETE FROM builds WHERE variant = ? AND n = ?", [v.name, n])
+                for table in LAYER_TABLES:
+                    con.execute(f"DELETE FROM {table} WHERE variant = ? AND n = ?", [v.name, n])
                 cols = {"id": np.arange(len(rec.keys), dtype=np.int32)}
                 for j, name in enumerate(v.columns):
                     cols[name] = rec.counts[:, j]
                 cols.update(win=sol.win, remoteness=sol.remoteness, min_remaining=sol.min_remaining,
                             max_remaining=sol.max_remaining, games_to_end=sol.games,
                             expected_remaining=sol.expected, grundy=sol.grundy,
-                            winning_moves=sol.winning_moves)
+                            winning_moves=sol.winning_moves, in_winning_strategies=sol.in_strategies)
                 layer = pa.table(cols)
                 con.register("layer", layer)
                 counts = ", ".join(v.columns)
@@ -206,7 +211,7 @@ class Store:
                         SELECT $variant, $n, id, {counts},
                                CASE WHEN win THEN 'win' ELSE 'loss' END, remoteness, min_remaining,
                                max_remaining, games_to_end, expected_remaining, grundy, winning_moves,
-                               id = $start, max_remaining = 0
+                               id = $start, max_remaining = 0, in_winning_strategies
                         FROM layer""",
                     {"variant": v.name, "n": n, "start": sol.start},
                 )
@@ -232,10 +237,30 @@ class Store:
                      int(sol.remoteness[s]), str(sol.start_games), float(sol.games[s]),
                      float(sol.expected[s]), rec.seconds, ENGINE_VERSION],
                 )
+                con.execute("INSERT INTO random_play VALUES (?, ?, ?, ?, ?)",
+                            [v.name, n, sol.p1_wins_random, sol.p1_wins_p1_perfect, sol.p1_wins_p2_perfect])
+                self._write_distribution(v.name, n, int(sol.min_remaining[s]), rec.distribution)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
+
+    def _write_distribution(self, variant: str, n: int, shortest: int, dist: Any) -> None:
+        import pyarrow as pa
+
+        lengths = np.arange(shortest, len(dist.probability), dtype=np.int32)
+        exact = dist.games_exact[shortest:] if dist.games_exact is not None else [None] * len(lengths)
+        table = pa.table({
+            "measure": ["P"] * len(lengths) + ["mu"] * len(lengths),
+            "length": np.concatenate([lengths, lengths]),
+            "probability": np.concatenate([dist.probability[shortest:], dist.games[shortest:] / dist.games.sum()]),
+            "games": pa.array([None] * len(lengths) + dist.games[shortest:].tolist(), pa.float64()),
+            "games_exact": pa.array([None] * len(lengths) + [None if g is None else str(g) for g in exact], pa.string()),
+        })
+        self.con.register("layer_lengths", table)
+        self.con.execute("INSERT INTO length_distribution SELECT $variant, $n, * FROM layer_lengths",
+                         {"variant": variant, "n": n})
+        self.con.unregister("layer_lengths")
 
     # -- reading -----------------------------------------------------------
     def require_built(self, variant: str, n: int) -> None:
