@@ -17,7 +17,8 @@ from zeckdb.errors import ZeckdbError
 app = typer.Typer(
     help="zeckdb: an exhaustive, SQL-backed position database for the Zeckendorf game family.\n\n"
     "Build a database with `zeckdb build`, then look positions up with `zeckdb position`, "
-    "play optimal lines with `zeckdb line`, and see what is built with `zeckdb status`. "
+    "play optimal lines with `zeckdb line`, ask research questions with `zeckdb query` "
+    "(named queries) or `zeckdb sql` (ad-hoc, read-only), and see what is built with `zeckdb status`. "
     "The database is ./zeckdb.duckdb unless --db or $ZECKDB_DB says otherwise.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -183,6 +184,67 @@ def line(
     for i, (mv, info) in enumerate(steps[1:], 1):
         mover = "A" if i % 2 else "B"
         typer.echo(f"  {i:>3}. {mover}: {mv:<16} -> {_fmt_position(info.position)}")
+
+
+FormatOption = typer.Option("table", "--format", "-f", help="Output format: table, csv, json or markdown.")
+
+
+def _check_format(fmt: str) -> None:
+    from cli.render import FORMATS
+    from zeckdb.errors import UsageError
+
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+
+
+@app.command()
+def query(
+    name: Optional[str] = typer.Argument(None, help="Query name; leave out to list them all.", show_default=False),
+    variant: Optional[str] = typer.Option(None, "--variant", help="Only this variant [default: every built variant].", show_default=False),
+    n: Optional[str] = typer.Option(None, "--n", help="Only these n: 7, 1..150 or 1..20,30 [default: every built n].", show_default=False),
+    param: Optional[list[str]] = typer.Option(None, "--param", help="A query parameter KEY=VALUE (repeatable).", show_default=False),
+    fmt: str = FormatOption,
+    db: Optional[str] = DbOption,
+) -> None:
+    """Run a named query from sql/ (without NAME: list them with their descriptions).
+
+    Each query is one .sql file whose header comment says what it answers, its
+    parameters and the paper or theorem it checks.
+    """
+    from cli.render import render
+    from zeckdb import queries
+    from zeckdb.ranges import parse_ns
+    from zeckdb.store import Store
+
+    _check_format(fmt)
+    if name is None:
+        listing = [(q.name, q.description, ", ".join(q.params) or "") for q in queries.list_queries()]
+        typer.echo(render(["query", "description", "params"], listing, fmt))
+        return
+    queries.get_query(name)
+    ns = parse_ns(n) if n else None
+    params = queries.parse_params(param or [])
+    with Store.open_read(db) as store:
+        columns, rows = queries.run_query(store, name, variant, ns, params)
+    typer.echo(render(columns, rows, fmt))
+
+
+@app.command()
+def sql(
+    statement: str = typer.Argument(..., help="The SQL to run, or - to read it from standard input."),
+    fmt: str = FormatOption,
+    db: Optional[str] = DbOption,
+) -> None:
+    """Run ad-hoc SQL on the database, read-only (the schema is in docs/schema.md)."""
+    from cli.render import render
+    from zeckdb import queries
+    from zeckdb.store import Store
+
+    _check_format(fmt)
+    text = sys.stdin.read() if statement == "-" else statement
+    with Store.open_read(db) as store:
+        columns, rows = queries.run_sql(store, text)
+    typer.echo(render(columns, rows, fmt))
 
 
 @db_app.command("upgrade")

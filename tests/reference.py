@@ -112,3 +112,44 @@ def positions(variant: str, n: int) -> set[tuple[int, ...]]:
             seen.add(p)
             stack.extend(MOVES[variant](p))
     return seen
+
+
+@lru_cache(maxsize=None)
+def remaining_lengths(variant: str, p: tuple[int, ...]) -> tuple[dict, dict]:
+    """Distributions of the number of moves left from p: (under P as Fractions, game counts per length)."""
+    children = MOVES[variant](p)
+    if not children:
+        return {0: Fraction(1)}, {0: 1}
+    prob: dict[int, Fraction] = {}
+    count: dict[int, int] = {}
+    for c in children:
+        cp, cc = remaining_lengths(variant, c)
+        for length, q in cp.items():
+            prob[length + 1] = prob.get(length + 1, 0) + q / len(children)
+        for length, k in cc.items():
+            count[length + 1] = count.get(length + 1, 0) + k
+    return prob, count
+
+
+@lru_cache(maxsize=None)
+def random_odds(variant: str, p: tuple[int, ...]) -> tuple[Fraction, Fraction, Fraction]:
+    """(mover wins, both random; perfect mover wins vs random; perfect player wins when the random one moves)."""
+    children = MOVES[variant](p)
+    if not children:
+        return Fraction(0), Fraction(0), Fraction(1)
+    kids = [random_odds(variant, c) for c in children]
+    return (sum(1 - k[0] for k in kids) / len(kids), max(k[2] for k in kids),
+            sum(k[1] for k in kids) / len(kids))
+
+
+def winning_strategy_graph(variant: str, n: int) -> set[tuple[int, ...]]:
+    """Positions reachable from the start when the winner moves only to lost positions."""
+    seen, stack = set(), [start(variant, n)]
+    while stack:
+        p = stack.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        winner_to_move = solve(variant, p)["win"]
+        stack.extend(c for c in MOVES[variant](p) if not winner_to_move or not solve(variant, c)["win"])
+    return seen

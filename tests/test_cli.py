@@ -130,7 +130,39 @@ def test_build_summary_and_nothing_to_do(capsys, tmp_path):
 def test_help_explains_every_command(capsys):
     code, out, _ = run(capsys, "--help")
     assert code == 0
-    for command in ["build", "status", "position", "line", "db"]:
+    for command in ["build", "status", "position", "line", "query", "sql", "db"]:
         assert command in out
         code, sub, _ = run(capsys, command, "--help")
         assert code == 0 and len(sub) > 200
+
+
+def test_query_lists_and_runs_in_every_format(capsys, small_db):
+    import csv
+    import io
+
+    code, out, _ = run(capsys, "query", "--db", str(small_db))
+    assert code == 0 and "winners" in out and "length-distribution" in out
+    code, out, _ = run(capsys, "query", "winners", "--variant", "zeckendorf", "--n", "1..3", "-f", "json", "--db", str(small_db))
+    assert code == 0
+    assert [(r["n"], r["winner"]) for r in json.loads(out)] == [(1, 2), (2, 1), (3, 2)]
+    code, out, _ = run(capsys, "query", "winners", "--variant", "zeckendorf", "--n", "1..3", "-f", "csv", "--db", str(small_db))
+    assert list(csv.DictReader(io.StringIO(out)))[1]["winner"] == "1"
+    code, out, _ = run(capsys, "query", "winners", "--variant", "zeckendorf", "--n", "2", "-f", "markdown", "--db", str(small_db))
+    assert out.splitlines()[:2] == ["| variant | n | winner | p1_fraction | minus_inverse_phi |", "| --- | --- | --- | --- | --- |"]
+    code, out, _ = run(capsys, "query", "omega-b", "--variant", "zeckendorf", "--param", "n=4", "--db", str(small_db))
+    assert code == 0 and "(1,0,1)" in out
+
+
+def test_sql_command_reads_stdin_and_refuses_writes(capsys, small_db, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("SELECT count(*) AS n FROM builds"))
+    code, out, _ = run(capsys, "sql", "-", "-f", "json", "--db", str(small_db))
+    assert code == 0 and json.loads(out) == [{"n": 80}]
+    code, out, err = run(capsys, "sql", "DELETE FROM builds", "--db", str(small_db))
+    assert code == 2 and err.strip() == ("zeckdb: error: zeckdb sql is read-only: a DELETE statement is refused "
+                                         "(use SELECT, EXPLAIN, PRAGMA or CALL; `zeckdb build` writes the database)")
+    code, _, err = run(capsys, "sql", "SELECT 1", "-f", "xml", "--db", str(small_db))
+    assert code == 2 and "unknown format 'xml': choose one of table, csv, json, markdown" in err
+    code, _, err = run(capsys, "query", "winners", "--param", "oops", "--db", str(small_db))
+    assert code == 2 and "bad --param 'oops': write KEY=VALUE" in err

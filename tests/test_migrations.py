@@ -20,16 +20,17 @@ def test_migrations_build_the_documented_schema_on_an_empty_file(tmp_path):
     assert tables == {"alembic_version": "BASE TABLE", "variants": "BASE TABLE", "move_names": "BASE TABLE",
                       "builds": "BASE TABLE", "graph_layers": "BASE TABLE", "positions": "BASE TABLE",
                       "edges": "BASE TABLE", "moves": "VIEW", "fibonacci": "BASE TABLE",
-                      "length_distribution": "BASE TABLE", "random_play": "BASE TABLE", "length_moments": "VIEW"}
+                      "length_distribution": "BASE TABLE", "random_play": "BASE TABLE", "length_moments": "VIEW",
+                      "variant_columns": "BASE TABLE"}
     cols = [r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'positions' "
                                       "ORDER BY ordinal_position").fetchall()]
     assert cols[:3] == ["variant", "n", "id"] and "c16" in cols
-    assert cols[-11:] == ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
+    assert cols[-12:] == ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
                           "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal",
-                          "in_winning_strategies"]
+                          "in_winning_strategies", "legal_moves"]
     macros = {r[0] for r in con.execute("SELECT function_name FROM duckdb_functions() WHERE function_type = 'macro' "
                                         "AND database_name = 'empty'").fetchall()}
-    assert {"fib", "fib_list", "phi", "zeckendorf", "zeckendorf_indices", "z", "z_i"} <= macros
+    assert {"fib", "fib_list", "phi", "zeckendorf", "zeckendorf_indices", "z", "z_i", "position_text"} <= macros
     assert [r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'moves' "
                                       "ORDER BY ordinal_position").fetchall()] == ["variant", "n", "src", "dst", "code", "move"]
     con.close()
@@ -59,6 +60,8 @@ def test_sql_helpers_agree_with_python(tmp_path):
         assert got == (zeckendorf_indices(n), z_count(n), z_index_sum(n)), n
     assert con.execute("SELECT list(fib(i)) FROM range(1, 90) t(i)").fetchone()[0] == [fib(i) for i in range(1, 90)]
     assert con.execute("SELECT zeckendorf(16), round(phi(), 12)").fetchone() == ([13, 3], 1.618033988750)
+    assert con.execute("SELECT position_text([3, 1, 0, 2, 0, NULL]), position_text([0, 0]), position_text([7])"
+                       ).fetchone() == ("(3,1,0,2)", "()", "(7)")
     con.close()
 
 

@@ -2,8 +2,7 @@
 
 Layers are built in ascending n, through three stages that overlap on
 different n (numba kernels and DuckDB release the GIL): solve (this thread),
-length distributions (second thread), write (third thread, one transaction per
-n). At most three layers are in flight, so memory is bounded by the largest n,
+length distributions (two threads), write (one thread, one transaction per n). At most three layers are in flight, so memory is bounded by the largest n,
 not by the range. Variants sharing a graph share its enumeration and its
 stored edges.
 """
@@ -51,7 +50,7 @@ def layer_weight(variants: list[Variant], n: int) -> int:
 def _compute(n: int, variants: list[Variant], stored_graphs: dict[str, set[int]], force: bool) -> list[LayerRecord]:
     from .engine.solve import build_graph, solve_graph
 
-    records = []
+    records: list[LayerRecord] = []
     graphs: dict[str, tuple] = {}  # graph name -> (graph, decoded counts), shared by its variants
     for v in variants:
         t0 = time.perf_counter()
@@ -60,20 +59,27 @@ def _compute(n: int, variants: list[Variant], stored_graphs: dict[str, set[int]]
             g = build_graph(owner, n)
             graphs[v.graph_name] = (g, owner.decode(g.keys))
         g, counts = graphs[v.graph_name]
-        sol = solve_graph(v, g)
+        sol = solve_graph(v, g, [r.solution for r in records if r.keys is g.keys])
+        mirror = next((r for r in records if r.solution is sol.mirror), None) if sol.mirror else None
         new_graph = force or n not in stored_graphs[v.graph_name]
         edges = (g.src, g.dst, g.code) if new_graph else None
         stored_graphs[v.graph_name].add(n)
-        records.append(LayerRecord(v, n, g.keys, counts, sol, len(g.src), edges, time.perf_counter() - t0))
+        records.append(LayerRecord(v, n, g.keys, counts, sol, len(g.src), edges, time.perf_counter() - t0,
+                                   mirror=mirror))
     return records
 
 
-def _add_distributions(records: list[LayerRecord]) -> list[LayerRecord]:
+def _add_distribution(record: LayerRecord) -> None:
     from .engine.solve import length_distribution
 
+    record.distribution = length_distribution(record.solution, record.n, count_games=record.mirror is None)
+
+
+def _take_counts_from_mirrors(records: list[LayerRecord]) -> None:
     for r in records:
-        r.distribution = length_distribution(r.solution, r.n)
-    return records
+        if r.mirror is not None:
+            r.distribution.games = r.mirror.distribution.games
+            r.distribution.games_exact = r.mirror.distribution.games_exact
 
 
 def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool = False,
@@ -89,20 +95,24 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
     todo = plan(store, variants, ns, force)
     stored_graphs = {v.graph_name: store.graph_ns(v.graph_name) for v in variants}
 
-    def write(analysed: Future) -> None:
-        records = analysed.result()
+    def write(records: list[LayerRecord], analysed: list[Future]) -> None:
+        for f in analysed:
+            f.result()
+        _take_counts_from_mirrors(records)
         store.write_layers(records)
         if progress:
             progress(sum(len(r.keys) for r in records), f"n={records[0].n}")
 
     in_flight: deque[Future] = deque()
-    with ThreadPoolExecutor(1) as analyst, ThreadPoolExecutor(1) as writer:
+    # two analysts: at large n the distributions cost more than solving and writing together
+    with ThreadPoolExecutor(2) as analysts, ThreadPoolExecutor(1) as writer:
         try:
             for n, vs in todo.items():
                 records = _compute(n, vs, stored_graphs, force)
                 while len(in_flight) >= 2:  # bound memory: this layer plus two behind it
                     in_flight.popleft().result()
-                in_flight.append(writer.submit(write, analyst.submit(_add_distributions, records)))
+                analysed = [analysts.submit(_add_distribution, r) for r in records]
+                in_flight.append(writer.submit(write, records, analysed))
                 for r in records:
                     report.built.append((r.variant.name, n))
                     report.positions += len(r.keys)

@@ -24,7 +24,7 @@ DEFAULT_DB = "zeckdb.duckdb"
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
                     "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal",
-                    "in_winning_strategies"]
+                    "in_winning_strategies", "legal_moves"]
 # Tables holding rows of one (variant, n); a layer counts as built when all were written.
 LAYER_TABLES = ["positions", "builds", "random_play", "length_distribution"]
 
@@ -109,6 +109,7 @@ class LayerRecord:
     edges: tuple[np.ndarray, np.ndarray, np.ndarray] | None  # (src, dst, code) when the graph layer is new
     seconds: float
     distribution: Any = None  # engine.solve.Distribution, filled by the builder's second stage
+    mirror: "LayerRecord | None" = None  # a layer whose games are this one's reversed (engine.solve.mirrors)
 
 
 class Store:
@@ -173,6 +174,7 @@ class Store:
     def register_variant(self, variant: Variant) -> None:
         self.con.execute("BEGIN TRANSACTION")
         self.con.execute("DELETE FROM move_names WHERE variant = ?", [variant.name])
+        self.con.execute("DELETE FROM variant_columns WHERE variant = ?", [variant.name])
         self.con.execute("DELETE FROM variants WHERE variant = ?", [variant.name])
         self.con.execute(
             "INSERT INTO variants VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -182,6 +184,10 @@ class Store:
         self.con.executemany(
             "INSERT INTO move_names VALUES (?, ?, ?)",
             [[variant.name, code, name] for code, name in enumerate(variant.move_names)],
+        )
+        self.con.executemany(
+            "INSERT INTO variant_columns VALUES (?, ?, ?, ?)",
+            [[variant.name, i + 1, name, w] for i, (name, w) in enumerate(zip(variant.columns, variant.column_weights))],
         )
         self.con.execute("COMMIT")
 
@@ -202,7 +208,8 @@ class Store:
                 cols.update(win=sol.win, remoteness=sol.remoteness, min_remaining=sol.min_remaining,
                             max_remaining=sol.max_remaining, games_to_end=sol.games,
                             expected_remaining=sol.expected, grundy=sol.grundy,
-                            winning_moves=sol.winning_moves, in_winning_strategies=sol.in_strategies)
+                            winning_moves=sol.winning_moves, in_winning_strategies=sol.in_strategies,
+                            legal_moves=np.diff(sol.play.offsets).astype(np.int16))
                 layer = pa.table(cols)
                 con.register("layer", layer)
                 counts = ", ".join(v.columns)
@@ -211,7 +218,7 @@ class Store:
                         SELECT $variant, $n, id, {counts},
                                CASE WHEN win THEN 'win' ELSE 'loss' END, remoteness, min_remaining,
                                max_remaining, games_to_end, expected_remaining, grundy, winning_moves,
-                               id = $start, max_remaining = 0, in_winning_strategies
+                               id = $start, max_remaining = 0, in_winning_strategies, legal_moves
                         FROM layer""",
                     {"variant": v.name, "n": n, "start": sol.start},
                 )

@@ -86,14 +86,17 @@ STATEMENTS = [
         dst   INTEGER NOT NULL,
         code  SMALLINT NOT NULL
     )""",
+    # Two branches rather than CASE expressions, so that filters on src or dst reach the edges scan.
     """
     CREATE VIEW moves AS
-    SELECT v.variant, e.n,
-           CASE WHEN v.reversed THEN e.dst ELSE e.src END AS src,
-           CASE WHEN v.reversed THEN e.src ELSE e.dst END AS dst,
-           e.code, m.name AS move
+    SELECT v.variant, e.n, e.src, e.dst, e.code, m.name AS move
     FROM edges e
-    JOIN variants v ON v.graph = e.graph
+    JOIN variants v ON v.graph = e.graph AND NOT v.reversed
+    JOIN move_names m ON m.variant = v.variant AND m.code = e.code
+    UNION ALL
+    SELECT v.variant, e.n, e.dst AS src, e.src AS dst, e.code, m.name AS move
+    FROM edges e
+    JOIN variants v ON v.graph = e.graph AND v.reversed
     JOIN move_names m ON m.variant = v.variant AND m.code = e.code""",
 ]
 

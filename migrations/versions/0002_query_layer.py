@@ -36,10 +36,23 @@ def statements() -> list[str]:
                                    THEN {{'rest': acc.rest - fib_list()[i], 'idx': list_append(acc.idx, i::INTEGER)}}
                                    ELSE acc END,
                {{'rest': n::HUGEINT, 'idx': []::INTEGER[]}}).idx""",
+        # a count list as written on the command line: (3,1,0,2), trailing zeros dropped
+        """CREATE MACRO position_text(counts) AS '(' || array_to_string(list_slice(
+               list_transform(counts, lambda x: coalesce(x, 0)), 1,
+               len(counts) - coalesce(list_position(list_reverse(list_transform(counts, lambda x: coalesce(x, 0) <> 0)), true) - 1,
+                                      len(counts))), ',') || ')'""",
         "CREATE MACRO zeckendorf(n) AS list_transform(zeckendorf_indices(n), lambda i: fib_list()[i])",
         "CREATE MACRO z(n) AS len(zeckendorf_indices(n))",
         "CREATE MACRO z_i(n) AS coalesce(list_sum(zeckendorf_indices(n)), 0)",
         f"CREATE TABLE fibonacci AS SELECT i::INTEGER AS i, fib(i) AS f FROM range(1, {FIB_COUNT + 1}) t(i)",
+        """
+        CREATE TABLE variant_columns (
+            variant  VARCHAR NOT NULL,
+            position INTEGER NOT NULL,  -- 1 for c1, 2 for c2, ...
+            name     VARCHAR NOT NULL,  -- the column, c1, c2, ...
+            weight   INTEGER NOT NULL,  -- a position's n is the sum of weight * count over its columns
+            PRIMARY KEY (variant, position)
+        )""",
         """
         CREATE TABLE length_distribution (
             variant     VARCHAR NOT NULL,
@@ -62,6 +75,7 @@ def statements() -> list[str]:
         )""",
         # on some winning strategy of the player who wins from the start (Lee-Bitler's reduced graph)
         "ALTER TABLE positions ADD COLUMN in_winning_strategies BOOLEAN",
+        "ALTER TABLE positions ADD COLUMN legal_moves SMALLINT",  # number of moves from the position
         """
         CREATE VIEW length_moments AS
         WITH d AS (SELECT variant, n, measure, length, probability FROM length_distribution),
@@ -85,8 +99,9 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    for name in ["VIEW length_moments", "TABLE random_play", "TABLE length_distribution", "TABLE fibonacci",
-                 "MACRO z_i", "MACRO z", "MACRO zeckendorf", "MACRO zeckendorf_indices", "MACRO phi", "MACRO fib",
+    for name in ["VIEW length_moments", "TABLE random_play", "TABLE variant_columns", "TABLE length_distribution", "TABLE fibonacci",
+                 "MACRO z_i", "MACRO z", "MACRO zeckendorf", "MACRO position_text", "MACRO zeckendorf_indices", "MACRO phi", "MACRO fib",
                  "MACRO fib_list"]:
         op.execute(f"DROP {name}")
+    op.execute("ALTER TABLE positions DROP COLUMN legal_moves")
     op.execute("ALTER TABLE positions DROP COLUMN in_winning_strategies")

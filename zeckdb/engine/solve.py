@@ -77,12 +77,13 @@ class Solution:
     p1_wins_p1_perfect: float  # Player 1 perfect, Player 2 random
     p1_wins_p2_perfect: float  # Player 2 perfect, Player 1 random
     play: Play
+    mirror: "Solution | None" = None  # a solution whose games are this one's, reversed (see `mirrors`)
 
 
 def build_graph(variant: Variant, n: int) -> Graph:
     variant.check_n(n)
     keys = variant.layer_keys(n)
-    order = np.argsort(keys, kind="stable")
+    order = np.argsort(keys).astype(np.int32)  # keys are distinct: no need for a stable sort
     sorted_keys = keys[order]
     src, child_keys, code = variant.graph_edges(n, sorted_keys)
     dst = kernels.link(sorted_keys, child_keys, code, len(variant.move_names))
@@ -91,7 +92,7 @@ def build_graph(variant: Variant, n: int) -> Graph:
         raise EngineError(f"{variant.name}, n={n}: a move leads to key {bad}, which is not a position of the layer")
     if len(dst) and not (dst < src).all():
         raise EngineError(f"{variant.name}, n={n}: some move does not lower the key; the keys are not topological")
-    src_id, dst_id = order[src].astype(np.int32), order[dst].astype(np.int32)
+    src_id, dst_id = order[src], order[dst]
     offsets, perm = kernels.group(src_id, len(keys))
     return Graph(n, keys, order, offsets, src_id[perm], dst_id[perm], code[perm])
 
@@ -103,30 +104,45 @@ def play_graph(variant: Variant, graph: Graph) -> Play:
     return Play(graph.offsets, graph.dst, graph.order)
 
 
-def solve_graph(variant: Variant, graph: Graph) -> Solution:
-    """Solve a layer in the variant's direction of play."""
+def mirrors(a: Solution, b: Solution) -> bool:
+    """True when b plays a's graph backwards from a's only terminal to a's start (and so
+    b's complete games are a's, reversed: same number, same lengths)."""
+    def only_terminal(s: Solution) -> int | None:
+        ends = np.flatnonzero(s.max_remaining == 0)
+        return int(ends[0]) if len(ends) == 1 else None
+
+    return a.play is not b.play and only_terminal(a) == b.start and only_terminal(b) == a.start
+
+
+def solve_graph(variant: Variant, graph: Graph, solved: list[Solution] = ()) -> Solution:
+    """Solve a layer in the variant's direction of play. `solved`: solutions of other
+    variants on the same graph layer; a mirror among them lends its game count."""
     play = play_graph(variant, graph)
     win, rem, mn, mx, games, expected, grundy, n_win = kernels.solve(play.offsets, play.targets, play.order)
     start = variant.id_of(variant.start(graph.n))
-    return Solution(
+    sol = Solution(
         win, rem, mn, mx, games, expected, grundy, n_win,
         in_strategies=kernels.winning_strategies(play.offsets, play.targets, play.order, win, start),
         start=start,
-        start_games=_exact_games(play, games[start], start),
+        start_games=0,
         **dict(zip(["p1_wins_random", "p1_wins_p1_perfect", "p1_wins_p2_perfect"],
                    kernels.random_play(play.offsets, play.targets, play.order, start))),
         play=play,
     )
+    sol.mirror = next((other for other in solved if mirrors(other, sol)), None)
+    sol.start_games = sol.mirror.start_games if sol.mirror else _exact_games(play, games[start], start)
+    return sol
 
 
-def length_distribution(solution: Solution, n: int) -> Distribution:
-    """The exact distribution of the length of a game from the start, under P and mu."""
+def length_distribution(solution: Solution, n: int, count_games: bool = True) -> Distribution:
+    """The exact distribution of the length of a game from the start, under P and mu
+    (count_games=False: P only; the caller takes the game counts from a mirror)."""
     max_len = int(solution.max_remaining[solution.start])
     limbs = 0
-    if n <= EXACT_LENGTH_COUNTS_MAX_N:
+    if count_games and n <= EXACT_LENGTH_COUNTS_MAX_N:
         limbs = int(math.log2(max(solution.games[solution.start], 1.0)) // kernels.LIMB_BITS) + 2
     p, games, exact = kernels.length_distribution(solution.play.offsets, solution.play.targets, solution.start,
-                                                  max_len, limbs)
+                                                  max_len, count_games, limbs)
     return Distribution(p, games, [_limbs_to_int(row) for row in exact] if limbs else None)
 
 

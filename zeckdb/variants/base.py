@@ -4,6 +4,8 @@ solve and store it. A variant module imports no database, CLI or file code.
 REQUIRED of every variant (class attributes or properties):
   name, title, source      registry name, human title, paper it comes from
   columns                  names of the count columns a position has (c1, c2, ...)
+  column_weights           per column, its weight: a position's layer n is the weighted sum
+                           of its counts (chip games: the bin values)
   max_n                    the largest n the variant can be built for
   move_names               name of each move code, in this variant's direction
   parse(text)              a position as the user writes it -> tuple of ints
@@ -55,6 +57,10 @@ class Variant(ABC):
     @property
     @abstractmethod
     def columns(self) -> list[str]: ...
+
+    @property
+    @abstractmethod
+    def column_weights(self) -> tuple[int, ...]: ...
 
     @property
     @abstractmethod

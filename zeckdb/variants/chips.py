@@ -69,6 +69,10 @@ class ChipGame(Variant):
         return [f"c{i + 1}" for i in range(len(self.weights))]
 
     @property
+    def column_weights(self) -> tuple[int, ...]:
+        return self.weights
+
+    @property
     def move_names(self) -> list[str]:
         return [r.name for r in self.play_rules]
 

@@ -1,0 +1,65 @@
+"""One renderer for every tabular output: table, csv, json, markdown."""
+
+from __future__ import annotations
+
+import csv
+from decimal import Decimal
+import io
+import json
+import math
+from typing import Any
+
+FORMATS = ("table", "csv", "json", "markdown")
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-ready value: exact integers stay integers, NaN becomes null, the rest becomes text."""
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else value
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    return str(value)
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.10g}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_text(v) for v in value) + "]"
+    return str(value)
+
+
+def render(columns: list[str], rows: list[tuple], fmt: str = "table") -> str:
+    if fmt == "json":
+        return json.dumps([{c: _plain(v) for c, v in zip(columns, row)} for row in rows], indent=None)
+    if fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([[_text(v) for v in row] for row in rows])
+        return buf.getvalue().rstrip("\n")
+    cells = [[_text(v) for v in row] for row in rows]
+    if fmt == "markdown":
+        def md(values: list[str]) -> str:
+            return "| " + " | ".join(v.replace("|", "\\|") for v in values) + " |"
+        return "\n".join([md(columns), md(["---"] * len(columns)), *(md(r) for r in cells)])
+    widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(columns)]
+    numeric = [all(_is_number(row[i]) for row in rows) and rows for i in range(len(columns))]
+
+    def line(values: list[str]) -> str:
+        return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)).rstrip()
+    out = [line(columns), "  ".join("-" * w for w in widths), *(line(r) for r in cells)]
+    out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    return "\n".join(out)
+
+
+def _is_number(v: Any) -> bool:
+    return v is None or (isinstance(v, (int, float, Decimal)) and not isinstance(v, bool))

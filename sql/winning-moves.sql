@@ -1,0 +1,37 @@
+-- name: winning-moves
+-- description: Every move from a position with the resulting position, its outcome and remoteness; winning moves first (fastest), then losing moves (slowest first).
+-- checks: the ranking of `zeckdb position`; a move wins exactly when it reaches a lost position.
+-- param position: the position as counts, bin 1 first, e.g. 3,1,0,2 (required)
+WITH wanted AS (
+    SELECT list_transform(string_split(trim($position, '()[] '), ','), lambda x: trim(x)::INTEGER) AS counts),
+layer AS (  -- in each variant, the n of the position: the weighted sum of its counts
+    SELECT c.variant, sum(c.weight * coalesce(w.counts[c.position], 0))::INTEGER AS n,
+           list_resize(any_value(w.counts), count(*)::INTEGER, 0) AS counts
+    FROM variant_columns c, wanted w
+    WHERE $variant IS NULL OR c.variant = $variant
+    GROUP BY c.variant
+    HAVING len(any_value(w.counts)) <= count(*)),
+here AS (
+    SELECT p.variant, p.n, p.id
+    FROM (SELECT variant, n, id, list_value(*COLUMNS('^c\d+$')) AS counts FROM positions
+          WHERE (variant, n) IN (SELECT (variant, n) FROM layer)) p
+    JOIN layer l USING (variant, n)
+    WHERE list_resize(list_transform(p.counts, lambda x: coalesce(x, 0)), len(l.counts), 0) = l.counts),
+children AS (  -- edges joined directly (not through the moves view) so the join filters reach the edges scan
+    SELECT h.variant, h.n, e.dst, e.code
+    FROM here h JOIN variants v ON v.variant = h.variant AND NOT v.reversed
+    JOIN edges e ON e.graph = v.graph AND e.n = h.n AND e.src = h.id
+    UNION ALL
+    SELECT h.variant, h.n, e.src AS dst, e.code
+    FROM here h JOIN variants v ON v.variant = h.variant AND v.reversed
+    JOIN edges e ON e.graph = v.graph AND e.n = h.n AND e.dst = h.id),
+targets AS (
+    SELECT variant, n, id, position_text(list_value(*COLUMNS('^c\d+$'))) AS position, outcome, remoteness
+    FROM positions WHERE (variant, n, id) IN (SELECT (variant, n, dst) FROM children))
+SELECT c.variant, c.n, m.name AS move, t.position AS to_position,
+       CASE WHEN t.outcome = 'loss' THEN 'winning' ELSE 'losing' END AS verdict,
+       t.outcome AS to_outcome, t.remoteness AS to_remoteness
+FROM children c
+JOIN targets t ON t.variant = c.variant AND t.n = c.n AND t.id = c.dst
+JOIN move_names m ON m.variant = c.variant AND m.code = c.code
+ORDER BY c.variant, t.outcome = 'win', CASE WHEN t.outcome = 'loss' THEN t.remoteness ELSE -t.remoteness END, m.name

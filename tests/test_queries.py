@@ -1,0 +1,221 @@
+"""Every named query, on a small built database, against independent computations
+(exact fractions from reference.py for n <= 15) and the facts of GAMES.md."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+import math
+
+import pytest
+
+from zeckdb.errors import UsageError
+from zeckdb.fib import PHI, z_count, z_index_sum
+from zeckdb.queries import list_queries, run_query, run_sql
+from zeckdb.store import Store
+
+from . import reference as ref
+from .facts import LEE_BITLER_LINES, TABLE_A1
+
+VARIANTS = ["zeckendorf", "reversed"]
+EXACT_N = range(1, 16)
+EXAMPLE_PARAMS = {"winning-moves": {"position": "3,1,0,2"}, "omega-b": {"n": "7"}}
+
+
+@pytest.fixture(scope="module")
+def store(small_db):
+    with Store.open_read(small_db) as s:
+        yield s
+
+
+def query(store, name, variant=None, ns=None, **params) -> list[dict]:
+    columns, rows = run_query(store, name, variant, ns, {k: str(v) for k, v in params.items()})
+    return [dict(zip(columns, r)) for r in rows]
+
+
+@pytest.mark.parametrize("q", list_queries(), ids=lambda q: q.name)
+def test_every_named_query_documents_itself_and_runs(store, q):
+    assert q.description and q.checks, f"{q.name}: header needs a description and a checks line"
+    assert q.required <= set(EXAMPLE_PARAMS.get(q.name, {})), f"add example parameters for {q.name} to this test"
+    columns, rows = run_query(store, q.name, params=EXAMPLE_PARAMS.get(q.name))
+    assert columns and rows
+
+
+def test_winners_and_player_one_fraction(store):
+    for variant in VARIANTS:
+        rows = query(store, "winners", variant)
+        assert [r["n"] for r in rows] == list(range(1, 41))
+        wins = 0
+        for r in rows:
+            assert r["winner"] == (1 if ref.solve(variant, ref.start(variant, r["n"]))["win"] else 2)
+            wins += r["winner"] == 1
+            assert r["p1_fraction"] == pytest.approx(wins / r["n"])
+    forward = query(store, "winners", "zeckendorf")
+    assert [r["winner"] for r in forward if r["n"] >= 3] == [2] * 38
+
+
+def test_filters_by_n_keep_the_running_fraction_over_all_n(store):
+    rows = query(store, "winners", "reversed", [10, 20])
+    everything = {r["n"]: r for r in query(store, "winners", "reversed")}
+    assert [r["n"] for r in rows] == [10, 20]
+    assert [r["p1_fraction"] for r in rows] == [everything[10]["p1_fraction"], everything[20]["p1_fraction"]]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_length_distribution_is_exact(store, variant):
+    rows = query(store, "length-distribution", variant, list(EXACT_N))
+    for n in EXACT_N:
+        prob, count = ref.remaining_lengths(variant, ref.start(variant, n))
+        total = sum(count.values())
+        lengths = range(min(count), max(count) + 1)
+        got_p = {r["length"]: r for r in rows if r["n"] == n and r["measure"] == "P"}
+        got_mu = {r["length"]: r for r in rows if r["n"] == n and r["measure"] == "mu"}
+        assert sorted(got_p) == sorted(got_mu) == list(lengths)
+        for length in lengths:
+            assert got_p[length]["probability"] == pytest.approx(float(prob.get(length, 0)), abs=1e-15)
+            assert int(got_mu[length]["games_exact"]) == count.get(length, 0) == got_mu[length]["games"]
+            assert got_mu[length]["probability"] == pytest.approx(count.get(length, 0) / total, abs=1e-15)
+
+
+def moments(dist: dict[int, Fraction]) -> dict[str, float]:
+    mean = sum(length * q for length, q in dist.items())
+    central = {k: sum(q * (length - mean) ** k for length, q in dist.items()) for k in (2, 3, 4, 6)}
+    var = central[2]
+    out = {"mean": float(mean), "variance": float(var)}
+    if var:
+        out.update(skewness=float(central[3]) / float(var) ** 1.5, excess_kurtosis=float(central[4] / var**2) - 3,
+                   moment4_pct_diff=100 * abs(float(central[4] / var**2) - 3) / 3,
+                   moment6_pct_diff=100 * abs(float(central[6] / var**3) - 15) / 15)
+    return out
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_length_moments(store, variant):
+    rows = query(store, "length-moments", variant, list(EXACT_N))
+    for r in rows:
+        prob, count = ref.remaining_lengths(variant, ref.start(variant, r["n"]))
+        total = sum(count.values())
+        dist = prob if r["measure"] == "P" else {k: Fraction(v, total) for k, v in count.items()}
+        for key, value in moments(dist).items():
+            assert r[key] == pytest.approx(value, rel=1e-9, abs=1e-9), (r["n"], r["measure"], key)
+    assert len(rows) == 2 * len(EXACT_N)
+
+
+def test_length_mod_and_theorem_3_2(store):
+    rows = query(store, "length-mod", "reversed", list(EXACT_N))
+    for r in rows:
+        prob, count = ref.remaining_lengths("reversed", ref.start("reversed", r["n"]))
+        total = sum(count.values())
+        dist = prob if r["measure"] == "P" else {k: Fraction(v, total) for k, v in count.items()}
+        want = sum(q for length, q in dist.items() if length % r["modulus"] == r["residue"])
+        assert r["probability"] == pytest.approx(float(want), abs=1e-12)
+    checks = {(r["n"], r["residue"]): r["theorem_3_2"] for r in query(store, "length-mod", "reversed", modulus=2)
+              if r["theorem_3_2"] is not None}
+    assert sorted({n for n, _ in checks}) == list(range(4, 41, 2))
+    assert all(checks.values())
+    # the exact value, independently: P(odd) = 1/2 for even n >= 4
+    for n in range(4, 16, 2):
+        prob, _ = ref.remaining_lengths("reversed", ref.start("reversed", n))
+        assert sum(q for length, q in prob.items() if length % 2) == Fraction(1, 2)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_length_set(store, variant):
+    for r in query(store, "length-set", variant, list(EXACT_N)):
+        _, count = ref.remaining_lengths(variant, ref.start(variant, r["n"]))
+        missing = [k for k in range(min(count), max(count) + 1) if k not in count]
+        assert r["every_length_occurs"] == (not missing) and (r["missing_lengths"] or []) == missing
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_lengths_and_bounds(store, variant):
+    for r in query(store, "lengths", variant):
+        n = r["n"]
+        assert r["n_minus_z"] == n - z_count(n) and r["min_is_n_minus_z"]
+        bound = math.floor(PHI**2 * n - z_index_sum(n) - 2 * z_count(n) + PHI - 1)
+        assert r["max_bound"] == bound
+        assert r["max_within_bound"] == (r["max_length"] <= bound)
+        assert r["max_attains_bound"] == (r["max_length"] == bound)
+        if variant == "reversed":
+            assert r["max_within_bound"]  # Theorem 1.4
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_random_winner(store, variant):
+    for r in query(store, "random-winner", variant, list(EXACT_N)):
+        both, p1_perfect, random_to_move = ref.random_odds(variant, ref.start(variant, r["n"]))
+        assert r["p1_wins_random"] == pytest.approx(float(both), abs=1e-12)
+        assert r["p1_wins_p1_perfect"] == pytest.approx(float(p1_perfect), abs=1e-12)
+        assert r["p1_wins_p2_perfect"] == pytest.approx(float(1 - random_to_move), abs=1e-12)
+        assert (r["p1_wins_p1_perfect"] == 1) == (r["winner"] == 1)
+        assert (r["p1_wins_p2_perfect"] == 0) == (r["winner"] == 2)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_graph_size_matches_table_a1(store, variant):
+    rows = {r["n"]: r for r in query(store, "graph-size", variant)}
+    for n, (edges, vertices) in TABLE_A1.items():
+        assert (rows[n]["edges"], rows[n]["positions"], rows[n]["terminals"]) == (edges, vertices, 1)
+        assert rows[n]["edges_per_position"] == pytest.approx(edges / vertices)
+
+
+def test_omega_b_for_lee_bitler_lines(store):
+    for n, line in LEE_BITLER_LINES.items():
+        rows = query(store, "omega-b", "zeckendorf", n=n)
+        nodes = {r["position"]: r for r in rows}
+        want = ref.winning_strategy_graph("zeckendorf", n)
+        assert set(nodes) == {"(" + ",".join(map(str, p)) + ")" for p in want}
+        omega = {p for p, r in nodes.items() if r["in_omega_b"]}
+        assert omega == {"(" + ",".join(map(str, p)) + ")" for p in line[2::2]}  # B's moves in the line
+        assert rows[0]["multi_reply_decisions"] == 0 and rows[0]["omega_b_size"] == len(omega)
+
+
+def test_winning_line_uniqueness(store):
+    rows = {r["n"]: r for r in query(store, "winning-line-unique", "zeckendorf")}
+    assert all(rows[n]["unique_winning_line"] for n in range(4, 8))
+    assert not rows[16]["unique_winning_line"]  # Lee and Bitler's example
+    for n in EXACT_N:
+        reduced = ref.winning_strategy_graph("zeckendorf", n)
+        decisions = [p for p in reduced if ref.solve("zeckendorf", p)["win"] and ref.solve("zeckendorf", p)["winning"] > 1]
+        assert rows[n]["reduced_nodes"] == len(reduced)
+        assert rows[n]["multi_reply_decisions"] == len(decisions)
+        assert rows[n]["reduced_edges"] == sum(
+            len(ref.MOVES["zeckendorf"](p)) if not ref.solve("zeckendorf", p)["win"] else ref.solve("zeckendorf", p)["winning"]
+            for p in reduced)
+
+
+def test_winning_moves(store):
+    rows = query(store, "winning-moves", "zeckendorf", position="6,2,1")
+    p = (6, 2, 1)
+    want = sorted(((not ref.solve("zeckendorf", c)["win"], ref.solve("zeckendorf", c)["remoteness"], c)
+                   for c in ref.zeckendorf_moves(p)), key=lambda t: (not t[0], t[1] if t[0] else -t[1]))
+    assert [r["to_position"] for r in rows] == ["(" + ",".join(map(str, c)) + ")" for _, _, c in want]
+    assert [r["verdict"] == "winning" for r in rows] == [w for w, _, _ in want]
+    assert query(store, "winning-moves", "zeckendorf", position="0,0,0,0,0,0,0,1") == []  # 34 = F8: terminal
+    assert {r["variant"] for r in query(store, "winning-moves", position="3,1,0,2")} == set(VARIANTS)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("nope",), "unknown query 'nope': choose one of"),
+    (("winners", None, None, {"x": "1"}), "query winners has no parameter 'x': it takes no --param"),
+    (("winning-moves",), "query winning-moves needs --param position=..."),
+    (("winners", "nim"), "unknown variant 'nim'"),
+])
+def test_query_errors(store, args, message):
+    with pytest.raises(UsageError, match=message):
+        run_query(store, *args)
+
+
+@pytest.mark.parametrize("sql, kind", [
+    ("INSERT INTO builds SELECT * FROM builds", "INSERT"), ("CREATE TABLE x (a INT)", "CREATE"),
+    ("COPY builds TO 'x.csv'", "COPY"), ("ATTACH 'other.duckdb'", "ATTACH"), ("DROP TABLE builds", "DROP"),
+    ("SELECT 1; DELETE FROM builds", "DELETE"),
+])
+def test_sql_refuses_writes(store, sql, kind):
+    with pytest.raises(UsageError, match=f"zeckdb sql is read-only: a {kind} statement is refused"):
+        run_sql(store, sql)
+
+
+def test_sql_runs_reads_and_reports_errors(store):
+    assert run_sql(store, "SELECT z(100), fib(10)") == (["z(100)", "fib(10)"], [(3, 89)])
+    with pytest.raises(UsageError, match="SQL error: Catalog Error: Table with name nothing does not exist"):
+        run_sql(store, "SELECT * FROM nothing")
