@@ -40,7 +40,7 @@ def _echo_err(text: str) -> None:
 @app.command()
 def build(
     n: str = typer.Option(DEFAULT_NS, "--n", help="Which n: 7, 1..150 or 1..20,30."),
-    variant: Optional[list[str]] = typer.Option(None, "--variant", help="Variant to build (repeatable) [default: zeckendorf and reversed].", show_default=False),
+    variant: Optional[list[str]] = typer.Option(None, "--variant", help="Variant to build (repeatable) [default: every variant, each up to the n it can build exhaustively].", show_default=False),
     force: bool = typer.Option(False, "--force", help="Rebuild (variant, n) pairs that are already built."),
     db: Optional[str] = DbOption,
 ) -> None:
@@ -50,21 +50,33 @@ def build(
     interrupted build keeps what it finished and the same command resumes it.
     """
     from zeckdb.builder import build as run_build, layer_weight, plan
+    from zeckdb.errors import UsageError
     from zeckdb.ranges import format_ns, parse_ns
     from zeckdb.store import Store
-    from zeckdb.variants import get_variant
+    from zeckdb.variants import get_variant, variant_names
 
-    names = variant or ["zeckendorf", "reversed"]
+    names = variant or variant_names()
     variants = [get_variant(name) for name in names]
     ns = parse_ns(n)
+    skip = not variant  # by default each variant goes up to what it can build; named ones must fit
     for v in variants:
         for k in ns:
-            v.check_n(k)
+            if not (skip and k > v.max_n):
+                v.check_n(k)
+    if skip and all(k > v.max_n for v in variants for k in ns):
+        raise UsageError(f"no variant can be built exhaustively for n = {format_ns(ns)}: "
+                         f"the largest n is {max(v.max_n for v in variants)}")
+    for v in variants:
+        beyond = [k for k in ns if k > v.max_n]
+        if skip and beyond:
+            _echo_err(f"skipping {v.name} for n = {format_ns(beyond)}: about {v.estimate_positions(beyond[0]):,} positions "
+                      f"at n = {beyond[0]} alone, beyond its exhaustive limit n = {v.max_n}"
+                      + (f"; {v.beyond_max_n}" if v.beyond_max_n else ""))
     with Store.open_write(db) as store:
         todo = plan(store, variants, ns, force)
         total = sum(layer_weight(vs, k) for k, vs in todo.items())
         with _progress(total) as advance:
-            report = run_build(store, names, ns, force=force, progress=advance)
+            report = run_build(store, names, ns, force=force, skip_beyond_max_n=skip, progress=advance)
     if not report.built:
         typer.echo(f"nothing to build: {', '.join(names)} for n = {format_ns(ns)} already in {store.path} (--force rebuilds)")
         return

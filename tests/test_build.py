@@ -57,7 +57,8 @@ def test_incremental_build_computes_only_what_is_missing(tmp_path):
 
 def test_killed_build_keeps_committed_layers_and_resumes(tmp_path):
     path = tmp_path / "kill.duckdb"
-    cmd = [sys.executable, "-c", "from cli.main import main; main()", "build", "--n", "1..115", "--db", str(path)]
+    cmd = [sys.executable, "-c", "from cli.main import main; main()", "build", "--n", "1..115",
+           "--variant", "zeckendorf", "--variant", "reversed", "--db", str(path)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
     while time.time() < deadline and not (path.exists() and path.stat().st_size > 3_000_000):

@@ -77,10 +77,12 @@ def test_bad_lookups_get_one_line_errors(capsys, small_db, args, code, message):
 @pytest.mark.parametrize("n, message", [
     ("0", "bad --n '0': n starts at 1"), ("5..3", "the range 5..3 is empty"), ("abc", "bad --n 'abc': write n as 7, 1..150 or 1..20,30"),
     ("1..201", "n = 201 is out of range for zeckendorf: choose n from 1 to 200"),
+    ("300..310", "no variant can be built exhaustively for n = 300..310"),
 ])
 def test_bad_n_writes_nothing(capsys, tmp_path, n, message):
     path = tmp_path / "never.duckdb"
-    code, _, err = run(capsys, "build", "--n", n, "--db", str(path))
+    variant = ["--variant", "zeckendorf"] if n == "1..201" else []
+    code, _, err = run(capsys, "build", "--n", n, *variant, "--db", str(path))
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert not path.exists()
 
@@ -166,3 +168,21 @@ def test_sql_command_reads_stdin_and_refuses_writes(capsys, small_db, monkeypatc
     assert code == 2 and "unknown format 'xml': choose one of table, csv, json, markdown" in err
     code, _, err = run(capsys, "query", "winners", "--param", "oops", "--db", str(small_db))
     assert code == 2 and "bad --param 'oops': write KEY=VALUE" in err
+
+
+def test_default_build_skips_what_a_variant_cannot_build(capsys, tmp_path, monkeypatch):
+    import zeckdb.variants
+    from zeckdb.variants.quilt import Quilt
+
+    class SmallQuilt(Quilt):
+        max_n = 6  # as if quilt stopped at n = 6
+
+    monkeypatch.setitem(zeckdb.variants._instances, "quilt", SmallQuilt())
+    path = tmp_path / "all.duckdb"
+    code, out, err = run(capsys, "build", "--n", "5..8", "--db", str(path))
+    assert code == 0
+    assert "skipping quilt for n = 7..8: about 14 positions at n = 7 alone, beyond its exhaustive limit n = 6" in err
+    assert "`zeckdb simulate quilt --n N`" in err
+    assert out.startswith("built zeckendorf, reversed, quilt for n = 5..8: 93 positions")
+    code, _, err = run(capsys, "build", "--n", "7", "--variant", "quilt", "--db", str(path))
+    assert code == 2 and "n = 7 is out of range for quilt: choose n from 1 to 6; exhaustive quilt builds stop there" in err

@@ -26,18 +26,19 @@ class BuildReport:
     variants: list[str]
     ns: list[int]
     built: list[tuple[str, int]] = field(default_factory=list)
+    skipped: dict[str, list[int]] = field(default_factory=dict)  # n beyond a variant's exhaustive limit
     positions: int = 0
     edges: int = 0
     seconds: float = 0.0
 
 
 def plan(store: Store, variants: list[Variant], ns: list[int], force: bool) -> dict[int, list[Variant]]:
-    """Which variants each n still needs."""
+    """Which variants each n still needs (n beyond a variant's max_n are left out)."""
     todo: dict[int, list[Variant]] = {}
     for v in variants:
         done = set() if force else store.built_ns(v.name)
         for n in ns:
-            if n not in done:
+            if n not in done and n <= v.max_n:
                 todo.setdefault(n, []).append(v)
     return dict(sorted(todo.items()))
 
@@ -83,14 +84,22 @@ def _take_counts_from_mirrors(records: list[LayerRecord]) -> None:
 
 
 def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool = False,
-          progress: Progress | None = None) -> BuildReport:
-    """Build every (variant, n) not yet complete in the store (all of them with force)."""
+          skip_beyond_max_n: bool = False, progress: Progress | None = None) -> BuildReport:
+    """Build every (variant, n) not yet complete in the store (all of them with force).
+
+    An n beyond a variant's max_n is an error, or with skip_beyond_max_n is
+    left out and listed in the report's `skipped`.
+    """
     variants = [get_variant(name) for name in variant_names]
+    report = BuildReport([v.name for v in variants], ns)
     for v in variants:
         for n in ns:
-            v.check_n(n)
+            if skip_beyond_max_n and n > v.max_n:
+                report.skipped.setdefault(v.name, []).append(n)
+            else:
+                v.check_n(n)
+    for v in variants:
         store.register_variant(v)
-    report = BuildReport([v.name for v in variants], ns)
     t0 = time.perf_counter()
     todo = plan(store, variants, ns, force)
     stored_graphs = {v.graph_name: store.graph_ns(v.graph_name) for v in variants}

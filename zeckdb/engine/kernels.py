@@ -105,6 +105,33 @@ def group(src, n_nodes):
 
 
 @jit
+def topological_order(offsets, targets):
+    """Node ids with every node after all its children (Kahn's algorithm, run from
+    the sources and reversed). Shorter than the node count when there is a cycle."""
+    n = offsets.shape[0] - 1
+    parents = np.zeros(n, dtype=np.int32)
+    for e in range(targets.shape[0]):
+        parents[targets[e]] += 1
+    queue = np.empty(n, dtype=np.int32)
+    tail = 0
+    for v in range(n):
+        if parents[v] == 0:
+            queue[tail] = v
+            tail += 1
+    head = 0
+    while head < tail:
+        v = queue[head]
+        head += 1
+        for e in range(offsets[v], offsets[v + 1]):
+            w = targets[e]
+            parents[w] -= 1
+            if parents[w] == 0:
+                queue[tail] = w
+                tail += 1
+    return queue[:tail][::-1].copy()
+
+
+@jit
 def solve(offsets, targets, order):
     """Solve every node, visiting them in `order`, a topological order (children first).
 

@@ -24,7 +24,7 @@ class Graph:
 
     n: int
     keys: np.ndarray  # int64 key of each id
-    order: np.ndarray  # ids by ascending key: children before parents
+    order: np.ndarray  # ids in a topological order: children before parents
     offsets: np.ndarray  # int64, len(keys) + 1
     src: np.ndarray  # int32 id
     dst: np.ndarray  # int32 id
@@ -83,18 +83,20 @@ class Solution:
 def build_graph(variant: Variant, n: int) -> Graph:
     variant.check_n(n)
     keys = variant.layer_keys(n)
-    order = np.argsort(keys).astype(np.int32)  # keys are distinct: no need for a stable sort
-    sorted_keys = keys[order]
+    by_key = np.argsort(keys).astype(np.int32)  # keys are distinct: no need for a stable sort
+    sorted_keys = keys[by_key]
     src, child_keys, code = variant.graph_edges(n, sorted_keys)
     dst = kernels.link(sorted_keys, child_keys, code, len(variant.move_names))
     if len(dst) and dst.min() < 0:
         bad = int(child_keys[np.argmin(dst)])
         raise EngineError(f"{variant.name}, n={n}: a move leads to key {bad}, which is not a position of the layer")
-    if len(dst) and not (dst < src).all():
-        raise EngineError(f"{variant.name}, n={n}: some move does not lower the key; the keys are not topological")
-    src_id, dst_id = order[src], order[dst]
+    src_id, dst_id = by_key[src], by_key[dst]
     offsets, perm = kernels.group(src_id, len(keys))
-    return Graph(n, keys, order, offsets, src_id[perm], dst_id[perm], code[perm])
+    src_id, dst_id = src_id[perm], dst_id[perm]
+    order = kernels.topological_order(offsets, dst_id)
+    if len(order) < len(keys):
+        raise EngineError(f"{variant.name}, n={n}: the moves form a cycle; a game must always end")
+    return Graph(n, keys, order, offsets, src_id, dst_id, code[perm])
 
 
 def play_graph(variant: Variant, graph: Graph) -> Play:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from ..errors import UnknownVariantError
 from .base import Position, Variant
+from .quilt import Quilt
 from .reversed import Reversed
 from .zeckendorf import Zeckendorf
 
 _REGISTRY: dict[str, type[Variant]] = {
     "zeckendorf": Zeckendorf,
     "reversed": Reversed,
+    "quilt": Quilt,
 }
 
 _instances: dict[str, Variant] = {}

@@ -23,11 +23,11 @@ OPTIONAL:
             name). Variants sharing a graph store its edges once.
   reversed  True if this variant plays the graph's edges backwards (default False).
 
-Keys and ids: keys are what the engine computes with; every edge of the graph
-must go from a larger key to a smaller one, so that ascending key order is a
-topological order (the engine checks it). Ids are what the database stores: a
-dense numbering 0..size-1 of a layer that a lookup can compute from a position
-alone, without the layer.
+Keys and ids: keys are what the engine computes with: distinct int64s, one per
+position, so that sorted keys link a move's result to its position. Ids are
+what the database stores: a dense numbering 0..size-1 of a layer that a lookup
+can compute from a position alone, without the layer. The moves must not form
+a cycle (the engine checks it while ordering the layer).
 """
 
 from __future__ import annotations
@@ -49,6 +49,8 @@ class Variant(ABC):
     max_n: int
     graph: str | None = None  # None: the variant owns its graph
     reversed: bool = False
+    #: OPTIONAL: what to suggest for n beyond max_n (the exhaustive limit)
+    beyond_max_n: str = ""
 
     @property
     def graph_name(self) -> str:
@@ -97,9 +99,8 @@ class Variant(ABC):
     # -- shared helpers -------------------------------------------------
     def check_n(self, n: int) -> None:
         if not 1 <= n <= self.max_n:
-            raise UsageError(
-                f"n = {n} is out of range for {self.name}: choose n from 1 to {self.max_n}"
-            )
+            hint = f"; {self.beyond_max_n}" if n > self.max_n and self.beyond_max_n else ""
+            raise UsageError(f"n = {n} is out of range for {self.name}: choose n from 1 to {self.max_n}{hint}")
 
     def parse(self, text: str) -> Position:
         """Parse a count vector written bin 1 first, e.g. '3,1,0,2' or '(3,1,0,2)'."""

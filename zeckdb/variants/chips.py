@@ -1,7 +1,7 @@
 """ChipGame: a variant whose positions are chip counts in weighted bins and whose
 moves are rules "take these chips, put those", each a constant key delta.
 
-A rules module describes its game as data (weights, potential, rules); this class
+A rules module describes its game as data (bin weights and rules); this class
 turns the data into keys, layers and edges. The compiled loops live in
 zeckdb.engine.kernels and are imported only when a layer is built, so parsing
 and probing positions stays free of numba's start-up cost.
@@ -38,8 +38,6 @@ class Rule:
 class ChipGame(Variant):
     #: value of a chip in each bin, bin 1 first (bin 1 must be worth 1)
     weights: tuple[int, ...]
-    #: per-bin weight of a potential that every rule strictly lowers
-    potential: tuple[int, ...]
     #: the moves of the graph, in the graph's (forward) direction
     rules: tuple[Rule, ...]
 
@@ -57,12 +55,11 @@ class ChipGame(Variant):
         return offs
 
     @cached_property
-    def _potential_shift(self) -> int:
-        shift = sum(self._field_bits)
-        top = max(p / w for p, w in zip(self.potential, self.weights)) * self.max_n
-        if shift + int(top).bit_length() > 63:
+    def _key_bits(self) -> int:
+        bits = sum(self._field_bits)
+        if bits > 63:
             raise ValueError(f"{self.name}: keys do not fit in 63 bits at max_n={self.max_n}")
-        return shift
+        return bits
 
     @property
     def columns(self) -> list[str]:
@@ -95,27 +92,31 @@ class ChipGame(Variant):
     def key_of(self, position: Position) -> int:
         if len(position) > len(self.weights):
             raise UsageError(f"{self.name} has {len(self.weights)} bins, the position has {len(position)}")
-        key = sum(c * p for c, p in zip(position, self.potential)) << self._potential_shift
+        key = 0
         for c, off, bits in zip(position, self._offsets, self._field_bits):
             if c >= 1 << bits:
                 raise UsageError(f"position {self.format(position)} exceeds {self.name}'s n <= {self.max_n}")
             key |= c << off
         return key
 
-    @cached_property
-    def _ways(self) -> list[list[int]]:
-        """_ways[j][v]: count vectors of value v using bins 1..j+1 only (coin-change table)."""
-        table, row = [], [1] + [0] * self.max_n
+    def _ways_table(self, top: int) -> list[list[int]]:
+        """[j][v]: count vectors of value v <= top using bins 1..j+1 only (coin-change table)."""
+        table, row = [], [1] + [0] * top
         for w in self.weights:
             row = row.copy()
-            for v in range(w, self.max_n + 1):
+            for v in range(w, top + 1):
                 row[v] += row[v - w]
             table.append(row)
         return table
 
+    @cached_property
+    def _ways(self) -> list[list[int]]:
+        return self._ways_table(self.max_n)
+
     def estimate_positions(self, n: int) -> int:
-        """Exactly the number of count vectors of value n."""
-        return self._ways[-1][n]
+        """The number of positions of value n: exact up to max_n, a lower bound beyond
+        (bins heavier than the variant's are not counted)."""
+        return (self._ways if n <= self.max_n else self._ways_table(n))[-1][n]
 
     def id_of(self, position: Position) -> int:
         """Colex rank among the count vectors of the same value, heaviest bin most significant.
@@ -143,9 +144,9 @@ class ChipGame(Variant):
     def layer_keys(self, n: int) -> np.ndarray:
         """Every count vector of value n in id (colex) order, by expanding the heaviest bin first."""
         assert self.weights[0] == 1
+        assert self._key_bits
         rem = np.array([n], dtype=np.int64)
         fields = np.zeros(1, dtype=np.int64)
-        pot = np.zeros(1, dtype=np.int64)
         for j in range(len(self.weights) - 1, 0, -1):
             w = self.weights[j]
             if w > n:
@@ -156,10 +157,7 @@ class ChipGame(Variant):
             c = np.arange(len(row), dtype=np.int64) - starts[row]
             rem = rem[row] - c * w
             fields = fields[row] | (c << self._offsets[j])
-            pot = pot[row] + c * self.potential[j]
-        fields |= rem << self._offsets[0]
-        pot += rem * self.potential[0]
-        return (pot << self._potential_shift) | fields
+        return fields | (rem << self._offsets[0])
 
     # -- moves -------------------------------------------------------------
     @cached_property
@@ -176,16 +174,10 @@ class ChipGame(Variant):
                 shift[r, j] = self._offsets[b - 1]
                 mask[r, j] = (1 << self._field_bits[b - 1]) - 1
                 need[r, j] = cnt
-            d_pot = 0
             for b, cnt in rule.put:
                 delta[r] += cnt << self._offsets[b - 1]
-                d_pot += cnt * self.potential[b - 1]
             for b, cnt in rule.take:
                 delta[r] -= cnt << self._offsets[b - 1]
-                d_pot -= cnt * self.potential[b - 1]
-            if d_pot >= 0:
-                raise ValueError(f"{self.name}: rule {rule.name!r} does not lower the potential")
-            delta[r] += d_pot << self._potential_shift
             fallback[r] = rule.fallback
         return shift, mask, need, delta, fallback
 
@@ -216,3 +208,4 @@ class ChipGame(Variant):
             moves = [(code, child) for code, rule in enumerate(rules) if rule.fallback
                      if (child := apply(rule)) is not None]
         return moves
+

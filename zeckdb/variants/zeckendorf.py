@@ -10,7 +10,7 @@ from ..fib import fib
 from .base import Position
 from .chips import ChipGame, Rule
 
-MAX_N = 200  # n = 200 alone has 5,192,004 positions; keys need 59 bits
+MAX_N = 200  # n = 200 alone has 5,192,004 positions
 BINS = max(i for i in range(1, 20) if fib(i) <= MAX_N)
 
 
@@ -31,8 +31,6 @@ class Zeckendorf(ChipGame):
     source = "Baird-Smith, Epstein, Flint, Miller, The Zeckendorf Game (2020)"
     max_n = MAX_N
     weights = tuple(fib(i) for i in range(1, BINS + 1))
-    # Every rule lowers 4c1 + 7c2 + 8c3 + sum_{i>=4} (2i+2) c_i by 1 to 2i-2.
-    potential = (4, 7, 8) + tuple(2 * i + 2 for i in range(4, BINS + 1))
     rules = forward_rules(BINS)
 
     def start(self, n: int) -> Position:
