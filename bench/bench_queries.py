@@ -14,7 +14,7 @@ import sys
 import time
 
 TARGET_S = 2.0
-PARAMS = {"winning-moves": {"position": "40,20,10,5,2,1"}, "omega-b": {"n": "150"}}  # a position of n = 150
+PARAMS = {"winning-moves": {"position": "26,20,10,5,2,1"}, "omega-b": {"n": "150"}}  # a position of n = 150
 
 
 def main() -> None:

@@ -9,14 +9,16 @@ from zeckdb.builder import build
 from zeckdb.store import Store
 
 SMALL_N = 40  # graph sizes in GAMES.md go up to 40; every column is cross-checked up to 20
+QUILT_N = 30
 
 
 @pytest.fixture(scope="session")
 def small_db(tmp_path_factory) -> Path:
-    """A database with both core variants built for n = 1..40."""
+    """A database with both core variants built for n = 1..40, and the quilt game for n = 1..30."""
     path = tmp_path_factory.mktemp("db") / "small.duckdb"
     with Store.open_write(path) as store:
         build(store, ["zeckendorf", "reversed"], list(range(1, SMALL_N + 1)))
+        build(store, ["quilt"], list(range(1, QUILT_N + 1)))
     return path
 
 

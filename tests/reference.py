@@ -75,7 +75,7 @@ MOVES = {"zeckendorf": zeckendorf_moves, "reversed": reversed_moves}
 
 
 def start(variant: str, n: int):
-    return (n,) if variant == "zeckendorf" else zeckendorf_decomposition(n)
+    return zeckendorf_decomposition(n) if variant == "reversed" else (n,)
 
 
 def value(p) -> int:
@@ -153,3 +153,57 @@ def winning_strategy_graph(variant: str, n: int) -> set[tuple[int, ...]]:
         winner_to_move = solve(variant, p)["win"]
         stack.extend(c for c in MOVES[variant](p) if not winner_to_move or not solve(variant, c)["win"])
     return seen
+
+
+# -- the Fibonacci Quilt game, from GAMES.md section 4 -------------------------
+Q = [1, 2, 3, 4]
+while len(Q) < 30:
+    Q.append(Q[-2] + Q[-3])
+
+
+def quilt_moves(p):
+    """Moves 1 to 5 of the quilt game, as listed (3f corrected); 2a only when nothing else is legal."""
+    out = [moved(p, {1: 1, 2: 1}, {3: 1})]  # 1a
+    out += [moved(p, {i: 1, i + 1: 1}, {i + 3: 1}) for i in range(2, BINS - 3)]  # 1b
+    out += [moved(p, {i: 1, i + 4: 1}, {i + 5: 1}) for i in range(2, BINS - 5)]  # 2b
+    out += [moved(p, {1: 2}, {2: 1}), moved(p, {2: 2}, {4: 1}), moved(p, {3: 2}, {2: 1, 4: 1}),  # 3a-c
+            moved(p, {4: 2}, {1: 1, 6: 1}), moved(p, {4: 2}, {3: 1, 5: 1}), moved(p, {5: 2}, {1: 1, 7: 1}),  # 3d, 3e
+            moved(p, {6: 2}, {2: 1, 8: 1}), moved(p, {6: 2}, {5: 1, 7: 1})]  # 3f (errata)
+    out += [moved(p, {i: 2}, {i - 5: 1, i + 2: 1}) for i in range(7, BINS - 2)]  # 3g
+    out += [moved(p, {1: 1, 4: 1}, {5: 1}), moved(p, {2: 1, 5: 1}, {6: 1}), moved(p, {3: 1, 6: 1}, {1: 1, 7: 1}),
+            moved(p, {4: 1, 7: 1}, {1: 1, 8: 1}), moved(p, {5: 1, 8: 1}, {1: 1, 9: 1}),
+            moved(p, {6: 1, 9: 1}, {2: 1, 10: 1})]  # 4a-4d
+    out += [moved(p, {i: 1, i + 3: 1}, {i - 5: 1, i + 4: 1}) for i in range(7, BINS - 4)]  # 4e
+    out.append(moved(p, {1: 1, 3: 1}, {4: 1}))  # 5
+    legal = [m for m in out if m is not None]
+    if not legal:
+        fallback = moved(p, {1: 1, 5: 1}, {2: 1, 4: 1})  # 2a
+        legal = [fallback] if fallback is not None else []
+    return legal
+
+
+def quilt_value(p) -> int:
+    return sum(c * q for c, q in zip(p, Q))
+
+
+def fq_legal_decompositions(n: int) -> list[tuple[int, ...]]:
+    """Sets of distinct quilt indices, no two at distance 1, 3 or 4, not both 1 and 3, summing to n."""
+    found = []
+
+    def extend(chosen: list[int], i: int, left: int) -> None:
+        if left == 0:
+            c = [0] * (max(chosen) if chosen else 0)
+            for j in chosen:
+                c[j - 1] = 1
+            found.append(tuple(c))
+            return
+        for j in range(i, 0, -1):
+            if Q[j - 1] <= left and all(abs(j - k) not in (0, 1, 3, 4) for k in chosen) \
+                    and not ({j} | set(chosen)) >= {1, 3}:
+                extend(chosen + [j], j - 1, left - Q[j - 1])
+
+    extend([], max(j for j in range(1, len(Q) + 1) if Q[j - 1] <= n), n)
+    return found
+
+
+MOVES["quilt"] = quilt_moves

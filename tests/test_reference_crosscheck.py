@@ -19,7 +19,7 @@ def layer(con, variant: str, n: int) -> dict[tuple, dict]:
     return out
 
 
-@pytest.mark.parametrize("variant", ["zeckendorf", "reversed"])
+@pytest.mark.parametrize("variant", ["zeckendorf", "reversed", "quilt"])
 @pytest.mark.parametrize("n", CHECK_N)
 def test_every_column_matches_reference(con, variant, n):
     stored = layer(con, variant, n)
@@ -41,7 +41,7 @@ def test_every_column_matches_reference(con, variant, n):
         assert row["is_terminal"] == (want["max"] == 0), where
 
 
-@pytest.mark.parametrize("variant", ["zeckendorf", "reversed"])
+@pytest.mark.parametrize("variant", ["zeckendorf", "reversed", "quilt"])
 @pytest.mark.parametrize("n", CHECK_N)
 def test_moves_view_matches_reference(con, variant, n):
     stored = {r["id"]: ref.norm([r[f"c{i}"] or 0 for i in range(1, 17)])
@@ -52,7 +52,7 @@ def test_moves_view_matches_reference(con, variant, n):
     assert got == want
 
 
-@pytest.mark.parametrize("variant", ["zeckendorf", "reversed"])
+@pytest.mark.parametrize("variant", ["zeckendorf", "reversed", "quilt"])
 @pytest.mark.parametrize("n", CHECK_N)
 def test_build_summary_matches_reference(con, variant, n):
     (b,) = rows(con, "SELECT * FROM builds WHERE variant = ? AND n = ?", [variant, n])

@@ -1,0 +1,12 @@
+-- name: quilt-lengths
+-- description: Per n, the quilt game's shortest and longest game, L(n) (most terms in an FQ-legal decomposition, i.e. in a terminal position), n - L(n), and the number of terminal positions.
+-- checks: Miller and Newlon (2019): the shortest game has exactly n - L(n) moves; games end at FQ-legal decompositions, which are not unique (8 = 1 + 7 = 3 + 5).
+WITH ends AS (
+    SELECT variant, n, max(list_sum(list_transform(list_value(*COLUMNS('^c\d+$')), lambda x: coalesce(x, 0)))) AS l_n,
+           count(*) AS terminals
+    FROM positions WHERE variant = 'quilt' AND is_terminal GROUP BY variant, n)
+SELECT n, b.min_length, b.max_length, e.l_n, n - e.l_n AS n_minus_l, b.min_length = n - e.l_n AS min_is_n_minus_l,
+       e.terminals
+FROM builds b JOIN ends e USING (variant, n)
+WHERE ($ns::INTEGER[] IS NULL OR list_contains($ns::INTEGER[], n))
+ORDER BY n
