@@ -259,6 +259,39 @@ def sql(
     typer.echo(render(columns, rows, fmt))
 
 
+@app.command()
+def simulate(
+    variant: str = typer.Argument(..., help="Variant name, e.g. quilt."),
+    n: int = typer.Option(..., "--n", help="The n to play (any size: no database needed)."),
+    games: int = typer.Option(10_000, "--games", help="Number of random games."),
+    seed: int = typer.Option(0, "--seed", help="Random seed (the same seed gives the same games)."),
+    fmt: str = FormatOption,
+) -> None:
+    """Play random games (Monte Carlo) and summarise their lengths: moments and a histogram.
+
+    Each player picks uniformly among the legal moves, as the measure P of
+    `zeckdb query length-moments`, which is exact where the database holds n.
+    """
+    from cli.render import render
+    from zeckdb.simulate import simulate as run_simulation
+
+    _check_format(fmt)
+    sim = run_simulation(variant, n, games, seed)
+    moments, histogram = sim.moments(), sim.histogram()
+    if fmt == "json":
+        typer.echo(json.dumps({"variant": sim.variant, "n": n, "games": games, "seed": seed, "method": "monte carlo",
+                               **moments, "histogram": {str(k): v for k, v in histogram.items()}}))
+        return
+    if fmt == "table":
+        typer.echo(f"{sim.variant}, n = {n}: {games:,} random games (Monte Carlo, seed {seed}; not exact)")
+    typer.echo(render(list(moments), [tuple(moments.values())], fmt))
+    if fmt == "table":
+        top = max(histogram.values())
+        typer.echo("\nlength  games")
+        for length, count in histogram.items():
+            typer.echo(f"{length:>6}  {count:>6}  {'#' * max(1, round(40 * count / top))}")
+
+
 @db_app.command("upgrade")
 def db_upgrade(db: Optional[str] = DbOption) -> None:
     """Create the database or bring it to the newest schema revision."""

@@ -341,3 +341,41 @@ def winning_strategies(offsets, targets, order, win, start):
             if not win[i] or not win[c]:
                 reach[c] = True
     return reach
+
+
+@jit
+def random_game_lengths(start, take_bin, take_count, put_bin, put_count, fallback, games, seed):
+    """Lengths of `games` games from the count vector `start`, each move drawn uniformly
+    from the legal ones (fallback rules only where nothing else is legal)."""
+    np.random.seed(seed)
+    n_rules, width = take_bin.shape
+    legal = np.empty(n_rules, dtype=np.int64)
+    lengths = np.empty(games, dtype=np.int64)
+    for g in range(games):
+        c = start.copy()
+        length = 0
+        while True:
+            k = 0
+            for use_fallback in (False, True):
+                for r in range(n_rules):
+                    if fallback[r] != use_fallback:
+                        continue
+                    ok = True
+                    for j in range(width):
+                        if take_count[r, j] > 0 and c[take_bin[r, j]] < take_count[r, j]:
+                            ok = False
+                            break
+                    if ok:
+                        legal[k] = r
+                        k += 1
+                if k:
+                    break
+            if k == 0:
+                break
+            r = legal[np.random.randint(k)]
+            for j in range(width):
+                c[take_bin[r, j]] -= take_count[r, j]
+                c[put_bin[r, j]] += put_count[r, j]
+            length += 1
+        lengths[g] = length
+    return lengths

@@ -78,6 +78,11 @@ class ChipGame(Variant):
         """The rules in this variant's direction (code i is rule i either way)."""
         return self.rules
 
+    def game_for(self, n: int) -> tuple[tuple[int, ...], tuple[Rule, ...]]:
+        """OPTIONAL: bin weights and rules (in the direction of play) covering any n, for
+        simulations beyond max_n; by default those of the exhaustive builds."""
+        return self.weights, self.play_rules
+
     # -- positions -------------------------------------------------------
     def value(self, position: Position) -> int:
         return sum(c * w for c, w in zip(position, self.weights))

@@ -68,6 +68,9 @@ class Quilt(ChipGame):
     rules = quilt_rules(BINS)
 
     def start(self, n: int) -> Position:
-        self.check_n(n)
         return (n,)
+
+    def game_for(self, n: int) -> tuple[tuple[int, ...], tuple[Rule, ...]]:
+        bins = max(BINS, sum(1 for q in quilt_terms(60) if q <= n))
+        return tuple(quilt_terms(bins)), quilt_rules(bins)
 

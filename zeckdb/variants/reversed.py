@@ -37,5 +37,8 @@ class Reversed(Zeckendorf):
         return tuple(rule.reverse(reverse_name(rule)) for rule in self.rules)
 
     def start(self, n: int) -> Position:
-        self.check_n(n)
         return zeckendorf_counts(n)
+
+    def game_for(self, n: int) -> tuple[tuple[int, ...], tuple[Rule, ...]]:
+        weights, forward = super().game_for(n)
+        return weights, tuple(rule.reverse(reverse_name(rule)) for rule in forward)

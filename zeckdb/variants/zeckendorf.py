@@ -34,5 +34,8 @@ class Zeckendorf(ChipGame):
     rules = forward_rules(BINS)
 
     def start(self, n: int) -> Position:
-        self.check_n(n)
         return (n,)
+
+    def game_for(self, n: int) -> tuple[tuple[int, ...], tuple[Rule, ...]]:
+        bins = max(BINS, max(i for i in range(1, 40) if fib(i) <= n))
+        return tuple(fib(i) for i in range(1, bins + 1)), forward_rules(bins)
