@@ -1,7 +1,8 @@
-"""Benchmark of the core issue's targets; prints measured figures and their ratio to each target.
+"""Benchmark of the build and lookup targets; prints measured figures and their ratio to each target.
 
-    python bench/bench_core.py            # n = 1..150 (about a minute)
-    python bench/bench_core.py --n 1..200 # the memory-bound check (several minutes, ~7 GB of disk)
+    python bench/bench_core.py                  # zeckendorf + reversed, n = 1..150 (a minute and a half)
+    python bench/bench_core.py --n 1..200       # the memory-bound check (about 20 minutes, ~10 GB of disk)
+    python bench/bench_core.py --variant all    # the default `zeckdb build`: every variant (quilt to n = 100)
 
 It runs `zeckdb build` in a child process (wall time and peak memory of the
 whole command), then times lookups in one process and `zeckdb position` end to end.
@@ -23,9 +24,10 @@ import time
 TARGETS = {"build_s": 60.0, "peak_gib": 4.0, "file_gb": 1.5, "lookup_ms": 5.0, "cli_s": 1.0}
 
 
-def measure_build(db: Path, ns: str) -> tuple[float, float]:
+def measure_build(db: Path, ns: str, variants: list[str]) -> tuple[float, float]:
+    chosen = [] if variants == ["all"] else [arg for v in variants for arg in ("--variant", v)]
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "cli.main", "build", "--n", ns, "--db", str(db)], check=True,
+    subprocess.run([sys.executable, "-m", "cli.main", "build", "--n", ns, *chosen, "--db", str(db)], check=True,
                    stderr=subprocess.DEVNULL)
     wall = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024 / 2**30
@@ -67,6 +69,8 @@ def measure_cli(db: Path, n: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", default="1..150")
+    parser.add_argument("--variant", action="append", help="variant to build (repeatable; 'all' for the default "
+                        "build of every variant) [default: zeckendorf and reversed]")
     parser.add_argument("--keep", help="write the database here and keep it (default: a temporary file)")
     args = parser.parse_args()
     max_n = int(args.n.split("..")[-1])
@@ -74,11 +78,13 @@ def main() -> None:
         db = Path(args.keep) if args.keep else Path(tmp) / "bench.duckdb"
         if db.exists():
             sys.exit(f"{db} exists: the benchmark measures a build from scratch")
-        wall, peak = measure_build(db, args.n)
+        variants = args.variant or ["zeckendorf", "reversed"]
+        wall, peak = measure_build(db, args.n, variants)
         size = db.stat().st_size / 1e9
         lookup = measure_lookups(db, max_n)
         cli = measure_cli(db, max_n)
-        print(f"zeckdb build --n {args.n} (zeckendorf + reversed), {os.cpu_count()} cores")
+        print(f"zeckdb build --n {args.n} ({' + '.join(variants)}), {os.cpu_count()} cores"
+              + ("" if variants == ["zeckendorf", "reversed"] else "; the targets are those of zeckendorf + reversed"))
         for label, value, target, unit in [
             ("build wall time", wall, TARGETS["build_s"], "s"),
             ("build peak memory", peak, TARGETS["peak_gib"], "GiB"),

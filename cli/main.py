@@ -75,8 +75,14 @@ def build(
     with Store.open_write(db) as store:
         todo = plan(store, variants, ns, force)
         total = sum(layer_weight(vs, k) for k, vs in todo.items())
-        with _progress(total) as advance:
-            report = run_build(store, names, ns, force=force, skip_beyond_max_n=skip, progress=advance)
+        try:
+            with _progress(total) as advance:
+                report = run_build(store, names, ns, force=force, skip_beyond_max_n=skip, progress=advance)
+        except KeyboardInterrupt:  # typer would exit silently; say what is kept
+            done = sorted(set().union(*(store.built_ns(v.name) for v in variants)) & set(ns))
+            _echo_err(f"zeckdb: interrupted; n = {format_ns(done) or 'none'} are committed, "
+                      "run the same command again to resume")
+            raise typer.Exit(130) from None
     if not report.built:
         typer.echo(f"nothing to build: {', '.join(names)} for n = {format_ns(ns)} already in {store.path} (--force rebuilds)")
         return
@@ -193,9 +199,10 @@ def line(
         return
     typer.echo(f"{first.variant} from {_fmt_position(first.position)}: "
                f"the player to move {'wins' if first.outcome == 'win' else 'loses'} in {first.remoteness} moves")
+    width = max((len(mv) for mv, _ in steps[1:]), default=0)
     for i, (mv, info) in enumerate(steps[1:], 1):
         mover = "A" if i % 2 else "B"
-        typer.echo(f"  {i:>3}. {mover}: {mv:<16} -> {_fmt_position(info.position)}")
+        typer.echo(f"  {i:>3}. {mover}: {mv:<{width}}  -> {_fmt_position(info.position)}")
 
 
 FormatOption = typer.Option("table", "--format", "-f", help="Output format: table, csv, json or markdown.")
@@ -329,9 +336,6 @@ def main(argv: list[str] | None = None) -> None:
     except ZeckdbError as exc:
         _echo_err(f"zeckdb: error: {exc}")
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        _echo_err("zeckdb: interrupted; everything committed so far is kept, run the same command again to resume")
-        sys.exit(130)
 
 
 if __name__ == "__main__":

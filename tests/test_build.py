@@ -74,3 +74,20 @@ def test_killed_build_keeps_committed_layers_and_resumes(tmp_path):
         report = build(store, ["zeckendorf", "reversed"], list(range(1, 116)))
     assert len(report.built) == 230 - done_before
     assert consistent(path) == []
+
+
+def test_ctrl_c_says_what_is_kept_and_exits_130(tmp_path):
+    path = tmp_path / "int.duckdb"
+    cmd = [sys.executable, "-c", "from cli.main import main; main()", "build", "--n", "1..115",
+           "--variant", "zeckendorf", "--db", str(path)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.time() + 120
+    while time.time() < deadline and not (path.exists() and path.stat().st_size > 3_000_000):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate()
+    assert proc.returncode == 130
+    assert err.startswith("zeckdb: interrupted; n = 1..") and err.rstrip().endswith(
+        "are committed, run the same command again to resume")
+    assert consistent(path) == []

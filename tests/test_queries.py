@@ -219,3 +219,13 @@ def test_sql_runs_reads_and_reports_errors(store):
     assert run_sql(store, "SELECT z(100), fib(10)") == (["z(100)", "fib(10)"], [(3, 89)])
     with pytest.raises(UsageError, match="SQL error: Catalog Error: Table with name nothing does not exist"):
         run_sql(store, "SELECT * FROM nothing")
+
+
+def test_reversed_abc_matches_theorem_1_6(store):
+    from .facts import THEOREM_1_6
+
+    got = query(store, "reversed-abc")
+    assert len(got) > 500 and all(r["agrees"] for r in got)
+    for r in got:
+        assert r["theorem_1_6"] == THEOREM_1_6[(r["a"] % 2, r["b"] % 2, r["c"] % 2)](r["a"], r["c"])
+        assert r["a"] + 2 * r["b"] + 3 * r["c"] == r["n"]

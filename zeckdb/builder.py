@@ -2,8 +2,9 @@
 
 Layers are built in ascending n, through three stages that overlap on
 different n (numba kernels and DuckDB release the GIL): solve (this thread),
-length distributions (two threads), write (one thread, one transaction per n). At most three layers are in flight, so memory is bounded by the largest n,
-not by the range. Variants sharing a graph share its enumeration and its
+length distributions (two threads), write (one thread, one transaction per
+n). At most three layers are in flight, so memory is bounded by the largest
+n, not by the range. Variants sharing a graph share its enumeration and its
 stored edges.
 """
 
@@ -61,7 +62,7 @@ def _compute(n: int, variants: list[Variant], stored_graphs: dict[str, set[int]]
             graphs[v.graph_name] = (g, owner.decode(g.keys))
         g, counts = graphs[v.graph_name]
         sol = solve_graph(v, g, [r.solution for r in records if r.keys is g.keys])
-        mirror = next((r for r in records if r.solution is sol.mirror), None) if sol.mirror else None
+        mirror = next((r for r in records if r.solution is sol.mirror), None)
         new_graph = force or n not in stored_graphs[v.graph_name]
         edges = (g.src, g.dst, g.code) if new_graph else None
         stored_graphs[v.graph_name].add(n)

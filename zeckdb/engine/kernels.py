@@ -193,6 +193,18 @@ def solve(offsets, targets, order):
 
 LIMB_BITS = 62
 LIMB_MASK = (1 << LIMB_BITS) - 1
+_BITS = np.uint64(LIMB_BITS)
+_MASK = np.uint64(LIMB_MASK)
+
+
+@jit
+def add_limbs(acc, value):
+    """acc += value, both exact non-negative integers as base-2^62 limbs (least significant first)."""
+    carry = np.uint64(0)
+    for j in range(acc.shape[0]):
+        s = acc[j] + value[j] + carry
+        acc[j] = s & _MASK
+        carry = s >> _BITS
 
 
 @jit
@@ -200,20 +212,13 @@ def exact_games(offsets, targets, order, limbs):
     """Number of complete games from every node, exactly, as base-2^62 limbs."""
     n = offsets.shape[0] - 1
     count = np.zeros((n, limbs), dtype=np.uint64)
-    mask = np.uint64(LIMB_MASK)
-    bits = np.uint64(LIMB_BITS)
     for i in order:
         lo, hi = offsets[i], offsets[i + 1]
         if lo == hi:
             count[i, 0] = 1
             continue
         for e in range(lo, hi):
-            c = targets[e]
-            carry = np.uint64(0)
-            for j in range(limbs):
-                s = count[i, j] + count[c, j] + carry
-                count[i, j] = s & mask
-                carry = s >> bits
+            add_limbs(count[i], count[targets[e]])
     return count
 
 
@@ -249,8 +254,6 @@ def length_distribution(offsets, targets, start, max_len, count_games, limbs):
     out_p = np.zeros(max_len + 1)
     out_g = np.zeros(max_len + 1)
     out_x = np.zeros((max_len + 1, limbs), dtype=np.uint64)
-    mask = np.uint64(LIMB_MASK)
-    bits = np.uint64(LIMB_BITS)
     p_cur[start] = 1.0
     g_cur[start] = 1.0
     if limbs:
@@ -267,11 +270,8 @@ def length_distribution(offsets, targets, start, max_len, count_games, limbs):
             if lo == hi:
                 out_p[k] += pv
                 out_g[k] += gv
-                carry = np.uint64(0)
-                for j in range(limbs):
-                    s = out_x[k, j] + x_cur[v, j] + carry
-                    out_x[k, j] = s & mask
-                    carry = s >> bits
+                if limbs:
+                    add_limbs(out_x[k], x_cur[v])
             else:
                 share = pv * inv_degree[v]
                 for e in range(lo, hi):
@@ -279,11 +279,8 @@ def length_distribution(offsets, targets, start, max_len, count_games, limbs):
                     p_nxt[w] += share
                     if count_games:
                         g_nxt[w] += gv
-                    carry = np.uint64(0)
-                    for j in range(limbs):
-                        s = x_nxt[w, j] + x_cur[v, j] + carry
-                        x_nxt[w, j] = s & mask
-                        carry = s >> bits
+                    if limbs:
+                        add_limbs(x_nxt[w], x_cur[v])
                 new_lo = min(new_lo, first[v])
                 new_hi = max(new_hi, last[v])
             p_cur[v] = 0.0
