@@ -49,8 +49,7 @@ def build(
     Incremental: what is built is skipped. Each n is committed atomically, so an
     interrupted build keeps what it finished and the same command resumes it.
     """
-    from zeckdb.builder import build as run_build, layer_weight, plan
-    from zeckdb.errors import UsageError
+    from zeckdb.builder import build as run_build, check_targets, layer_weight, plan
     from zeckdb.ranges import format_ns, parse_ns
     from zeckdb.store import Store
     from zeckdb.variants import get_variant, variant_names
@@ -59,19 +58,11 @@ def build(
     variants = [get_variant(name) for name in names]
     ns = parse_ns(n)
     skip = not variant  # by default each variant goes up to what it can build; named ones must fit
-    for v in variants:
-        for k in ns:
-            if not (skip and k > v.max_n):
-                v.check_n(k)
-    if skip and all(k > v.max_n for v in variants for k in ns):
-        raise UsageError(f"no variant can be built exhaustively for n = {format_ns(ns)}: "
-                         f"the largest n is {max(v.max_n for v in variants)}")
-    for v in variants:
-        beyond = [k for k in ns if k > v.max_n]
-        if skip and beyond:
-            _echo_err(f"skipping {v.name} for n = {format_ns(beyond)}: about {v.estimate_positions(beyond[0]):,} positions "
-                      f"at n = {beyond[0]} alone, beyond its exhaustive limit n = {v.max_n}"
-                      + (f"; {v.beyond_max_n}" if v.beyond_max_n else ""))
+    for name, beyond in check_targets(variants, ns, skip).items():  # before the file is touched
+        v = get_variant(name)
+        _echo_err(f"skipping {name} for n = {format_ns(beyond)}: about {v.estimate_positions(beyond[0]):,} positions "
+                  f"at n = {beyond[0]} alone, beyond its exhaustive limit n = {v.max_n}"
+                  + (f"; {v.beyond_max_n}" if v.beyond_max_n else ""))
     with Store.open_write(db) as store:
         todo = plan(store, variants, ns, force)
         total = sum(layer_weight(vs, k) for k, vs in todo.items())

@@ -33,6 +33,25 @@ class BuildReport:
     seconds: float = 0.0
 
 
+def check_targets(variants: list[Variant], ns: list[int], skip_beyond_max_n: bool) -> dict[str, list[int]]:
+    """Raise for an n a variant cannot build; with skip_beyond_max_n, n beyond a
+    variant's max_n are returned (by variant name) instead, unless no variant can build any."""
+    from .errors import UsageError
+    from .ranges import format_ns
+
+    skipped: dict[str, list[int]] = {}
+    for v in variants:
+        for n in ns:
+            if skip_beyond_max_n and n > v.max_n:
+                skipped.setdefault(v.name, []).append(n)
+            else:
+                v.check_n(n)
+    if skip_beyond_max_n and all(len(skipped.get(v.name, [])) == len(ns) for v in variants):
+        raise UsageError(f"no variant can be built exhaustively for n = {format_ns(ns)}: "
+                         f"the largest n is {max(v.max_n for v in variants)}")
+    return skipped
+
+
 def plan(store: Store, variants: list[Variant], ns: list[int], force: bool) -> dict[int, list[Variant]]:
     """Which variants each n still needs (n beyond a variant's max_n are left out)."""
     todo: dict[int, list[Variant]] = {}
@@ -92,13 +111,7 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
     left out and listed in the report's `skipped`.
     """
     variants = [get_variant(name) for name in variant_names]
-    report = BuildReport([v.name for v in variants], ns)
-    for v in variants:
-        for n in ns:
-            if skip_beyond_max_n and n > v.max_n:
-                report.skipped.setdefault(v.name, []).append(n)
-            else:
-                v.check_n(n)
+    report = BuildReport([v.name for v in variants], ns, skipped=check_targets(variants, ns, skip_beyond_max_n))
     for v in variants:
         store.register_variant(v)
     t0 = time.perf_counter()
