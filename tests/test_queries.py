@@ -229,3 +229,12 @@ def test_reversed_abc_matches_theorem_1_6(store):
     for r in got:
         assert r["theorem_1_6"] == THEOREM_1_6[(r["a"] % 2, r["b"] % 2, r["c"] % 2)](r["a"], r["c"])
         assert r["a"] + 2 * r["b"] + 3 * r["c"] == r["n"]
+
+
+def test_missing_sql_folder_is_explained(monkeypatch, tmp_path):
+    import zeckdb.queries
+    from zeckdb.errors import DatabaseError
+
+    monkeypatch.setattr(zeckdb.queries, "SQL_DIR", tmp_path / "nowhere")
+    with pytest.raises(DatabaseError, match="named queries are missing .*: install zeckdb from its source checkout"):
+        list_queries()

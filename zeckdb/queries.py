@@ -22,7 +22,7 @@ from typing import Any
 
 import duckdb
 
-from .errors import UsageError
+from .errors import DatabaseError, UsageError
 from .store import Store
 
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
@@ -67,12 +67,15 @@ def _parse(path: Path) -> NamedQuery:
 
 
 def list_queries() -> list[NamedQuery]:
+    if not SQL_DIR.is_dir():
+        raise DatabaseError(f"zeckdb's named queries are missing ({SQL_DIR}): install zeckdb from its source "
+                            "checkout with `pip install -e .`")
     return [_parse(p) for p in sorted(SQL_DIR.glob("*.sql"))]
 
 
 def get_query(name: str) -> NamedQuery:
     path = SQL_DIR / f"{name}.sql"
-    if not re.fullmatch(r"[a-z0-9-]+", name) or not path.exists():
+    if not re.fullmatch(r"[a-z0-9-]+", name) or not path.exists():  # list_queries explains a missing sql/
         names = ", ".join(q.name for q in list_queries())
         raise UsageError(f"unknown query {name!r}: choose one of {names} (`zeckdb query` lists them)")
     return _parse(path)
