@@ -52,14 +52,9 @@ class ChipGame(Variant):
         for b in self._field_bits:
             offs.append(at)
             at += b
-        return offs
-
-    @cached_property
-    def _key_bits(self) -> int:
-        bits = sum(self._field_bits)
-        if bits > 63:
+        if at > 63:
             raise ValueError(f"{self.name}: keys do not fit in 63 bits at max_n={self.max_n}")
-        return bits
+        return offs
 
     @property
     def columns(self) -> list[str]:
@@ -149,7 +144,6 @@ class ChipGame(Variant):
     def layer_keys(self, n: int) -> np.ndarray:
         """Every count vector of value n in id (colex) order, by expanding the heaviest bin first."""
         assert self.weights[0] == 1
-        assert self._key_bits
         rem = np.array([n], dtype=np.int64)
         fields = np.zeros(1, dtype=np.int64)
         for j in range(len(self.weights) - 1, 0, -1):
@@ -213,4 +207,3 @@ class ChipGame(Variant):
             moves = [(code, child) for code, rule in enumerate(rules) if rule.fallback
                      if (child := apply(rule)) is not None]
         return moves
-
