@@ -229,10 +229,10 @@ def length_distribution(offsets, targets, start, max_len, count_games, limbs):
     Returns, per length: the probability under P (each player picks a uniformly
     random move), the number of complete games of that length (float, zeros
     unless count_games) and, when limbs > 0, that number exactly as base-2^62
-    limbs. Memory is linear in the
-    nodes (the current and the next step). Each step sweeps the nodes holding
-    mass in id order, which keeps the scattered writes of each move kind moving
-    forward together (a frontier list in arrival order was 5x slower at n = 150).
+    limbs. Memory is linear in the nodes (the current and the next step). Each
+    step sweeps the nodes holding mass in id order, which keeps the scattered
+    writes of each move kind moving forward together (a frontier list in
+    arrival order was 5x slower at n = 150).
     """
     n = offsets.shape[0] - 1
     first = np.empty(n, dtype=np.int64)  # smallest and largest child of each node
@@ -263,9 +263,9 @@ def length_distribution(offsets, targets, start, max_len, count_games, limbs):
         new_lo, new_hi = n, -1
         for v in range(lo_id, hi_id + 1):
             pv = p_cur[v]
-            if pv == 0.0:
-                continue
             gv = g_cur[v]
+            if pv == 0.0 and gv == 0.0:  # P alone can underflow on long games; a reached node has a path
+                continue
             lo, hi = offsets[v], offsets[v + 1]
             if lo == hi:
                 out_p[k] += pv
