@@ -137,7 +137,7 @@ def status(db: Optional[str] = DbOption) -> None:
 
 @app.command()
 def position(
-    variant: str = typer.Argument(..., help="Variant name, e.g. zeckendorf or reversed."),
+    variant: str = typer.Argument(..., help="Variant name, e.g. zeckendorf, reversed, black-hole-4 or fibonacci-nim."),
     position: Optional[str] = PositionArg,
     start: Optional[int] = StartOption,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (a stable contract for scripts)."),
@@ -145,13 +145,14 @@ def position(
 ) -> None:
     """Show a position: outcome, remoteness, game lengths, counts, and every move ranked best first."""
     from zeckdb import api
+    from zeckdb.variants import get_variant
 
     with api.open_db(db) as store:
         info = api.probe(store, variant, position, start)
     if as_json:
         typer.echo(json.dumps(info.to_json()))
         return
-    fmt = _fmt_position
+    fmt = get_variant(info.variant).format
     typer.echo(f"{info.variant} {fmt(info.position)}  (n = {info.value}{', start' if info.is_start else ''}"
                f"{', terminal' if info.is_terminal else ''})")
     typer.echo(f"  outcome           {info.outcome} for the player to move")
@@ -172,7 +173,7 @@ def position(
 
 @app.command()
 def line(
-    variant: str = typer.Argument(..., help="Variant name, e.g. zeckendorf or reversed."),
+    variant: str = typer.Argument(..., help="Variant name, e.g. zeckendorf, reversed, black-hole-4 or fibonacci-nim."),
     position: Optional[str] = PositionArg,
     start: Optional[int] = StartOption,
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of {player, move, position}."),
@@ -180,6 +181,7 @@ def line(
 ) -> None:
     """Play the principal line from a position: optimal play by both sides, one move per line."""
     from zeckdb import api
+    from zeckdb.variants import get_variant
 
     with api.open_db(db) as store:
         steps = api.principal_line(store, variant, position, start)
@@ -188,12 +190,13 @@ def line(
         typer.echo(json.dumps([{"ply": i, "player": 1 + (i - 1) % 2, "move": mv, "position": info.position}
                                for i, (mv, info) in enumerate(steps[1:], 1)]))
         return
-    typer.echo(f"{first.variant} from {_fmt_position(first.position)}: "
+    fmt = get_variant(first.variant).format
+    typer.echo(f"{first.variant} from {fmt(first.position)}: "
                f"the player to move {'wins' if first.outcome == 'win' else 'loses'} in {first.remoteness} moves")
     width = max((len(mv) for mv, _ in steps[1:]), default=0)
     for i, (mv, info) in enumerate(steps[1:], 1):
         mover = "A" if i % 2 else "B"
-        typer.echo(f"  {i:>3}. {mover}: {mv:<{width}}  -> {_fmt_position(info.position)}")
+        typer.echo(f"  {i:>3}. {mover}: {mv:<{width}}  -> {fmt(info.position)}")
 
 
 FormatOption = typer.Option("table", "--format", "-f", help="Output format: table, csv, json or markdown.")
@@ -314,10 +317,6 @@ def db_current(db: Optional[str] = DbOption) -> None:
         raise DatabaseError(f"no database at {path}: create one with `zeckdb build` or `zeckdb db upgrade`")
     rev = schema_revision(path)
     typer.echo(f"{rev or 'none (not a zeckdb database)'}{' (head)' if rev == SCHEMA_HEAD else ''}")
-
-
-def _fmt_position(counts: list[int]) -> str:
-    return "(" + ",".join(map(str, counts)) + ")"
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -15,6 +15,7 @@ edges AS MATERIALIZED (
     JOIN moves m ON m.variant = s.variant AND m.src = s.id
     JOIN nodes d ON d.variant = s.variant AND d.id = m.dst
     WHERE m.n = $n::INTEGER AND ($variant IS NULL OR m.variant = $variant)  -- a filter, not a join key: it reaches the scan
+      AND m.dst_n = m.n  -- the strategy graph of one layer (Black Hole removals and nim takes leave it)
       AND (s.to_move = 'loser' OR d.outcome = 'loss')
     GROUP BY s.variant, s.id),
 graph AS (

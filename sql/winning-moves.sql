@@ -18,20 +18,22 @@ here AS (
     JOIN layer l USING (variant, n)
     WHERE list_resize(list_transform(p.counts, lambda x: coalesce(x, 0)), len(l.counts), 0) = l.counts),
 children AS (  -- edges joined directly (not through the moves view) so the join filters reach the edges scan
-    SELECT h.variant, h.n, e.dst, e.code
+    SELECT h.variant, h.n, coalesce(e.dst_n, e.n) AS dst_n, e.dst, e.code
     FROM here h JOIN variants v ON v.variant = h.variant AND NOT v.reversed
     JOIN edges e ON e.graph = v.graph AND e.n = h.n AND e.src = h.id
     UNION ALL
-    SELECT h.variant, h.n, e.src AS dst, e.code
+    SELECT h.variant, h.n, h.n AS dst_n, e.src AS dst, e.code
     FROM here h JOIN variants v ON v.variant = h.variant AND v.reversed
     JOIN edges e ON e.graph = v.graph AND e.n = h.n AND e.dst = h.id),
 targets AS (
-    SELECT variant, n, id, position_text(list_value(*COLUMNS('^c\d+$'))) AS position, outcome, remoteness
-    FROM positions WHERE (variant, n, id) IN (SELECT (variant, n, dst) FROM children))
-SELECT c.variant, c.n, m.name AS move, t.position AS to_position,
+    SELECT t.variant, t.n, t.id, position_text(t.counts[:v.bins]) AS position, t.outcome, t.remoteness
+    FROM (SELECT variant, n, id, list_value(*COLUMNS('^c\d+$')) AS counts, outcome, remoteness FROM positions
+          WHERE (variant, n, id) IN (SELECT (variant, dst_n, dst) FROM children)) t
+    JOIN variants v USING (variant))
+SELECT c.variant, c.n, m.name AS move, t.position AS to_position, c.dst_n AS to_n,
        CASE WHEN t.outcome = 'loss' THEN 'winning' ELSE 'losing' END AS verdict,
        t.outcome AS to_outcome, t.remoteness AS to_remoteness
 FROM children c
-JOIN targets t ON t.variant = c.variant AND t.n = c.n AND t.id = c.dst
+JOIN targets t ON t.variant = c.variant AND t.n = c.dst_n AND t.id = c.dst
 JOIN move_names m ON m.variant = c.variant AND m.code = c.code
 ORDER BY c.variant, t.outcome = 'win', CASE WHEN t.outcome = 'loss' THEN t.remoteness ELSE -t.remoteness END, m.name

@@ -32,7 +32,7 @@ def test_migrations_build_the_documented_schema_on_an_empty_file(tmp_path):
                                         "AND database_name = 'empty'").fetchall()}
     assert {"fib", "fib_list", "phi", "zeckendorf", "zeckendorf_indices", "z", "z_i", "position_text"} <= macros
     assert [r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'moves' "
-                                      "ORDER BY ordinal_position").fetchall()] == ["variant", "n", "src", "dst", "code", "move"]
+                                      "ORDER BY ordinal_position").fetchall()] == ["variant", "n", "src", "dst", "code", "move", "dst_n"]
     con.close()
     assert upgrade(path) == (SCHEMA_HEAD, SCHEMA_HEAD)  # idempotent
 
@@ -82,3 +82,25 @@ def test_older_database_is_upgraded_and_its_layers_rebuilt(tmp_path):
     assert con.execute("SELECT count(*) FROM builds WHERE variant = 'zeckendorf'").fetchone()[0] == 5
     assert con.execute("SELECT count(*) FROM positions WHERE n = 5").fetchone()[0] == 6
     assert con.execute("SELECT count(*) FROM random_play").fetchone()[0] == 5
+
+
+def test_layers_built_at_0002_keep_their_moves_after_0003(tmp_path):
+    """0003 adds edges.dst_n; edges written before it stay in their layer (NULL), the moves view says so."""
+    from alembic import command
+
+    path = tmp_path / "at0002.duckdb"
+    command.upgrade(_alembic_config(path), "0002")
+    con = duckdb.connect(str(path))
+    con.execute("INSERT INTO variants VALUES ('zeckendorf', 't', 's', 'zeckendorf', false, 200, 11)")
+    con.execute("INSERT INTO move_names VALUES ('zeckendorf', 0, 'merge 2F1')")
+    con.execute("INSERT INTO edges VALUES ('zeckendorf', 2, 0, 1, 0)")
+    con.close()
+    command.upgrade(_alembic_config(path), "head")
+    con = duckdb.connect(str(path))
+    assert con.execute("SELECT variant, n, src, dst, move, dst_n FROM moves").fetchall() == \
+        [("zeckendorf", 2, 0, 1, "merge 2F1", 2)]
+    con.close()
+    command.downgrade(_alembic_config(path), "0002")
+    con = duckdb.connect(str(path), read_only=True)
+    assert con.execute("SELECT * FROM moves").fetchall() == [("zeckendorf", 2, 0, 1, 0, "merge 2F1")]
+    con.close()

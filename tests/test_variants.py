@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from zeckdb.engine.solve import build_graph
+from zeckdb.engine.solve import solve_in_memory
 from zeckdb.errors import UnknownVariantError, UsageError
 from zeckdb.variants import get_variant, variant_names
 
@@ -32,13 +32,15 @@ def test_ids_keys_and_counts_round_trip(name, n):
 def test_play_moves_agree_with_the_graph(name, n):
     """The scalar move generator (lookups) and the compiled one (builds) give the same edges."""
     v = get_variant(name)
-    g = build_graph(get_variant(v.graph_name), n)
+    g, _, _ = solve_in_memory(get_variant(v.graph_name), n)
     counts = v.decode(g.keys)
     pos = [tuple(int(x) for x in np.trim_zeros(row, "b")) for row in counts]
-    graph_edges = {(int(s), int(d), int(c)) for s, d, c in zip(g.src, g.dst, g.code)}
+    src, dst_id, code, dst_n = g.stored_edges()
+    dst_n = np.full(len(src), n) if dst_n is None else dst_n
+    graph_edges = {(int(s), (int(dn), int(d)), int(c)) for s, d, c, dn in zip(src, dst_id, code, dst_n)}
     if v.reversed:
-        graph_edges = {(d, s, c) for s, d, c in graph_edges}
-    played = {(i, v.id_of(child), code) for i, p in enumerate(pos) for code, child in v.play_moves(p)}
+        graph_edges = {(d[1], (n, s), c) for s, d, c in graph_edges}
+    played = {(i, (v.layer_of(child), v.id_of(child)), code) for i, p in enumerate(pos) for code, child in v.play_moves(p)}
     assert played == graph_edges
 
 

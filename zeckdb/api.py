@@ -91,19 +91,22 @@ def probe(store: Store, variant_name: str, position: str | Position | None = Non
     variant = get_variant(variant_name)
     pos, n = resolve_position(variant, position, start)
     moves = variant.play_moves(pos)
-    own = variant.id_of(pos)
-    children = [(code, child, variant.id_of(child)) for code, child in moves]
-    rows = store.probe(variant.name, n, [own, *(cid for _, _, cid in children)])
+    own = (n, variant.id_of(pos))
+    children = [(code, child, (variant.layer_of(child), variant.id_of(child))) for code, child in moves]
+    rows = store.probe(variant.name, [own, *(place for _, _, place in children)])
     if own not in rows:
         store.require_built(variant.name, n)  # raises the helpful error when n is not built
         raise NotBuiltError(f"position {variant.format(pos)} is missing from the database for n = {n}: rebuild with --force")
+    if any(place not in rows for _, _, place in children):
+        raise NotBuiltError(f"the moves from {variant.format(pos)} lead to positions missing from the database: "
+                            f"rebuild with `zeckdb build --variant {variant.name} --n {n} --force`")
     me = rows[own]
     games: int | float = me["games_to_end"]
     if me["is_start"]:
         games = int(store.summary(variant.name, n)["games"])
     ranked = sorted(
-        (Move(variant.move_names[code], list(child), rows[cid]["outcome"], rows[cid]["remoteness"])
-         for code, child, cid in children),
+        (Move(variant.move_names[code], list(child), rows[place]["outcome"], rows[place]["remoteness"])
+         for code, child, place in children),
         key=_rank,
     )
     return PositionInfo(

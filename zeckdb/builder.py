@@ -14,10 +14,13 @@ from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 import time
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .store import LayerRecord, Store
 from .variants import Variant, get_variant
+
+if TYPE_CHECKING:
+    from .engine.solve import SolvedLayer
 
 Progress = Callable[[int, str], None]  # (positions just done, description)
 
@@ -52,42 +55,96 @@ def check_targets(variants: list[Variant], ns: list[int], skip_beyond_max_n: boo
     return skipped
 
 
-def plan(store: Store, variants: list[Variant], ns: list[int], force: bool) -> dict[int, list[Variant]]:
-    """Which variants each n still needs (n beyond a variant's max_n are left out)."""
-    todo: dict[int, list[Variant]] = {}
+@dataclass
+class Step:
+    """One (variant, n) layer to compute; `write` is False for a layer already stored
+    that is computed again only because a layer above needs its solved positions."""
+
+    variant: Variant
+    write: bool
+
+
+def plan(store: Store, variants: list[Variant], ns: list[int], force: bool) -> dict[int, list[Step]]:
+    """What each n still needs, in ascending n (n beyond a variant's max_n are left out).
+    A variant whose moves leave the layer also needs every layer its games pass
+    through: those not stored yet are written too (they become lookups of their own)."""
+    todo: dict[int, list[Step]] = {}
     for v in variants:
-        done = set() if force else store.built_ns(v.name)
-        for n in ns:
-            if n not in done and n <= v.max_n:
-                todo.setdefault(n, []).append(v)
+        done = store.built_ns(v.name)
+        wanted = {n for n in ns if n <= v.max_n and (force or n not in done)}
+        needed = set(wanted)
+        for n in wanted:
+            needed.update(v.closure(n))
+        for n in needed:
+            todo.setdefault(n, []).append(Step(v, n in wanted or n not in done))
     return dict(sorted(todo.items()))
 
 
-def layer_weight(variants: list[Variant], n: int) -> int:
+def layer_weight(steps: list[Step], n: int) -> int:
     """Work estimate for a progress bar: positions of layer n, once per variant."""
-    return sum(v.estimate_positions(n) for v in variants)
+    return sum(step.variant.estimate_positions(n) for step in steps)
 
 
-def _compute(n: int, variants: list[Variant], stored_graphs: dict[str, set[int]], force: bool) -> list[LayerRecord]:
-    from .engine.solve import build_graph, solve_graph
+class LowerLayers:
+    """The solved layers that layers still to come will read, per variant: kept from
+    when they are solved until the last layer that reaches them."""
+
+    def __init__(self, todo: dict[int, list[Step]]):
+        self.last_use: dict[tuple[str, int], int] = {}
+        for n, steps in todo.items():
+            for step in steps:
+                for low in step.variant.closure(n)[1:]:
+                    key = (step.variant.name, low)
+                    self.last_use[key] = max(self.last_use.get(key, -1), n)
+        self.layers: dict[str, dict[int, "SolvedLayer"]] = {}
+
+    def of(self, variant: Variant) -> dict[int, "SolvedLayer"]:
+        return self.layers.setdefault(variant.name, {})
+
+    def needed(self, variant: Variant, n: int) -> bool:
+        return (variant.name, n) in self.last_use
+
+    def done_with(self, n: int) -> None:
+        """Forget every layer no layer after n reads."""
+        for name, layers in self.layers.items():
+            for low in [low for low in layers if self.last_use[(name, low)] <= n]:
+                del layers[low]
+
+
+def _compute(n: int, steps: list[Step], stored_graphs: dict[str, set[int]], force: bool,
+             lower: LowerLayers) -> tuple[list[LayerRecord], int]:
+    """Solve layer n of each step's variant; records of the layers to write, and the
+    positions of those only recomputed."""
+    from .engine.solve import DISTRIBUTION_MAX_EDGES, SolvedLayer, build_graph, solve_graph, union_play
 
     records: list[LayerRecord] = []
+    recomputed = 0
     graphs: dict[str, tuple] = {}  # graph name -> (graph, decoded counts), shared by its variants
-    for v in variants:
+    for step in steps:
+        v = step.variant
         t0 = time.perf_counter()
+        below = lower.of(v)
         if v.graph_name not in graphs:
             owner = get_variant(v.graph_name)
-            g = build_graph(owner, n)
+            g = build_graph(owner, n, below)
             graphs[v.graph_name] = (g, owner.decode(g.keys))
         g, counts = graphs[v.graph_name]
-        sol = solve_graph(v, g, [r.solution for r in records if r.keys is g.keys])
+        sol = solve_graph(v, g, [r.solution for r in records if r.keys is g.keys], below)
+        if g.lower:
+            sol.union = union_play(v, g, sol, below)
+        if lower.needed(v, n):
+            keep_moves = sol.union is not None or (not g.lower and g.size[1] <= DISTRIBUTION_MAX_EDGES)
+            below[n] = SolvedLayer.of(g, sol, keep_moves)
+        if not step.write:
+            recomputed += len(g.keys)
+            continue
         mirror = next((r for r in records if r.solution is sol.mirror), None)
         new_graph = force or n not in stored_graphs[v.graph_name]
-        edges = (g.src, g.dst, g.code) if new_graph else None
         stored_graphs[v.graph_name].add(n)
-        records.append(LayerRecord(v, n, g.keys, counts, sol, len(g.src), edges, time.perf_counter() - t0,
-                                   mirror=mirror))
-    return records
+        records.append(LayerRecord(v, n, g.keys, counts, sol, len(g.src), g.stored_edges() if new_graph else None,
+                                   time.perf_counter() - t0, mirror=mirror))
+    lower.done_with(n)
+    return records, recomputed
 
 
 def _add_distribution(record: LayerRecord) -> None:
@@ -98,7 +155,7 @@ def _add_distribution(record: LayerRecord) -> None:
 
 def _take_counts_from_mirrors(records: list[LayerRecord]) -> None:
     for r in records:
-        if r.mirror is not None:
+        if r.mirror is not None and r.distribution is not None:
             r.distribution.games = r.mirror.distribution.games
             r.distribution.games_exact = r.mirror.distribution.games_exact
 
@@ -127,11 +184,16 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
             progress(sum(len(r.keys) for r in records), f"n={records[0].n}")
 
     in_flight: deque[Future] = deque()
+    lower = LowerLayers(todo)
     # two analysts: at large n the distributions cost more than solving and writing together
     with ThreadPoolExecutor(2) as analysts, ThreadPoolExecutor(1) as writer:
         try:
-            for n, vs in todo.items():
-                records = _compute(n, vs, stored_graphs, force)
+            for n, steps in todo.items():
+                records, recomputed = _compute(n, steps, stored_graphs, force, lower)
+                if progress and recomputed:
+                    progress(recomputed, f"n={n}")
+                if not records:
+                    continue
                 while len(in_flight) >= 2:  # bound memory: this layer plus two behind it
                     in_flight.popleft().result()
                 analysed = [analysts.submit(_add_distribution, r) for r in records]

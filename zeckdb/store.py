@@ -19,7 +19,7 @@ from . import ENGINE_VERSION
 from .errors import DatabaseError, NotBuiltError
 from .variants import Variant
 
-SCHEMA_HEAD = "0002"  # tests check this equals Alembic's head revision
+SCHEMA_HEAD = "0003"  # tests check this equals Alembic's head revision
 DEFAULT_DB = "zeckdb.duckdb"
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
@@ -109,7 +109,7 @@ class LayerRecord:
     counts: np.ndarray
     solution: Any  # engine.solve.Solution
     n_edges: int
-    edges: tuple[np.ndarray, np.ndarray, np.ndarray] | None  # (src, dst, code) when the graph layer is new
+    edges: tuple | None  # (src, dst, code, dst_n or None) when the graph layer is new (Graph.stored_edges)
     seconds: float
     distribution: Any = None  # engine.solve.Distribution, filled by the builder's second stage
     mirror: "LayerRecord | None" = None  # a layer whose games are this one's reversed (engine.solve.mirrors)
@@ -212,7 +212,7 @@ class Store:
                             max_remaining=sol.max_remaining, games_to_end=sol.games,
                             expected_remaining=sol.expected, grundy=sol.grundy,
                             winning_moves=sol.winning_moves, in_winning_strategies=sol.in_strategies,
-                            legal_moves=np.diff(sol.play.offsets).astype(np.int16))
+                            legal_moves=np.diff(sol.play.offsets[: len(rec.keys) + 1]).astype(np.int16))
                 layer = pa.table(cols)
                 con.register("layer", layer)
                 counts = ", ".join(v.columns)
@@ -227,11 +227,16 @@ class Store:
                 )
                 con.unregister("layer")
                 if rec.edges is not None:
-                    src, dst, code = rec.edges
+                    src, dst, code, dst_n = rec.edges
                     con.execute("DELETE FROM edges WHERE graph = ? AND n = ?", [v.graph_name, n])
                     con.execute("DELETE FROM graph_layers WHERE graph = ? AND n = ?", [v.graph_name, n])
-                    con.register("layer_edges", pa.table({"src": src, "dst": dst, "code": code}))
-                    con.execute("INSERT INTO edges SELECT $graph, $n, src, dst, code FROM layer_edges",
+                    columns = {"src": src, "dst": dst, "code": code}
+                    if dst_n is not None:  # NULL where the move stays in the layer
+                        columns["dst_n"] = pa.array(dst_n, mask=dst_n == n)
+                    con.register("layer_edges", pa.table(columns))
+                    con.execute(f"""INSERT INTO edges (graph, n, src, dst, code, dst_n)
+                                    SELECT $graph, $n, src, dst, code, {"dst_n" if dst_n is not None else "NULL"}
+                                    FROM layer_edges""",
                                 {"graph": v.graph_name, "n": n})
                     con.unregister("layer_edges")
                     con.execute("INSERT INTO graph_layers VALUES (?, ?, ?, ?)",
@@ -249,7 +254,8 @@ class Store:
                 )
                 con.execute("INSERT INTO random_play VALUES (?, ?, ?, ?, ?)",
                             [v.name, n, sol.p1_wins_random, sol.p1_wins_p1_perfect, sol.p1_wins_p2_perfect])
-                self._write_distribution(v.name, n, int(sol.min_remaining[s]), rec.distribution)
+                if rec.distribution is not None:
+                    self._write_distribution(v.name, n, int(sol.min_remaining[s]), rec.distribution)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
@@ -285,14 +291,21 @@ class Store:
         names = [d[0] for d in cur.description]
         return dict(zip(names, cur.fetchone()))
 
-    def probe(self, variant: str, n: int, ids: list[int]) -> dict[int, dict[str, Any]]:
-        """Solved columns of the positions of layer n with these ids, by id (absent ids are left out)."""
-        if not ids:
+    def probe(self, variant: str, places: list[tuple[int, int]]) -> dict[tuple[int, int], dict[str, Any]]:
+        """Solved columns of the positions at these (n, id), by (n, id) (absent ones are left out)."""
+        if not places:
             return {}
+        layers = {n for n, _ in places}
+        if len(layers) == 1:  # one layer: an id list the zone maps can use
+            (n,) = layers
+            where, params = f"n = ? AND id IN ({', '.join('?' * len(places))})", [n, *(i for _, i in places)]
+        else:  # moves that leave the layer (Fibonacci nim: one layer per move)
+            where = "(n, id) IN (SELECT (unnest($2::INTEGER[]), unnest($3::INTEGER[])))"
+            params = [[n for n, _ in places], [i for _, i in places]]
+            where = where.replace("$2", "?").replace("$3", "?")
         cur = self.con.execute(
-            f"""SELECT id, {", ".join(PROBE_COLUMNS)} FROM positions
-                WHERE variant = ? AND n = ? AND id IN ({", ".join("?" * len(ids))})""",
-            [variant, n, *ids],
+            f"SELECT n, id, {', '.join(PROBE_COLUMNS)} FROM positions WHERE variant = ? AND {where}",
+            [variant, *params],
         )
         names = [d[0] for d in cur.description]
-        return {row[0]: dict(zip(names, row)) for row in cur.fetchall()}
+        return {(row[0], row[1]): dict(zip(names, row)) for row in cur.fetchall()}

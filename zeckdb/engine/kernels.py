@@ -132,22 +132,14 @@ def topological_order(offsets, targets):
 
 
 @jit
-def solve(offsets, targets, order):
-    """Solve every node, visiting them in `order`, a topological order (children first).
+def solve(offsets, targets, order, win, remoteness, min_rem, max_rem, games, expected, grundy, n_winning):
+    """Solve the nodes of `order`, a topological order (children first), in place.
 
     Per node: win (player to move wins), remoteness, min and max moves to the end,
     number of complete games (float), expected moves under uniform random play,
-    Grundy value, and number of winning moves.
+    Grundy value, and number of winning moves. Nodes outside `order` are read,
+    never written: they hold the solved values of lower layers.
     """
-    n = offsets.shape[0] - 1
-    win = np.zeros(n, dtype=np.bool_)
-    remoteness = np.zeros(n, dtype=np.int16)
-    min_rem = np.zeros(n, dtype=np.int16)
-    max_rem = np.zeros(n, dtype=np.int16)
-    games = np.zeros(n, dtype=np.float64)
-    expected = np.zeros(n, dtype=np.float64)
-    grundy = np.zeros(n, dtype=np.int16)
-    n_winning = np.zeros(n, dtype=np.int16)
     seen = np.zeros(1024, dtype=np.bool_)
     for i in order:
         lo, hi = offsets[i], offsets[i + 1]
@@ -188,7 +180,6 @@ def solve(offsets, targets, order):
             c = targets[e]
             if grundy[c] < 1024:
                 seen[grundy[c]] = False
-    return win, remoteness, min_rem, max_rem, games, expected, grundy, n_winning
 
 
 LIMB_BITS = 62
@@ -208,10 +199,9 @@ def add_limbs(acc, value):
 
 
 @jit
-def exact_games(offsets, targets, order, limbs):
-    """Number of complete games from every node, exactly, as base-2^62 limbs."""
-    n = offsets.shape[0] - 1
-    count = np.zeros((n, limbs), dtype=np.uint64)
+def exact_games(offsets, targets, order, count):
+    """Number of complete games from the nodes of `order`, exactly, as base-2^62 limbs
+    (count: zeros there, the counts of lower layers' nodes elsewhere), in place."""
     for i in order:
         lo, hi = offsets[i], offsets[i + 1]
         if lo == hi:
@@ -219,7 +209,6 @@ def exact_games(offsets, targets, order, limbs):
             continue
         for e in range(lo, hi):
             add_limbs(count[i], count[targets[e]])
-    return count
 
 
 @jit
@@ -295,15 +284,12 @@ def length_distribution(offsets, targets, start, max_len, count_games, limbs):
 
 
 @jit
-def random_play(offsets, targets, order, start):
-    """Probability that Player 1 wins from `start` when (both players move uniformly
-    at random, Player 1 plays perfectly against a random Player 2, Player 2 plays
-    perfectly against a random Player 1).
+def random_play(offsets, targets, order, q, a, b):
+    """Per node of `order`, in place: q, the probability that the player to move wins
+    when both move uniformly at random; a, that a perfect player to move beats a
+    random one; b, that a perfect player wins when the random one is to move.
+    (Player 1 perfect from the start: a; Player 2 perfect: 1 - b.)
     """
-    n = offsets.shape[0] - 1
-    q = np.zeros(n)  # the player to move wins, both random
-    a = np.zeros(n)  # the perfect player wins, the perfect player to move
-    b = np.zeros(n)  # the perfect player wins, the random player to move
     for i in order:
         lo, hi = offsets[i], offsets[i + 1]
         if lo == hi:
@@ -319,17 +305,16 @@ def random_play(offsets, targets, order, start):
         q[i] = sq / (hi - lo)
         a[i] = best
         b[i] = sa / (hi - lo)
-    return q[start], a[start], 1.0 - b[start]
 
 
 @jit
 def winning_strategies(offsets, targets, order, win, start):
     """Nodes on some winning strategy of the player who wins from `start`: reachable
-    when the winner moves only to lost positions and the loser moves anywhere."""
-    n = offsets.shape[0] - 1
-    reach = np.zeros(n, dtype=np.bool_)
+    when the winner moves only to lost positions and the loser moves anywhere
+    (following the nodes of `order` only)."""
+    reach = np.zeros(offsets.shape[0] - 1, dtype=np.bool_)
     reach[start] = True
-    for t in range(n - 1, -1, -1):  # parents before children
+    for t in range(order.shape[0] - 1, -1, -1):  # parents before children
         i = order[t]
         if not reach[i]:
             continue

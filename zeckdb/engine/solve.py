@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import math
 
 import numpy as np
@@ -19,20 +19,36 @@ class EngineError(RuntimeError):
 class Graph:
     """One layer of a graph in the graph's own direction, nodes numbered by id.
 
-    Edges are grouped by source id (offsets[i]..offsets[i+1] are node i's).
+    Nodes 0..size-1 are the layer's own positions; when moves leave the layer,
+    the positions of the lower layers they reach follow, as read-only nodes
+    (`lower`: (layer n, first node, count) per lower layer). Edges are grouped by
+    source id (offsets[i]..offsets[i+1] are node i's; lower nodes have none here).
     """
 
     n: int
-    keys: np.ndarray  # int64 key of each id
-    order: np.ndarray  # ids in a topological order: children before parents
-    offsets: np.ndarray  # int64, len(keys) + 1
-    src: np.ndarray  # int32 id
-    dst: np.ndarray  # int32 id
+    keys: np.ndarray  # int64 key of each own id
+    order: np.ndarray  # own ids in a topological order: children before parents
+    offsets: np.ndarray  # int64, one more than the nodes (own and lower)
+    src: np.ndarray  # int32 own id
+    dst: np.ndarray  # int32 node (own id, or a lower layer's first node + its id there)
     code: np.ndarray  # int16 move code
+    dst_n: np.ndarray | None = None  # int32 layer of each edge's child, when some leave the layer
+    dst_id: np.ndarray | None = None  # int32 id of the child within its layer (then)
+    lower: list[tuple[int, int, int]] = field(default_factory=list)
 
     @property
     def size(self) -> tuple[int, int]:
         return len(self.keys), len(self.src)
+
+    @property
+    def nodes(self) -> int:
+        return len(self.offsets) - 1
+
+    def stored_edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+        """(src id, dst id within its layer, code, dst layer or None when every move stays)."""
+        if self.dst_n is None:
+            return self.src, self.dst, self.code, None
+        return self.src, self.dst_id, self.code, self.dst_n
 
 
 @dataclass
@@ -58,49 +74,147 @@ class Distribution:
 EXACT_LENGTH_COUNTS_MAX_N = 60
 
 
+# The per-node values a layer hands to the layers above it (kernels.solve and
+# kernels.random_play read a child's values by node, whatever layer it is in).
+NODE_VALUES = {"win": np.bool_, "remoteness": np.int16, "min_remaining": np.int16, "max_remaining": np.int16,
+               "games": np.float64, "expected": np.float64, "grundy": np.int16, "winning_moves": np.int16,
+               "q": np.float64, "a": np.float64, "b": np.float64}
+
+# A game from the start of n can run through several layers; its length distribution
+# is computed on their union graph while that holds at most this many moves (the
+# forward sweep needs all of them at once). Beyond it the layer gets no distribution.
+DISTRIBUTION_MAX_EDGES = 5_000_000
+
+
 @dataclass
 class Solution:
-    """Every solved column of one layer, for one variant, indexed by id."""
+    """Every solved column of one layer, for one variant, indexed by own id."""
 
-    win: np.ndarray
-    remoteness: np.ndarray
-    min_remaining: np.ndarray
-    max_remaining: np.ndarray
-    games: np.ndarray
-    expected: np.ndarray
-    grundy: np.ndarray
-    winning_moves: np.ndarray
-    in_strategies: np.ndarray  # on some winning strategy of the winner from the start
+    values: dict[str, np.ndarray]  # NODE_VALUES, over own and lower nodes
+    exact: np.ndarray | None  # (nodes, limbs) exact number of complete games per node (None with a mirror)
+    size: int  # own nodes
+    in_strategies: np.ndarray  # on some winning strategy of the winner from the start (own layer)
     start: int  # id of the start position
     start_games: int  # exact number of complete games from the start
     p1_wins_random: float  # both players random
     p1_wins_p1_perfect: float  # Player 1 perfect, Player 2 random
     p1_wins_p2_perfect: float  # Player 2 perfect, Player 1 random
     play: Play
+    union: Play | None = None  # the graph a game from the start runs on, when it spans layers
     mirror: "Solution | None" = None  # a solution whose games are this one's, reversed (see `mirrors`)
 
+    def own(self, name: str) -> np.ndarray:
+        """A NODE_VALUES array over the layer's own positions, by id."""
+        return self.values[name][: self.size]
 
-def build_graph(variant: Variant, n: int) -> Graph:
+    win = property(lambda self: self.own("win"))
+    remoteness = property(lambda self: self.own("remoteness"))
+    min_remaining = property(lambda self: self.own("min_remaining"))
+    max_remaining = property(lambda self: self.own("max_remaining"))
+    games = property(lambda self: self.own("games"))
+    expected = property(lambda self: self.own("expected"))
+    grundy = property(lambda self: self.own("grundy"))
+    winning_moves = property(lambda self: self.own("winning_moves"))
+
+
+@dataclass
+class SolvedLayer:
+    """What the layers above need of a solved layer: how to find its positions by key,
+    their values, and (while a union graph may still be assembled) its moves."""
+
+    n: int
+    sorted_keys: np.ndarray
+    sorted_ids: np.ndarray
+    values: dict[str, np.ndarray]  # own nodes only
+    exact: np.ndarray
+    offsets: np.ndarray | None  # own moves, by id: targets as (layer, id)
+    dst_n: np.ndarray | None
+    dst_id: np.ndarray | None
+
+    @classmethod
+    def of(cls, graph: Graph, solution: Solution, keep_moves: bool) -> "SolvedLayer":
+        by_key = np.argsort(graph.keys).astype(np.int32)
+        size = solution.size
+        values = {name: v[:size].copy() for name, v in solution.values.items()}
+        moves = (None, None, None)
+        if keep_moves:
+            _, dst_id, _, dst_n = graph.stored_edges()
+            moves = (graph.offsets[: size + 1], np.full(len(dst_id), graph.n, np.int32) if dst_n is None else dst_n,
+                     dst_id)
+        return cls(graph.n, graph.keys[by_key], by_key, values, solution.exact[:size].copy(), *moves)
+
+
+def build_graph(variant: Variant, n: int, lower: dict[int, SolvedLayer] | None = None) -> Graph:
+    """Enumerate layer n and link its moves; `lower` holds the solved layers that
+    variant.lower_layers(n) names (moves into them link to their positions)."""
     variant.check_n(n)
     keys = variant.layer_keys(n)
     by_key = np.argsort(keys).astype(np.int32)  # keys are distinct: no need for a stable sort
     sorted_keys = keys[by_key]
     src, child_keys, code = variant.graph_edges(n, sorted_keys)
-    dst = kernels.link(sorted_keys, child_keys, code, len(variant.move_names))
-    if len(dst) and dst.min() < 0:
-        bad = int(child_keys[np.argmin(dst)])
+    lower_ns = variant.lower_layers(n)
+    n_codes = len(variant.move_names)
+    if not lower_ns:
+        dst = _link(variant, n, sorted_keys, by_key, child_keys, code, n_codes)
+        return _grouped(variant, n, keys, by_key[src], dst, code, len(keys))
+    lower = lower or {}
+    missing = [low for low in lower_ns if low not in lower]
+    if missing:
+        raise EngineError(f"{variant.name}, n={n}: lower layers {missing} must be solved first")
+    # Lower layers' nodes follow the own ones; keys are distinct across layers, so one
+    # sorted array of all their keys links every move that leaves the layer at once.
+    layout, first = [], len(keys)
+    for low in lower_ns:
+        layout.append((low, first, len(lower[low].sorted_keys)))
+        first += len(lower[low].sorted_keys)
+    lower_keys = np.concatenate([lower[low].sorted_keys for low in lower_ns])
+    lower_nodes = np.concatenate([at + lower[low].sorted_ids for low, at, _ in layout]).astype(np.int32)
+    by_lower_key = np.argsort(lower_keys, kind="stable")  # nearly sorted runs: cheap
+    child_n = variant.layers_of(child_keys).astype(np.int32)
+    stays = child_n == n
+    dst = np.empty(len(child_keys), dtype=np.int32)
+    dst[stays] = _link(variant, n, sorted_keys, by_key, child_keys[stays], code[stays], n_codes)
+    leaves = ~stays
+    dst[leaves] = _link(variant, n, lower_keys[by_lower_key], lower_nodes[by_lower_key], child_keys[leaves],
+                        code[leaves], n_codes)
+    bases = np.zeros(n + 1, dtype=np.int32)
+    for low, at, _ in layout:
+        bases[low] = at
+    dst_id = dst - np.where(stays, 0, bases[np.clip(child_n, 0, n)])
+    if leaves.any() and not np.isin(child_n[leaves], lower_ns).all():
+        stray = sorted(set(child_n[leaves].tolist()) - set(lower_ns))
+        raise EngineError(f"{variant.name}, n={n}: moves lead to layers {stray[:5]}, which lower_layers({n}) leaves out")
+    graph = _grouped(variant, n, keys, by_key[src], dst, code, first, child_n, dst_id)
+    graph.lower = layout
+    return graph
+
+
+def _link(variant: Variant, n: int, sorted_keys: np.ndarray, ids: np.ndarray, child_keys: np.ndarray,
+          code: np.ndarray, n_codes: int) -> np.ndarray:
+    found = kernels.link(sorted_keys, child_keys, code, n_codes)
+    if len(found) and found.min() < 0:
+        bad = int(child_keys[np.argmin(found)])
         raise EngineError(f"{variant.name}, n={n}: a move leads to key {bad}, which is not a position of the layer")
-    src_id, dst_id = by_key[src], by_key[dst]
-    offsets, perm = kernels.group(src_id, len(keys))
-    src_id, dst_id = src_id[perm], dst_id[perm]
-    order = kernels.topological_order(offsets, dst_id)
+    return ids[found]
+
+
+def _grouped(variant: Variant, n: int, keys: np.ndarray, src_id: np.ndarray, dst: np.ndarray, code: np.ndarray,
+             nodes: int, dst_n: np.ndarray | None = None, dst_id: np.ndarray | None = None) -> Graph:
+    """The layer's graph: edges grouped by source id, own nodes ordered topologically."""
+    offsets, perm = kernels.group(src_id, nodes)
+    src_id, dst = src_id[perm], dst[perm]
+    order = kernels.topological_order(offsets, dst)
+    order = order[order < len(keys)]  # lower layers' nodes are solved already
     if len(order) < len(keys):
         raise EngineError(f"{variant.name}, n={n}: the moves form a cycle; a game must always end")
-    return Graph(n, keys, order, offsets, src_id, dst_id, code[perm])
+    return Graph(n, keys, order, offsets, src_id, dst, code[perm],
+                 None if dst_n is None else dst_n[perm], None if dst_id is None else dst_id[perm])
 
 
 def play_graph(variant: Variant, graph: Graph) -> Play:
     if variant.reversed:  # children have larger keys
+        if graph.lower:
+            raise EngineError(f"{variant.name}: a reversed variant cannot play a graph whose moves leave the layer")
         offsets, perm = kernels.group(graph.dst, len(graph.keys))
         return Play(offsets, graph.src[perm], graph.order[::-1].copy())
     return Play(graph.offsets, graph.dst, graph.order)
@@ -116,43 +230,107 @@ def mirrors(a: Solution, b: Solution) -> bool:
     return a.play is not b.play and only_terminal(a) == b.start and only_terminal(b) == a.start
 
 
-def solve_graph(variant: Variant, graph: Graph, solved: list[Solution] = ()) -> Solution:
+def solve_graph(variant: Variant, graph: Graph, solved: list[Solution] = (),
+                lower: dict[int, SolvedLayer] | None = None) -> Solution:
     """Solve a layer in the variant's direction of play. `solved`: solutions of other
-    variants on the same graph layer; a mirror among them lends its game count."""
+    variants on the same graph layer; a mirror among them lends its game count.
+    `lower`: the solved lower layers the graph's moves reach."""
     play = play_graph(variant, graph)
-    win, rem, mn, mx, games, expected, grundy, n_win = kernels.solve(play.offsets, play.targets, play.order)
+    size = len(graph.keys)
+    values = {name: np.concatenate([np.zeros(size, dtype=dtype), *(lower[low].values[name] for low, _, _ in graph.lower)])
+              for name, dtype in NODE_VALUES.items()}
+    kernels.solve(play.offsets, play.targets, play.order,
+                  *(values[k] for k in ["win", "remoteness", "min_remaining", "max_remaining", "games", "expected",
+                                        "grundy", "winning_moves"]))
+    kernels.random_play(play.offsets, play.targets, play.order, values["q"], values["a"], values["b"])
     start = variant.id_of(variant.start(graph.n))
     sol = Solution(
-        win, rem, mn, mx, games, expected, grundy, n_win,
-        in_strategies=kernels.winning_strategies(play.offsets, play.targets, play.order, win, start),
+        values, None, size,
+        in_strategies=kernels.winning_strategies(play.offsets, play.targets, play.order, values["win"], start)[:size],
         start=start,
         start_games=0,
-        **dict(zip(["p1_wins_random", "p1_wins_p1_perfect", "p1_wins_p2_perfect"],
-                   kernels.random_play(play.offsets, play.targets, play.order, start))),
+        p1_wins_random=float(values["q"][start]),
+        p1_wins_p1_perfect=float(values["a"][start]),
+        p1_wins_p2_perfect=1.0 - float(values["b"][start]),
         play=play,
     )
     sol.mirror = next((other for other in solved if mirrors(other, sol)), None)
-    sol.start_games = sol.mirror.start_games if sol.mirror else _exact_games(play, games[start], start)
+    if sol.mirror:
+        sol.start_games = sol.mirror.start_games
+    else:
+        sol.exact = _exact_games(play, sol.games, graph, lower)
+        sol.start_games = _limbs_to_int(sol.exact[start])
     return sol
 
 
-def length_distribution(solution: Solution, n: int, count_games: bool = True) -> Distribution:
+def union_play(variant: Variant, graph: Graph, solution: Solution, lower: dict[int, SolvedLayer]) -> Play | None:
+    """The graph of every layer a game from the start of n can reach, own nodes first
+    (so the start keeps its id); None when it is too big or a layer's moves were dropped."""
+    layers = variant.closure(graph.n)[1:]
+    if any(low not in lower or lower[low].offsets is None for low in layers):
+        return None
+    if graph.size[1] + sum(len(lower[low].dst_id) for low in layers) > DISTRIBUTION_MAX_EDGES:
+        return None
+    first = np.full(graph.n + 1, -1, dtype=np.int64)
+    first[graph.n] = 0
+    at = len(graph.keys)
+    for low in layers:
+        first[low] = at
+        at += len(lower[low].sorted_keys)
+    _, own_id, _, own_n = graph.stored_edges()
+    pieces = [(graph.offsets[: len(graph.keys) + 1], own_n if own_n is not None else np.full(len(own_id), graph.n),
+               own_id)] + [(lower[low].offsets, lower[low].dst_n, lower[low].dst_id) for low in layers]
+    offsets, targets, shift = [np.zeros(1, dtype=np.int64)], [], 0
+    for offs, dst_n, dst_id in pieces:
+        offsets.append(offs[1:] + shift)
+        shift += offs[-1]
+        targets.append((first[dst_n] + dst_id).astype(np.int32))
+    return Play(np.concatenate(offsets), np.concatenate(targets), np.empty(0, dtype=np.int32))  # no solving on it
+
+
+def length_distribution(solution: Solution, n: int, count_games: bool = True) -> Distribution | None:
     """The exact distribution of the length of a game from the start, under P and mu
-    (count_games=False: P only; the caller takes the game counts from a mirror)."""
+    (count_games=False: P only; the caller takes the game counts from a mirror).
+    None when the game spans layers whose union graph was not assembled (too big)."""
+    play = solution.union if solution.union is not None else solution.play
+    if solution.union is None and len(play.offsets) - 1 > solution.size:
+        return None
     max_len = int(solution.max_remaining[solution.start])
     limbs = 0
     if count_games and n <= EXACT_LENGTH_COUNTS_MAX_N:
         limbs = int(math.log2(max(solution.games[solution.start], 1.0)) // kernels.LIMB_BITS) + 2
-    p, games, exact = kernels.length_distribution(solution.play.offsets, solution.play.targets, solution.start,
+    p, games, exact = kernels.length_distribution(play.offsets, play.targets, solution.start,
                                                   max_len, count_games, limbs)
     return Distribution(p, games, [_limbs_to_int(row) for row in exact] if limbs else None)
 
 
-def _exact_games(play: Play, approx: float, start: int) -> int:
-    bits = math.log2(approx) if math.isfinite(approx) else 1100.0
+def _exact_games(play: Play, own_games: np.ndarray, graph: Graph, lower: dict[int, SolvedLayer] | None) -> np.ndarray:
+    """Exact game counts of every node, with enough limbs for the largest float count."""
+    top = float(own_games.max()) if len(own_games) else 1.0
+    bits = math.log2(top) if math.isfinite(top) else 1100.0
     limbs = int(bits // kernels.LIMB_BITS) + 2
-    return _limbs_to_int(kernels.exact_games(play.offsets, play.targets, play.order, limbs)[start])
+    for layer_n, _, _ in graph.lower:
+        limbs = max(limbs, lower[layer_n].exact.shape[1])
+    count = np.zeros((graph.nodes, limbs), dtype=np.uint64)
+    for layer_n, first, n_nodes in graph.lower:
+        below = lower[layer_n].exact
+        count[first:first + n_nodes, : below.shape[1]] = below
+    kernels.exact_games(play.offsets, play.targets, play.order, count)
+    return count
 
 
 def _limbs_to_int(limbs: np.ndarray) -> int:
     return sum(int(limb) << (kernels.LIMB_BITS * j) for j, limb in enumerate(limbs))
+
+
+def solve_in_memory(variant: Variant, n: int) -> tuple[Graph, Solution, dict[int, SolvedLayer]]:
+    """Layer n solved with every layer its games reach, nothing stored (tests, small n)."""
+    lower: dict[int, SolvedLayer] = {}
+    for low in reversed(variant.closure(n)[1:]):
+        graph = build_graph(variant, low, lower)
+        lower[low] = SolvedLayer.of(graph, solve_graph(variant, graph, lower=lower), keep_moves=True)
+    graph = build_graph(variant, n, lower)
+    solution = solve_graph(variant, graph, lower=lower)
+    if graph.lower:
+        solution.union = union_play(variant, graph, solution, lower)
+    return graph, solution, lower

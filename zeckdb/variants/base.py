@@ -22,6 +22,12 @@ OPTIONAL:
   graph     name of the variant whose edges this one plays on (default: its own
             name). Variants sharing a graph store its edges once.
   reversed  True if this variant plays the graph's edges backwards (default False).
+  min_n     the smallest layer (default 1; 0 for games whose play can empty the board)
+  lower_layers(n)  the layers below n that a move from layer n can reach (default
+            none: every move keeps the layer). The engine solves those first and
+            links such moves to their solved positions.
+  layers_of(keys)  the layer of each key (default: the column-weighted sum of the
+            decoded counts); needed only with lower_layers.
 
 Keys and ids: keys are what the engine computes with: distinct int64s, one per
 position, so that sorted keys link a move's result to its position. Ids are
@@ -49,6 +55,7 @@ class Variant(ABC):
     max_n: int
     graph: str | None = None  # None: the variant owns its graph
     reversed: bool = False
+    min_n: int = 1
     #: OPTIONAL: what to suggest for n beyond max_n (the exhaustive limit)
     beyond_max_n: str = ""
 
@@ -92,15 +99,46 @@ class Variant(ABC):
     @abstractmethod
     def play_moves(self, position: Position) -> list[tuple[int, Position]]: ...
 
+    def lower_layers(self, n: int) -> list[int]:
+        return []
+
+    def layers_of(self, keys: np.ndarray) -> np.ndarray:
+        weights = np.asarray(self.column_weights, dtype=np.int64)
+        return self.decode(keys).astype(np.int64) @ weights
+
+    def closure(self, n: int) -> list[int]:
+        """Every layer a game from layer n can pass through, n first, then descending."""
+        return [n] + sorted(self._closure_set(n) - {n}, reverse=True)
+
+    def _closure_set(self, n: int) -> frozenset[int]:
+        memo: dict[int, frozenset[int]] = self.__dict__.setdefault("_closures", {})
+        stack = [n]
+        while stack:  # lower layers first, without recursion (Fibonacci nim chains 1000 layers)
+            top = stack[-1]
+            if top in memo:
+                stack.pop()
+                continue
+            pending = [low for low in self.lower_layers(top) if low not in memo]
+            if pending:
+                stack.extend(pending)
+                continue
+            reach = {top}
+            for low in self.lower_layers(top):
+                if low not in reach:
+                    reach |= memo[low]
+            memo[top] = frozenset(reach)
+            stack.pop()
+        return memo[n]
+
     def estimate_positions(self, n: int) -> int:
         """OPTIONAL: about how many positions layer n has (progress bars, memory checks)."""
         return n
 
     # -- shared helpers -------------------------------------------------
     def check_n(self, n: int) -> None:
-        if not 1 <= n <= self.max_n:
+        if not self.min_n <= n <= self.max_n:
             hint = f"; {self.beyond_max_n}" if n > self.max_n and self.beyond_max_n else ""
-            raise UsageError(f"n = {n} is out of range for {self.name}: choose n from 1 to {self.max_n}{hint}")
+            raise UsageError(f"n = {n} is out of range for {self.name}: choose n from {self.min_n} to {self.max_n}{hint}")
 
     def parse(self, text: str) -> Position:
         """Parse a count vector written bin 1 first, e.g. '3,1,0,2' or '(3,1,0,2)'."""

@@ -84,7 +84,7 @@ class ChipGame(Variant):
 
     def layer_of(self, position: Position) -> int:
         n = self.value(position)
-        if n < 1:
+        if n < self.min_n:
             raise UsageError(f"position {self.format(position)} is empty: put at least one chip on the board")
         self.check_n(n)
         return n
