@@ -10,15 +10,23 @@ from zeckdb.store import Store
 
 SMALL_N = 40  # graph sizes in GAMES.md go up to 40; every column is cross-checked up to 20
 QUILT_N = 30
+BLACK_HOLE_N = 50  # the m = 4 empty-board facts name n = 47
+BLACK_HOLES = [f"black-hole-{m}" for m in (2, 3, 4, 5)] + [f"black-hole-empty-board-{m}" for m in (2, 3, 4, 5)]
+NIM_N = 100
+BUILD_UP_N = 40
 
 
 @pytest.fixture(scope="session")
 def small_db(tmp_path_factory) -> Path:
-    """A database with both core variants built for n = 1..40, and the quilt game for n = 1..30."""
+    """Every variant at small n: the core variants for n = 1..40, quilt 1..30, the Black
+    Hole games (m = 2..5, both kinds) 1..50, Fibonacci nim 1..100, build-up 1..40."""
     path = tmp_path_factory.mktemp("db") / "small.duckdb"
     with Store.open_write(path) as store:
         build(store, ["zeckendorf", "reversed"], list(range(1, SMALL_N + 1)))
         build(store, ["quilt"], list(range(1, QUILT_N + 1)))
+        build(store, BLACK_HOLES, list(range(1, BLACK_HOLE_N + 1)))
+        build(store, ["fibonacci-nim"], list(range(1, NIM_N + 1)))
+        build(store, ["build-up"], list(range(1, BUILD_UP_N + 1)))
     return path
 
 

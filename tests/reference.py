@@ -207,3 +207,115 @@ def fq_legal_decompositions(n: int) -> list[tuple[int, ...]]:
 
 
 MOVES["quilt"] = quilt_moves
+
+
+# -- Black Hole games and their Empty-Board pre-game, from GAMES.md section 3 ---
+def black_hole_moves(m: int):
+    """The Zeckendorf moves on bins 1..m-1; a chip put in bin m or beyond is gone."""
+    def put_on_board(put: dict[int, int]) -> dict[int, int]:
+        return {b: k for b, k in put.items() if b < m}
+
+    def moves(p):
+        if len(p) > m - 1:
+            raise ValueError(f"{p} has a chip beyond bin {m - 1}")
+        out = [moved(p, {1: 2}, put_on_board({2: 1}))]  # merge ones
+        for i in range(2, m):  # combine F_{i-1} + F_i, both on the board
+            out.append(moved(p, {i - 1: 1, i: 1}, put_on_board({i + 1: 1})))
+        if m - 1 >= 2:
+            out.append(moved(p, {2: 2}, put_on_board({1: 1, 3: 1})))  # split twos
+        for i in range(3, m):
+            out.append(moved(p, {i: 2}, put_on_board({i - 2: 1, i + 1: 1})))  # split
+        return [c for c in out if c is not None]
+
+    return moves
+
+
+def empty_board_moves(m: int):
+    """A position is the board, then the value still to place (its last entry)."""
+    decompose = black_hole_moves(m)
+
+    def moves(p):
+        c = list(p) + [0] * (m - len(p))
+        board, left = c[: m - 1], c[m - 1]
+        if left == 0:
+            return [norm(child) for child in decompose(norm(board))]
+        out = []
+        for b in sorted({1, m - 1}):  # the outermost bins
+            if FIB[b - 1] <= left:
+                placed = board.copy()
+                placed[b - 1] += 1
+                out.append(norm(placed + [left - FIB[b - 1]]))
+        return out
+
+    return moves
+
+
+# -- Fibonacci nim, from GAMES.md section 5 --------------------------------------
+def nim_moves(p):
+    r, k = (list(p) + [0, 0])[:2]
+    return [norm([r - t, min(2 * t, r - t)]) for t in range(1, min(k, r) + 1)]
+
+
+# -- the build-up 1-2-3 game, from GAMES.md section 2 -----------------------------
+def build_up_moves(p):
+    """(a, b, c, left): place a 1, 2 or 3 that fits while something is left, then the reversed game."""
+    a, b, c, left = (list(p) + [0] * 4)[:4]
+    if left == 0:
+        return [norm(list(child) + [0] * (4 - len(child))) for child in reversed_moves(norm([a, b, c]))]
+    out = []
+    for size in (1, 2, 3):
+        if size <= left:
+            pieces = [a, b, c]
+            pieces[size - 1] += 1
+            out.append(norm(pieces + [left - size]))
+    return out
+
+
+FAMILY_M = (2, 3, 4, 5)
+for _m in FAMILY_M:
+    MOVES[f"black-hole-{_m}"] = black_hole_moves(_m)
+    MOVES[f"black-hole-empty-board-{_m}"] = empty_board_moves(_m)
+MOVES["fibonacci-nim"] = nim_moves
+MOVES["build-up"] = build_up_moves
+
+
+def family_start(variant: str, n: int) -> tuple[int, ...]:
+    if variant.startswith("black-hole-empty-board-"):
+        m = int(variant.rsplit("-", 1)[1])
+        return norm([0] * (m - 1) + [n])
+    if variant.startswith("black-hole-"):
+        return norm([n])
+    if variant == "fibonacci-nim":
+        return norm([n, max(n - 1, 0)])
+    if variant == "build-up":
+        return norm([0, 0, 0, n])
+    raise KeyError(variant)
+
+
+def family_layer(variant: str, p) -> int:
+    """The n whose layer stores p: its value, or the pile for nim (the last entry counts 1 in the pre-games)."""
+    if variant == "fibonacci-nim":
+        return p[0] if p else 0
+    if variant == "build-up":
+        c = list(p) + [0] * 4
+        return c[0] + 2 * c[1] + 3 * c[2] + c[3]
+    if variant.startswith("black-hole-empty-board-"):
+        m = int(variant.rsplit("-", 1)[1])
+        c = list(p) + [0] * m
+        return sum(c[i] * FIB[i] for i in range(m - 1)) + c[m - 1]
+    return value(p)
+
+
+def layer_positions(variant: str, n: int) -> set[tuple[int, ...]]:
+    """Every position a game from the start of n passes through that lies in layer n."""
+    return {p for p in reachable(variant, family_start(variant, n)) if family_layer(variant, p) == n}
+
+
+def reachable(variant: str, p) -> set[tuple[int, ...]]:
+    seen, stack = set(), [p]
+    while stack:
+        q = stack.pop()
+        if q not in seen:
+            seen.add(q)
+            stack.extend(MOVES[variant](q))
+    return seen

@@ -191,7 +191,8 @@ def test_winning_moves(store):
     assert [r["to_position"] for r in rows] == ["(" + ",".join(map(str, c)) + ")" for _, _, c in want]
     assert [r["verdict"] == "winning" for r in rows] == [w for w, _, _ in want]
     assert query(store, "winning-moves", "zeckendorf", position="0,0,0,0,0,0,0,1") == []  # 34 = F8: terminal
-    assert {r["variant"] for r in query(store, "winning-moves", position="3,1,0,2")} == {*VARIANTS, "quilt"}
+    four_columns = {*VARIANTS, "quilt", "build-up", "black-hole-5", "black-hole-empty-board-4", "black-hole-empty-board-5"}
+    assert {r["variant"] for r in query(store, "winning-moves", position="3,1,0,2")} == four_columns
 
 
 @pytest.mark.parametrize("args, message", [

@@ -1,36 +1,68 @@
-"""The registry of game variants. Adding a variant: one rules module, one line here."""
+"""The registry of game variants. Adding a variant: one rules module, one line here.
+
+A family takes a parameter in its name (`black-hole-4`); `variant_names()` are
+the variants a build without --variant covers, members of families included.
+"""
 
 from __future__ import annotations
 
+from typing import Callable
+
 from ..errors import UnknownVariantError
 from .base import Position, Variant
+from .black_hole import M_RANGE, BlackHole
+from .build_up import BuildUp
+from .empty_board import BlackHoleEmptyBoard
+from .nim import FibonacciNim
 from .quilt import Quilt
 from .reversed import Reversed
 from .zeckendorf import Zeckendorf
 
-_REGISTRY: dict[str, type[Variant]] = {
+_REGISTRY: dict[str, Callable[[], Variant]] = {
     "zeckendorf": Zeckendorf,
     "reversed": Reversed,
     "quilt": Quilt,
+    "build-up": BuildUp,
+    "fibonacci-nim": FibonacciNim,
+}
+
+# family prefix -> (constructor taking the parameter, accepted parameters, members built by default)
+_FAMILIES: dict[str, tuple[Callable[[int], Variant], range, range]] = {
+    "black-hole": (BlackHole, M_RANGE, range(2, 6)),
+    "black-hole-empty-board": (BlackHoleEmptyBoard, M_RANGE, range(2, 6)),
 }
 
 _instances: dict[str, Variant] = {}
 
 
 def variant_names() -> list[str]:
-    return list(_REGISTRY)
+    """Every variant a default build covers."""
+    return list(_REGISTRY) + [f"{prefix}-{m}" for prefix, (_, _, default) in _FAMILIES.items() for m in default]
+
+
+def _valid_names() -> str:
+    families = ", ".join(f"{prefix}-M (M = {ms.start}..{ms.stop - 1})" for prefix, (_, ms, _) in _FAMILIES.items())
+    return f"{', '.join(_REGISTRY)}, {families}"
+
+
+def _construct(name: str) -> Variant | None:
+    if name in _REGISTRY:
+        return _REGISTRY[name]()
+    prefix, _, parameter = name.rpartition("-")
+    if prefix in _FAMILIES and parameter.isdigit():
+        make, accepted, _ = _FAMILIES[prefix]
+        if int(parameter) in accepted:
+            return make(int(parameter))
+    return None
 
 
 def get_variant(name: str) -> Variant:
     """The variant registered under `name`; the error lists the valid names."""
     if name not in _instances:
-        try:
-            cls = _REGISTRY[name]
-        except KeyError:
-            raise UnknownVariantError(
-                f"unknown variant {name!r}: choose one of {', '.join(_REGISTRY)}"
-            ) from None
-        _instances[name] = cls()
+        variant = _construct(name)
+        if variant is None:
+            raise UnknownVariantError(f"unknown variant {name!r}: choose one of {_valid_names()}")
+        _instances[name] = variant
     return _instances[name]
 
 

@@ -1,0 +1,221 @@
+"""The Black Hole games, their Empty-Board pre-game, Fibonacci nim and the build-up game:
+the database against the independent solver in reference.py, and GAMES.md's facts."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from zeckdb.queries import run_query
+from zeckdb.store import Store
+
+from . import reference as ref
+from .conftest import BLACK_HOLE_N, BLACK_HOLES, BUILD_UP_N, NIM_N, rows
+
+# every column is cross-checked on these layers (kept small: the reference is plain Python)
+CHECKED = {**{name: range(0, 16) for name in BLACK_HOLES}, "fibonacci-nim": range(0, 26), "build-up": range(1, 13)}
+
+
+def stored_layer(con, variant: str, n: int) -> dict[tuple, dict]:
+    out = {}
+    for r in rows(con, "SELECT * FROM positions WHERE variant = ? AND n = ?", [variant, n]):
+        out[ref.norm([r[f"c{i}"] or 0 for i in range(1, 17)])] = r
+    return out
+
+
+def count_vectors(weights: list[int], total: int) -> set[tuple[int, ...]]:
+    """Every vector of non-negative counts with sum(count * weight) == total (brute force)."""
+    ranges = [range(total // w + 1) for w in weights]
+    return {ref.norm(list(c)) for c in itertools.product(*ranges) if sum(x * w for x, w in zip(c, weights)) == total}
+
+
+def layer_weights(variant: str) -> list[int]:
+    m = int(variant.rsplit("-", 1)[1])
+    board = ref.FIB[: m - 1]
+    return board + [1] if "empty-board" in variant else board
+
+
+@pytest.mark.parametrize("variant", sorted(CHECKED))
+def test_every_stored_position_matches_the_reference(con, variant):
+    for n in CHECKED[variant]:
+        stored = stored_layer(con, variant, n)
+        if variant == "fibonacci-nim":
+            assert set(stored) == {ref.norm([n, k]) for k in range(n + 1)}
+        elif variant == "build-up":
+            assert set(stored) == count_vectors([1, 2, 3, 1], n)
+        else:
+            assert set(stored) == count_vectors(layer_weights(variant), n)
+        assert ref.layer_positions(variant, n) <= set(stored)
+        for p, row in stored.items():
+            want = ref.solve(variant, p)
+            where = f"{variant} n={n} {p}"
+            assert row["outcome"] == ("win" if want["win"] else "loss"), where
+            assert (row["remoteness"], row["min_remaining"], row["max_remaining"]) == \
+                (want["remoteness"], want["min"], want["max"]), where
+            assert row["games_to_end"] == want["games"], where
+            assert row["expected_remaining"] == pytest.approx(float(want["expected"]), rel=1e-6), where
+            assert (row["grundy"], row["winning_moves"]) == (want["grundy"], want["winning"]), where
+            assert row["legal_moves"] == len(ref.MOVES[variant](p)), where
+            assert row["is_start"] == (p == ref.family_start(variant, n)), where
+
+
+@pytest.mark.parametrize("variant", sorted(CHECKED))
+def test_stored_moves_match_the_reference_across_layers(con, variant):
+    for n in CHECKED[variant]:
+        stored = {r["id"]: p for p, r in stored_layer(con, variant, n).items()}
+        below = {}
+        for r in rows(con, "SELECT DISTINCT dst_n FROM moves WHERE variant = ? AND n = ?", [variant, n]):
+            below[r["dst_n"]] = {row["id"]: p for p, row in stored_layer(con, variant, r["dst_n"]).items()}
+        got = sorted((stored[r["src"]], below[r["dst_n"]][r["dst"]])
+                     for r in rows(con, "SELECT src, dst, dst_n FROM moves WHERE variant = ? AND n = ?", [variant, n]))
+        want = sorted((p, c) for p in stored.values() for c in ref.MOVES[variant](p))
+        assert got == want, f"{variant} n={n}"
+
+
+@pytest.mark.parametrize("variant", sorted(CHECKED))
+def test_summaries_distributions_and_random_play_match_the_reference(con, variant):
+    for n in [n for n in CHECKED[variant] if n >= 1]:
+        start = ref.family_start(variant, n)
+        want = ref.solve(variant, start)
+        (b,) = rows(con, "SELECT * FROM builds WHERE variant = ? AND n = ?", [variant, n])
+        assert b["winner"] == (1 if want["win"] else 2)
+        assert (b["min_length"], b["max_length"], int(b["games"])) == (want["min"], want["max"], want["games"])
+        assert b["expected_length"] == pytest.approx(float(want["expected"]), rel=1e-12)
+        prob, count = ref.remaining_lengths(variant, start)
+        dist = rows(con, "SELECT measure, length, probability, games_exact FROM length_distribution "
+                         "WHERE variant = ? AND n = ?", [variant, n])
+        assert {r["length"]: r["probability"] for r in dist if r["measure"] == "P" and r["probability"]} == \
+            pytest.approx({k: float(v) for k, v in prob.items()}, rel=1e-12)
+        assert {r["length"]: int(r["games_exact"]) for r in dist if r["measure"] == "mu" and int(r["games_exact"])} == count
+        (odds,) = rows(con, "SELECT * FROM random_play WHERE variant = ? AND n = ?", [variant, n])
+        both, p1_perfect, random_to_move = ref.random_odds(variant, start)
+        assert odds["p1_wins_random"] == pytest.approx(float(both), rel=1e-12)
+        assert odds["p1_wins_p1_perfect"] == pytest.approx(float(p1_perfect), rel=1e-12)
+        assert odds["p1_wins_p2_perfect"] == pytest.approx(float(1 - random_to_move), rel=1e-12)
+
+
+@pytest.mark.parametrize("variant", ["black-hole-4", "black-hole-empty-board-3", "fibonacci-nim"])
+def test_winning_strategy_flags_follow_the_start_within_its_layer(con, variant):
+    """Moves that leave the layer belong to the lower layer's own starts; the flag marks
+    what the winner's strategies from the start reach without leaving the layer."""
+    for n in range(1, 16):
+        stored = stored_layer(con, variant, n)
+        seen, stack = set(), [ref.family_start(variant, n)]
+        while stack:
+            p = stack.pop()
+            if p in seen or ref.family_layer(variant, p) != n:
+                continue
+            seen.add(p)
+            winner_moves = ref.solve(variant, p)["win"]
+            stack.extend(c for c in ref.MOVES[variant](p) if not winner_moves or not ref.solve(variant, c)["win"])
+        assert {p for p, r in stored.items() if r["in_winning_strategies"]} == seen, f"{variant} n={n}"
+
+
+# -- GAMES.md section 3: Cashman, Miller, Shuffelton, Son ---------------------------
+def p_positions(con, variant: str) -> set[tuple[int, ...]]:
+    return {ref.norm([r[f"c{i}"] or 0 for i in range(1, 17)])
+            for r in rows(con, "SELECT * FROM positions WHERE variant = ? AND outcome = 'loss'", [variant])}
+
+
+def test_black_hole_2_p_positions_are_x_mod_4_in_0_1(con):
+    got = p_positions(con, "black-hole-2")
+    assert {p for p in got} == {ref.norm([x]) for x in range(BLACK_HOLE_N + 1) if x % 4 in (0, 1)}
+
+
+def test_black_hole_3_p_positions_by_residues_mod_3(con):
+    every = count_vectors([1, 2], 0) | set().union(*(count_vectors([1, 2], n) for n in range(1, BLACK_HOLE_N + 1)))
+    want = {p for p in every if ((list(p) + [0, 0])[0] % 3, (list(p) + [0, 0])[1] % 3) in {(0, 0), (1, 0), (0, 1)}}
+    assert p_positions(con, "black-hole-3") == want
+
+
+def test_black_hole_4_facts_on_x1_0_0_and_0_0_x3(con):
+    p = p_positions(con, "black-hole-4")
+    for x1 in range(BLACK_HOLE_N + 1):
+        assert (ref.norm([x1]) in p) == (x1 != 2), x1
+    for x3 in range(2, BLACK_HOLE_N // 3 + 1):
+        assert (ref.norm([0, 0, x3]) in p) == (x3 == 5), x3  # N-positions for x3 >= 2, except x3 = 5
+
+
+def empty_board_winners(con, m: int) -> dict[int, int]:
+    return {r["n"]: r["winner"] for r in rows(con, "SELECT n, winner FROM builds WHERE variant = ? AND n >= 1",
+                                               [f"black-hole-empty-board-{m}"])}
+
+
+def test_empty_board_winners_for_m_2_3_4(con):
+    ns = range(1, BLACK_HOLE_N + 1)
+    assert empty_board_winners(con, 2) == {n: 1 if n % 4 in (1, 2) else 2 for n in ns}
+    assert empty_board_winners(con, 3) == {n: 1 if n % 9 in (1, 2, 3, 6, 8) else 2 for n in ns}
+
+    def m4(n: int) -> int:
+        if n in (17, 47):
+            return 2
+        if n in (2, 32):
+            return 1
+        return 1 if n % 16 in (1, 3, 5, 7, 8, 10, 12, 14, 15) else 2
+
+    assert empty_board_winners(con, 4) == {n: m4(n) for n in ns}
+
+
+def test_black_hole_p_positions_query_lists_exactly_the_p_positions(small_db):
+    with Store.open_read(small_db) as store:
+        columns, got = run_query(store, "black-hole-p-positions", "black-hole-3", None, {"mod": "3"})
+    as_dicts = [dict(zip(columns, r)) for r in got]
+    every = {ref.norm([r["c1"], r["c2"]]) for r in as_dicts}
+    assert every == {p for p in every if ref.solve("black-hole-3", p)["win"] is False}
+    assert len(as_dicts) == len(every)
+    assert {tuple(r["residues"]) for r in as_dicts} == {(0, 0), (1, 0), (0, 1)}
+    assert all(r["value"] == r["c1"] + 2 * r["c2"] for r in as_dicts)
+
+
+# -- GAMES.md section 5: Fibonacci nim -------------------------------------------------
+def usual_fibonacci(limit: int) -> set[int]:
+    a, b, out = 1, 1, set()
+    while a <= limit:
+        out.add(a)
+        a, b = b, a + b
+    return out
+
+
+def test_fibonacci_nim_player_1_loses_exactly_at_fibonacci_numbers(con):
+    winners = {r["n"]: r["winner"] for r in rows(con, "SELECT n, winner FROM builds "
+                                                      "WHERE variant = 'fibonacci-nim' AND n >= 1")}
+    fibs = usual_fibonacci(NIM_N)
+    assert winners == {n: 2 if n in fibs else 1 for n in range(1, NIM_N + 1)}
+
+
+def test_fibonacci_nim_check_query_agrees_with_knuth(small_db):
+    with Store.open_read(small_db) as store:
+        columns, got = run_query(store, "fibonacci-nim-check")
+    table = [dict(zip(columns, r)) for r in got]
+    assert [r["n"] for r in table] == list(range(1, NIM_N + 1))
+    assert all(r["winner_agrees"] and r["take_agrees"] for r in table)
+    fibs = usual_fibonacci(NIM_N)
+    for r in table:  # the smallest Zeckendorf term, computed here greedily
+        rest, terms = r["n"], []
+        while rest:
+            f = max(f for f in fibs if f <= rest)
+            terms.append(f)
+            rest -= f
+        assert r["smallest_zeckendorf_term"] == min(terms)
+        if r["n"] <= 25:
+            n = r["n"]
+            winning = [t for t in range(1, n) if not ref.solve("fibonacci-nim", ref.norm([n - t, min(2 * t, n - t)]))["win"]]
+            assert r["winning_takes"] == winning
+    assert table[99]["winning_takes"][0] == 3  # 100 = 89 + 8 + 3
+
+
+# -- GAMES.md section 2: the build-up game, Theorem 5.1 ------------------------------
+def test_build_up_theorem_5_1(con):
+    winners = {r["n"]: r["winner"] for r in rows(con, "SELECT n, winner FROM builds WHERE variant = 'build-up'")}
+    assert winners == {n: 1 if n == 4 or n % 2 else 2 for n in range(1, BUILD_UP_N + 1)}
+
+
+def test_build_up_hands_over_to_the_reversed_game(con):
+    """Once everything is placed, a build-up position is the reversed game's (a, b, c)."""
+    reversed_outcomes = {ref.norm([r["c1"] or 0, r["c2"] or 0, r["c3"] or 0]): r["outcome"]
+                         for r in rows(con, "SELECT * FROM positions WHERE variant = 'reversed' AND n <= 12 "
+                                            "AND coalesce(c4, 0) + coalesce(c5, 0) + coalesce(c6, 0) = 0")}
+    placed = {ref.norm([r["c1"] or 0, r["c2"] or 0, r["c3"] or 0]): r["outcome"]
+              for r in rows(con, "SELECT * FROM positions WHERE variant = 'build-up' AND n <= 12 AND coalesce(c4, 0) = 0")}
+    assert len(placed) > 50 and placed == reversed_outcomes
