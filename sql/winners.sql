@@ -4,7 +4,7 @@
 SELECT variant, n, winner, p1_fraction, p1_fraction - 1 / phi() AS minus_inverse_phi
 FROM (SELECT variant, n, winner,
              avg((winner = 1)::INTEGER) OVER (PARTITION BY variant ORDER BY n) AS p1_fraction
-      FROM builds)
+      FROM builds WHERE n >= 1)  -- layer 0 (the empty board, the empty pile) is no game
 WHERE ($variant IS NULL OR variant = $variant)
   AND ($ns::INTEGER[] IS NULL OR list_contains($ns::INTEGER[], n))
 ORDER BY variant, n

@@ -4,6 +4,7 @@ the database against the independent solver in reference.py, and GAMES.md's fact
 from __future__ import annotations
 
 import itertools
+import json
 
 import pytest
 
@@ -44,6 +45,10 @@ def test_every_stored_position_matches_the_reference(con, variant):
             assert set(stored) == {ref.norm([n, k]) for k in range(n + 1)}
         elif variant == "build-up":
             assert set(stored) == count_vectors([1, 2, 3, 1], n)
+        elif "empty-board" in variant:  # placing leaves bins 2..m-2 empty until nothing is left to place
+            m = int(variant.rsplit("-", 1)[1])
+            assert set(stored) == {p for p in count_vectors(layer_weights(variant), n)
+                                   if len(p) < m or p[m - 1] == 0 or not any(p[1:m - 2])}
         else:
             assert set(stored) == count_vectors(layer_weights(variant), n)
         assert ref.layer_positions(variant, n) <= set(stored)
@@ -219,3 +224,53 @@ def test_build_up_hands_over_to_the_reversed_game(con):
     placed = {ref.norm([r["c1"] or 0, r["c2"] or 0, r["c3"] or 0]): r["outcome"]
               for r in rows(con, "SELECT * FROM positions WHERE variant = 'build-up' AND n <= 12 AND coalesce(c4, 0) = 0")}
     assert len(placed) > 50 and placed == reversed_outcomes
+
+
+# -- building, looking up and bad input --------------------------------------------------
+def test_building_n_builds_the_layers_its_games_reach_and_resumes(tmp_path):
+    from zeckdb.builder import build
+
+    path = tmp_path / "bh.duckdb"
+    with Store.open_write(path) as store:
+        first = build(store, ["black-hole-4"], [17])
+        assert sorted(n for _, n in first.built) == [2, 7, 12, 17]  # 17 - 5j: a game from (17) passes them all
+        again = build(store, ["black-hole-4"], list(range(1, 21)))
+        assert sorted(n for _, n in again.built) == [0, 1, 3, 4, 5, 6, 8, 9, 10, 11, 13, 14, 15, 16, 18, 19, 20]
+        assert build(store, ["black-hole-4"], list(range(1, 21))).built == []
+        # an already stored lower layer is recomputed in memory, not rewritten
+        store.con.execute("UPDATE builds SET seconds = -1 WHERE variant = 'black-hole-4' AND n = 15")
+        assert build(store, ["black-hole-4"], [20], force=True).built == [("black-hole-4", 20)]
+        assert store.con.execute("SELECT seconds FROM builds WHERE variant = 'black-hole-4' AND n = 15").fetchone() == (-1,)
+
+
+def test_lookups_follow_moves_into_lower_layers(capsys, small_db):
+    from .test_cli import run
+
+    code, out, err = run(capsys, "position", "fibonacci-nim", "--start", "100", "--db", str(small_db))
+    assert code == 0, err
+    assert out.splitlines()[0] == "fibonacci-nim (100,99)  (n = 100, start)"
+    winning = [line.split()[2] for line in out.splitlines() if line.rstrip().endswith(")") and " wins " in line]
+    assert winning == ["11", "3"]  # 100 = 89 + 8 + 3: take 3 wins, and so does taking 11 (leaving 89 = F)
+    code, out, err = run(capsys, "line", "black-hole-3", "--start", "10", "--json", "--db", str(small_db))
+    line = json.loads(out)
+    assert code == 0 and len(line) == 6 and line[-1]["position"] == [1]  # ends at the decomposition of 10 mod 3
+    code, out, err = run(capsys, "position", "black-hole-empty-board-4", "0,0,0,17", "--json", "--db", str(small_db))
+    assert code == 0 and json.loads(out)["outcome"] == "loss"  # Player 2 wins n = 17
+
+
+@pytest.mark.parametrize("args, message", [
+    (("position", "black-hole-13", "--start", "5"), "unknown variant 'black-hole-13': choose one of zeckendorf, "
+                                                     "reversed, quilt, build-up, fibonacci-nim, black-hole-M (M = 2..12)"),
+    (("position", "fibonacci-nim", "10,11"), "position (10,11): at most r = 10 chips can be taken, so k <= r"),
+    (("position", "fibonacci-nim", "10"), "write it as r,k"),
+    (("position", "black-hole-empty-board-4", "0,1,0,3"),
+     "position (0,1,0,3) cannot occur: while chips remain to be placed, only bins 1 and 3 hold chips"),
+    (("position", "black-hole-3", "1,1,1"), "position '1,1,1' has 3 bins; black-hole-3 has at most 2"),
+    (("position", "fibonacci-nim", "--start", "1001"), "n = 1001 is out of range for fibonacci-nim: choose n from 0 to 1000"),
+    (("position", "fibonacci-nim", "--start", "500"), "holds no fibonacci-nim positions for n = 500"),
+])
+def test_bad_input_is_one_line(capsys, small_db, args, message):
+    from .test_cli import run
+
+    code, _, err = run(capsys, *args, "--db", str(small_db))
+    assert code != 0 and message in err and len(err.strip().splitlines()) == 1, err

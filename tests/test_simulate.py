@@ -16,7 +16,8 @@ from .test_cli import run
 GAMES = 20_000
 
 
-@pytest.mark.parametrize("variant, n", [("zeckendorf", 20), ("reversed", 20), ("quilt", 20), ("quilt", 6)])
+@pytest.mark.parametrize("variant, n", [("zeckendorf", 20), ("reversed", 20), ("quilt", 20), ("quilt", 6),
+                                        ("black-hole-4", 40), ("black-hole-empty-board-3", 30), ("build-up", 20)])
 def test_simulation_matches_the_exact_distribution(con, variant, n):
     exact = {r["length"]: r["probability"] for r in rows(
         con, "SELECT length, probability FROM length_distribution WHERE variant = ? AND n = ? AND measure = 'P'",
@@ -47,6 +48,7 @@ def test_beyond_the_exhaustive_limit():
 @pytest.mark.parametrize("args, message", [
     (("quilt", 0), "n = 0 is out of range"), (("nim", 5), "unknown variant 'nim'"),
     (("quilt", 5, 0), "--games 0 is out of range"),
+    (("fibonacci-nim", 5), "does not support fibonacci-nim yet"),
 ])
 def test_bad_input(args, message):
     with pytest.raises(UsageError, match=message):

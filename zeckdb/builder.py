@@ -62,6 +62,7 @@ class Step:
 
     variant: Variant
     write: bool
+    replace: bool = True  # rows of the layer, or of its graph layer, may exist already
 
 
 def plan(store: Store, variants: list[Variant], ns: list[int], force: bool) -> dict[int, list[Step]]:
@@ -71,12 +72,13 @@ def plan(store: Store, variants: list[Variant], ns: list[int], force: bool) -> d
     todo: dict[int, list[Step]] = {}
     for v in variants:
         done = store.built_ns(v.name)
+        present = store.present_ns(v.name) | store.graph_ns(v.graph_name)
         wanted = {n for n in ns if n <= v.max_n and (force or n not in done)}
         needed = set(wanted)
         for n in wanted:
             needed.update(v.closure(n))
         for n in needed:
-            todo.setdefault(n, []).append(Step(v, n in wanted or n not in done))
+            todo.setdefault(n, []).append(Step(v, n in wanted or n not in done, n in present))
     return dict(sorted(todo.items()))
 
 
@@ -142,7 +144,7 @@ def _compute(n: int, steps: list[Step], stored_graphs: dict[str, set[int]], forc
         new_graph = force or n not in stored_graphs[v.graph_name]
         stored_graphs[v.graph_name].add(n)
         records.append(LayerRecord(v, n, g.keys, counts, sol, len(g.src), g.stored_edges() if new_graph else None,
-                                   time.perf_counter() - t0, mirror=mirror))
+                                   time.perf_counter() - t0, mirror=mirror, replace=step.replace))
     lower.done_with(n)
     return records, recomputed
 

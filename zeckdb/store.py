@@ -113,6 +113,7 @@ class LayerRecord:
     seconds: float
     distribution: Any = None  # engine.solve.Distribution, filled by the builder's second stage
     mirror: "LayerRecord | None" = None  # a layer whose games are this one's reversed (engine.solve.mirrors)
+    replace: bool = True  # rows of this layer (or of its graph layer, for `edges`) may exist: delete them first
 
 
 class Store:
@@ -162,6 +163,10 @@ class Store:
             "SELECT n FROM builds JOIN random_play USING (variant, n) WHERE variant = ?", [variant]).fetchall()
         return {r[0] for r in rows}
 
+    def present_ns(self, variant: str) -> set[int]:
+        """The n with any row of the variant (complete or from an older schema): rewriting them must delete first."""
+        return {r[0] for r in self.con.execute("SELECT n FROM builds WHERE variant = ?", [variant]).fetchall()}
+
     def graph_ns(self, graph: str) -> set[int]:
         rows = self.con.execute("SELECT n FROM graph_layers WHERE graph = ?", [graph]).fetchall()
         return {r[0] for r in rows}
@@ -203,8 +208,9 @@ class Store:
         try:
             for rec in records:
                 v, n, sol = rec.variant, rec.n, rec.solution
-                for table in LAYER_TABLES:
-                    con.execute(f"DELETE FROM {table} WHERE variant = ? AND n = ?", [v.name, n])
+                if rec.replace:  # a scan per table: on a big file, skipping it for new layers saves the writer seconds
+                    for table in LAYER_TABLES:
+                        con.execute(f"DELETE FROM {table} WHERE variant = ? AND n = ?", [v.name, n])
                 cols = {"id": np.arange(len(rec.keys), dtype=np.int32)}
                 for j, name in enumerate(v.columns):
                     cols[name] = rec.counts[:, j]
@@ -228,8 +234,9 @@ class Store:
                 con.unregister("layer")
                 if rec.edges is not None:
                     src, dst, code, dst_n = rec.edges
-                    con.execute("DELETE FROM edges WHERE graph = ? AND n = ?", [v.graph_name, n])
-                    con.execute("DELETE FROM graph_layers WHERE graph = ? AND n = ?", [v.graph_name, n])
+                    if rec.replace:
+                        con.execute("DELETE FROM edges WHERE graph = ? AND n = ?", [v.graph_name, n])
+                        con.execute("DELETE FROM graph_layers WHERE graph = ? AND n = ?", [v.graph_name, n])
                     columns = {"src": src, "dst": dst, "code": code}
                     if dst_n is not None:  # NULL where the move stays in the layer
                         columns["dst_n"] = pa.array(dst_n, mask=dst_n == n)

@@ -10,12 +10,21 @@ game. Once nothing is left to place the positions are the black-hole game's.
 
 Placing is always possible while something remains (a 1 fits), so the
 black-hole moves are rules that apply only where no placement does.
+
+A layer holds only what play can reach: the black-hole positions of value n
+(nothing left to place; ids as in the black-hole game), then the boards with
+chips in bins 1 and m-1 only and something left to place. Every count vector
+of the value would be 25 times as many at m = 5, n = 150.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cached_property
 
+import numpy as np
+
+from ..errors import UsageError
 from ..fib import fib
 from .base import Position
 from .black_hole import BlackHole, black_hole_rules
@@ -40,3 +49,53 @@ class BlackHoleEmptyBoard(BlackHole):
 
     def start(self, n: int) -> Position:
         return (0,) * (self.m - 1) + (n,) if n else ()
+
+    # -- the layer: black-hole positions, then placements -------------------------
+    @cached_property
+    def _board(self) -> BlackHole:
+        return BlackHole(self.m)  # same bins, same max_n: its keys are ours with nothing left to place
+
+    @property
+    def _outer(self) -> int:
+        return fib(self.m - 1)  # weight of the outer bin m-1 (bin 1 itself when m = 2)
+
+    def _placements_before(self, n: int, b: int) -> int:
+        """Placement positions of layer n with fewer than b chips in bin m-1 (then a = 0..n-1-b*w)."""
+        if self.m == 2:
+            return 0
+        return b * n - self._outer * b * (b - 1) // 2
+
+    def _placements(self, n: int) -> int:
+        if self.m == 2:
+            return n  # (a, left) with a = 0..n-1
+        return self._placements_before(n, (n - 1) // self._outer + 1) if n else 0
+
+    def estimate_positions(self, n: int) -> int:
+        return self._board.estimate_positions(n) + self._placements(n)
+
+    def id_of(self, position: Position) -> int:
+        counts = list(position) + [0] * (self.m - len(position))
+        board, left = counts[:-1], counts[-1]
+        n = self.value(counts)
+        if left == 0:
+            return self._board.id_of(tuple(board))
+        if any(board[1:-1]):
+            raise UsageError(f"position {self.format(position)} cannot occur: while chips remain to be placed, "
+                             f"only bins 1 and {self.m - 1} hold chips")
+        if self.m == 2:
+            return self._board.estimate_positions(n) + board[0]
+        return self._board.estimate_positions(n) + self._placements_before(n, board[-1]) + board[0]
+
+    def layer_keys(self, n: int) -> np.ndarray:
+        offsets, m = self._offsets, self.m
+        if self.m == 2:
+            a = np.arange(n, dtype=np.int64)
+            placed = (a << offsets[0]) | ((n - a) << offsets[m - 1])
+        else:
+            b = np.arange((n - 1) // self._outer + 1 if n else 0, dtype=np.int64)
+            per_b = n - b * self._outer  # a = 0..per_b-1 leaves something to place
+            row = np.repeat(np.arange(len(b)), per_b)
+            a = np.arange(len(row), dtype=np.int64) - (np.cumsum(per_b) - per_b)[row]
+            left = n - a - b[row] * self._outer
+            placed = (a << offsets[0]) | (b[row] << offsets[m - 2]) | (left << offsets[m - 1])
+        return np.concatenate([self._board.layer_keys(n), placed])
