@@ -19,7 +19,9 @@ app = typer.Typer(
     "Build a database with `zeckdb build`, then look positions up with `zeckdb position`, "
     "play optimal lines with `zeckdb line`, ask research questions with `zeckdb query` "
     "(named queries) or `zeckdb sql` (ad-hoc, read-only), and see what is built with `zeckdb status`. "
-    "The database is ./zeckdb.duckdb unless --db or $ZECKDB_DB says otherwise.",
+    "The database is ./zeckdb.duckdb unless --db or $ZECKDB_DB says otherwise.\n\n"
+    "Variants: zeckendorf, reversed, build-up, quilt, fibonacci-nim, black-hole-M and "
+    "black-hole-empty-board-M (M = 2..12; a default build covers M = 2..5).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,

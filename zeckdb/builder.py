@@ -137,6 +137,7 @@ def _compute(n: int, steps: list[Step], stored_graphs: dict[str, set[int]], forc
         if lower.needed(v, n):
             keep_moves = sol.union is not None or (not g.lower and g.size[1] <= DISTRIBUTION_MAX_EDGES)
             below[n] = SolvedLayer.of(g, sol, keep_moves)
+        sol.release_node_values()  # only what the writer stores stays in flight
         if not step.write:
             recomputed += len(g.keys)
             continue

@@ -103,6 +103,12 @@ class Solution:
     union: Play | None = None  # the graph a game from the start runs on, when it spans layers
     mirror: "Solution | None" = None  # a solution whose games are this one's, reversed (see `mirrors`)
 
+    def release_node_values(self) -> None:
+        """Drop what only the layers above read (random-play values, exact counts per node)."""
+        self.exact = None
+        for name in ("q", "a", "b"):
+            self.values.pop(name, None)
+
     def own(self, name: str) -> np.ndarray:
         """A NODE_VALUES array over the layer's own positions, by id."""
         return self.values[name][: self.size]
