@@ -132,9 +132,11 @@ def status(db: Optional[str] = DbOption) -> None:
         typer.echo(f"database {store.path}: {size / 1e6:,.1f} MB, schema revision {SCHEMA_HEAD}")
         if not rows:
             typer.echo("nothing built yet: run `zeckdb build`")
+        name_width = max((len(r["variant"]) for r in rows), default=0)
+        ns_width = max((len(format_ns(r["ns"])) for r in rows), default=0)
         for r in rows:
-            typer.echo(f"  {r['variant']:<12} n = {format_ns(r['ns']):<14} {r['positions']:>14,} positions "
-                       f"{r['edges']:>15,} edges  ({r['seconds']:.1f} s to build)")
+            typer.echo(f"  {r['variant']:<{name_width}}  n = {format_ns(r['ns']):<{ns_width}}  {r['positions']:>12,} "
+                       f"positions {r['edges']:>13,} edges  ({r['seconds']:.1f} s to build)")
 
 
 @app.command()

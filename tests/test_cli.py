@@ -51,7 +51,9 @@ def test_position_text_and_line(capsys, small_db):
 
 def test_status_and_db_current(capsys, small_db):
     code, out, _ = run(capsys, "status", "--db", str(small_db))
-    assert code == 0 and "zeckendorf   n = 1..40" in out and "reversed" in out
+    lines = {line.split()[0]: line.split() for line in out.splitlines()[1:]}
+    assert code == 0 and lines["zeckendorf"][1:4] == ["n", "=", "1..40"] and lines["fibonacci-nim"][3] == "0..100"
+    assert len({line.index(" n = ") for line in out.splitlines()[1:]}) == 1  # aligned
     code, out, _ = run(capsys, "db", "current", "--db", str(small_db))
     assert code == 0 and out.strip() == f"{SCHEMA_HEAD} (head)"
 

@@ -274,3 +274,18 @@ def test_bad_input_is_one_line(capsys, small_db, args, message):
 
     code, _, err = run(capsys, *args, "--db", str(small_db))
     assert code != 0 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_black_hole_beyond_reach_is_the_zeckendorf_game(con):
+    """With F_m > n nothing reaches the hole: black-hole-m on n is the Zeckendorf game on n."""
+    from zeckdb.engine.solve import solve_in_memory
+    from zeckdb.variants import get_variant
+
+    v = get_variant("black-hole-8")  # F_8 = 34
+    for n in (12, 20, 33):
+        graph, solution, _ = solve_in_memory(v, n)
+        ours = {ref.norm(row.tolist()): (bool(w), int(r)) for row, w, r in
+                zip(v.decode(graph.keys), solution.win, solution.remoteness)}
+        zeck = {ref.norm([r[f"c{i}"] or 0 for i in range(1, 17)]): (r["outcome"] == "win", r["remoteness"])
+                for r in rows(con, "SELECT * FROM positions WHERE variant = 'zeckendorf' AND n = ?", [n])}
+        assert ours == zeck

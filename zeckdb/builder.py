@@ -135,7 +135,8 @@ def _compute(n: int, steps: list[Step], stored_graphs: dict[str, set[int]], forc
         if g.lower:
             sol.union = union_play(v, g, sol, below)
         if lower.needed(v, n):
-            keep_moves = sol.union is not None or (not g.lower and g.size[1] <= DISTRIBUTION_MAX_EDGES)
+            # a union that no longer fits (nim) will not fit higher up either
+            keep_moves = g.size[1] <= DISTRIBUTION_MAX_EDGES and (sol.union is not None or not g.lower)
             below[n] = SolvedLayer.of(g, sol, keep_moves)
         sol.release_node_values()  # only what the writer stores stays in flight
         if not step.write:

@@ -81,8 +81,9 @@ NODE_VALUES = {"win": np.bool_, "remoteness": np.int16, "min_remaining": np.int1
                "q": np.float64, "a": np.float64, "b": np.float64}
 
 # A game from the start of n can run through several layers; its length distribution
-# is computed on their union graph while that holds at most this many moves (the
-# forward sweep needs all of them at once). Beyond it the layer gets no distribution.
+# is computed on their union graph while the layers below n hold at most this many
+# moves (they are kept in memory, and the union is assembled anew for each n).
+# Beyond it the layer gets no distribution (Fibonacci nim from n = 311 on).
 DISTRIBUTION_MAX_EDGES = 5_000_000
 
 
@@ -275,7 +276,7 @@ def union_play(variant: Variant, graph: Graph, solution: Solution, lower: dict[i
     layers = variant.closure(graph.n)[1:]
     if any(low not in lower or lower[low].offsets is None for low in layers):
         return None
-    if graph.size[1] + sum(len(lower[low].dst_id) for low in layers) > DISTRIBUTION_MAX_EDGES:
+    if sum(len(lower[low].dst_id) for low in layers) > DISTRIBUTION_MAX_EDGES:
         return None
     first = np.full(graph.n + 1, -1, dtype=np.int64)
     first[graph.n] = 0
