@@ -300,19 +300,20 @@ class Store:
 
     def probe(self, variant: str, places: list[tuple[int, int]]) -> dict[tuple[int, int], dict[str, Any]]:
         """Solved columns of the positions at these (n, id), by (n, id) (absent ones are left out)."""
-        if not places:
-            return {}
-        layers = {n for n, _ in places}
-        if len(layers) == 1:  # one layer: an id list the zone maps can use
-            (n,) = layers
-            where, params = f"n = ? AND id IN ({', '.join('?' * len(places))})", [n, *(i for _, i in places)]
-        else:  # moves that leave the layer (Fibonacci nim: one layer per move)
-            where = "(n, id) IN (SELECT (unnest($2::INTEGER[]), unnest($3::INTEGER[])))"
-            params = [[n for n, _ in places], [i for _, i in places]]
-            where = where.replace("$2", "?").replace("$3", "?")
-        cur = self.con.execute(
-            f"SELECT n, id, {', '.join(PROBE_COLUMNS)} FROM positions WHERE variant = ? AND {where}",
-            [variant, *params],
-        )
+        by_layer: dict[int, list[int]] = {}
+        for n, i in places:
+            by_layer.setdefault(n, []).append(i)
+        if len(by_layer) <= 4:  # an id list per layer: the zone maps find them in a few milliseconds
+            found = {}
+            for n, ids in by_layer.items():
+                found.update(self._probe(f"n = ? AND id IN ({', '.join('?' * len(ids))})", [variant, n, *ids]))
+            return found
+        # moves into many layers (Fibonacci nim: one per move): one join
+        return self._probe("(n, id) IN (SELECT (unnest(?::INTEGER[]), unnest(?::INTEGER[])))",
+                           [variant, [n for n, _ in places], [i for _, i in places]])
+
+    def _probe(self, where: str, params: list[Any]) -> dict[tuple[int, int], dict[str, Any]]:
+        cur = self.con.execute(f"SELECT n, id, {', '.join(PROBE_COLUMNS)} FROM positions WHERE variant = ? AND {where}",
+                               params)
         names = [d[0] for d in cur.description]
         return {(row[0], row[1]): dict(zip(names, row)) for row in cur.fetchall()}
