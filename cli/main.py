@@ -20,8 +20,8 @@ app = typer.Typer(
     "play optimal lines with `zeckdb line`, ask research questions with `zeckdb query` "
     "(named queries) or `zeckdb sql` (ad-hoc, read-only), and see what is built with `zeckdb status`. "
     "The database is ./zeckdb.duckdb unless --db or $ZECKDB_DB says otherwise.\n\n"
-    "Variants: zeckendorf, reversed, build-up, quilt, fibonacci-nim, black-hole-M and "
-    "black-hole-empty-board-M (M = 2..12; a default build covers M = 2..5).",
+    "Variants (`zeckdb variants` describes them): zeckendorf, reversed, build-up, quilt, fibonacci-nim, "
+    "black-hole-M and black-hole-empty-board-M (M = 2..12; a default build covers M = 2..5).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
@@ -118,6 +118,17 @@ class _progress:
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.stop()
+
+
+@app.command()
+def variants(fmt: str = typer.Option("table", "--format", "-f", help="Output format: table, csv, json or markdown.")) -> None:
+    """List the games zeckdb knows: name, what a position is, the n it builds, an example start, the paper."""
+    from cli.render import render
+    from zeckdb.variants import catalog
+
+    _check_format(fmt)
+    rows = [(name, title, f"{v.min_n}..{v.max_n}", v.format(v.start(5)), v.source) for name, title, v in catalog()]
+    typer.echo(render(["variant", "game", "n", "start of n = 5", "source"], rows, fmt))
 
 
 @app.command()

@@ -134,10 +134,23 @@ def test_build_summary_and_nothing_to_do(capsys, tmp_path):
 def test_help_explains_every_command(capsys):
     code, out, _ = run(capsys, "--help")
     assert code == 0
-    for command in ["build", "status", "position", "line", "query", "sql", "db"]:
+    for command in ["build", "status", "position", "line", "query", "sql", "simulate", "variants", "db"]:
         assert command in out
         code, sub, _ = run(capsys, command, "--help")
         assert code == 0 and len(sub) > 200
+
+
+def test_variants_lists_every_game_once(capsys):
+    from zeckdb.variants import get_variant
+
+    code, out, _ = run(capsys, "variants", "--format", "json")
+    listing = {row["variant"]: row for row in json.loads(out)}
+    assert code == 0 and list(listing) == ["zeckendorf", "reversed", "quilt", "build-up", "fibonacci-nim",
+                                           "black-hole-M (M = 2..12)", "black-hole-empty-board-M (M = 2..12)"]
+    assert listing["fibonacci-nim"]["start of n = 5"] == "(5,4)" and listing["fibonacci-nim"]["n"] == "0..1000"
+    assert listing["black-hole-empty-board-M (M = 2..12)"]["start of n = 5"] == "(0,0,0,5)"
+    for name in ("black-hole-2", "black-hole-12", "black-hole-empty-board-7"):
+        get_variant(name)  # every advertised M is accepted
 
 
 def test_query_lists_and_runs_in_every_format(capsys, small_db):

@@ -40,6 +40,17 @@ def variant_names() -> list[str]:
     return list(_REGISTRY) + [f"{prefix}-{m}" for prefix, (_, _, default) in _FAMILIES.items() for m in default]
 
 
+def catalog() -> list[tuple[str, str, Variant]]:
+    """(name, title, variant) for every registered variant; a family once, as `prefix-M`,
+    with its member M = 4 standing for it (its start, its n)."""
+    out = [(name, get_variant(name).title, get_variant(name)) for name in _REGISTRY]
+    for prefix, (_, accepted, _) in _FAMILIES.items():
+        example = get_variant(f"{prefix}-4")
+        out.append((f"{prefix}-M (M = {accepted.start}..{accepted.stop - 1})",
+                    f"{getattr(example, 'family_title', example.title)} (start shown: M = 4)", example))
+    return out
+
+
 def _valid_names() -> str:
     families = ", ".join(f"{prefix}-M (M = {ms.start}..{ms.stop - 1})" for prefix, (_, ms, _) in _FAMILIES.items())
     return f"{', '.join(_REGISTRY)}, {families}"

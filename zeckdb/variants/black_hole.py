@@ -33,6 +33,7 @@ def black_hole_rules(m: int) -> tuple[Rule, ...]:
 class BlackHole(ChipGame):
     max_n = MAX_N
     min_n = 0
+    family_title = "Black Hole Zeckendorf game: bins 1..M-1, a chip reaching bin M (worth F_M) is removed"
 
     def __init__(self, m: int):
         self.m = m

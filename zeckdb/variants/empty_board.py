@@ -39,6 +39,9 @@ def empty_board_rules(m: int) -> tuple[Rule, ...]:
 
 
 class BlackHoleEmptyBoard(BlackHole):
+    family_title = ("Empty-Board Black Hole game: place chips in bin 1 or M-1 until n is placed, then the "
+                    "black-hole game; position (c1..c{M-1}, left to place)")
+
     def __init__(self, m: int):
         super().__init__(m)
         self.name = f"black-hole-empty-board-{m}"
