@@ -289,3 +289,15 @@ def test_a_black_hole_beyond_reach_is_the_zeckendorf_game(con):
         zeck = {ref.norm([r[f"c{i}"] or 0 for i in range(1, 17)]): (r["outcome"] == "win", r["remoteness"])
                 for r in rows(con, "SELECT * FROM positions WHERE variant = 'zeckendorf' AND n = ?", [n])}
         assert ours == zeck
+
+
+def test_a_move_into_an_undeclared_layer_is_an_engine_error():
+    from zeckdb.engine.solve import EngineError, build_graph
+    from zeckdb.variants.black_hole import BlackHole
+
+    class Forgetful(BlackHole):
+        def lower_layers(self, n: int) -> list[int]:
+            return [0] if n else []  # forgets n - F_m
+
+    with pytest.raises(EngineError, match=r"black-hole-3, n=7: moves lead to layers \[4\], which lower_layers\(7\) leaves out"):
+        build_graph(Forgetful(3), 7, {0: None})

@@ -168,29 +168,28 @@ def build_graph(variant: Variant, n: int, lower: dict[int, SolvedLayer] | None =
     missing = [low for low in lower_ns if low not in lower]
     if missing:
         raise EngineError(f"{variant.name}, n={n}: lower layers {missing} must be solved first")
+    child_n = variant.layers_of(child_keys).astype(np.int32)
+    stray = np.setdiff1d(child_n, [n, *lower_ns])
+    if len(stray):
+        raise EngineError(f"{variant.name}, n={n}: moves lead to layers {stray[:5].tolist()}, "
+                          f"which lower_layers({n}) leaves out")
     # Lower layers' nodes follow the own ones; keys are distinct across layers, so one
     # sorted array of all their keys links every move that leaves the layer at once.
     layout, first = [], len(keys)
+    first_node = np.zeros(n + 1, dtype=np.int32)  # per layer, its first node (0 for n itself)
     for low in lower_ns:
         layout.append((low, first, len(lower[low].sorted_keys)))
+        first_node[low] = first
         first += len(lower[low].sorted_keys)
     lower_keys = np.concatenate([lower[low].sorted_keys for low in lower_ns])
     lower_nodes = np.concatenate([at + lower[low].sorted_ids for low, at, _ in layout]).astype(np.int32)
     by_lower_key = np.argsort(lower_keys, kind="stable")  # nearly sorted runs: cheap
-    child_n = variant.layers_of(child_keys).astype(np.int32)
     stays = child_n == n
     dst = np.empty(len(child_keys), dtype=np.int32)
     dst[stays] = _link(variant, n, sorted_keys, by_key, child_keys[stays], code[stays], n_codes)
-    leaves = ~stays
-    dst[leaves] = _link(variant, n, lower_keys[by_lower_key], lower_nodes[by_lower_key], child_keys[leaves],
-                        code[leaves], n_codes)
-    bases = np.zeros(n + 1, dtype=np.int32)
-    for low, at, _ in layout:
-        bases[low] = at
-    dst_id = dst - np.where(stays, 0, bases[np.clip(child_n, 0, n)])
-    if leaves.any() and not np.isin(child_n[leaves], lower_ns).all():
-        stray = sorted(set(child_n[leaves].tolist()) - set(lower_ns))
-        raise EngineError(f"{variant.name}, n={n}: moves lead to layers {stray[:5]}, which lower_layers({n}) leaves out")
+    dst[~stays] = _link(variant, n, lower_keys[by_lower_key], lower_nodes[by_lower_key], child_keys[~stays],
+                        code[~stays], n_codes)
+    dst_id = dst - first_node[child_n]
     graph = _grouped(variant, n, keys, by_key[src], dst, code, first, child_n, dst_id)
     graph.lower = layout
     return graph
