@@ -105,12 +105,16 @@ def solve(variant: str, p: tuple[int, ...]) -> dict:
 
 def positions(variant: str, n: int) -> set[tuple[int, ...]]:
     """Every position reachable from the start of n (depth-first)."""
-    seen, stack = set(), [start(variant, n)]
+    return reachable(variant, start(variant, n))
+
+
+def reachable(variant: str, p) -> set[tuple[int, ...]]:
+    seen, stack = set(), [p]
     while stack:
-        p = stack.pop()
-        if p not in seen:
-            seen.add(p)
-            stack.extend(MOVES[variant](p))
+        q = stack.pop()
+        if q not in seen:
+            seen.add(q)
+            stack.extend(MOVES[variant](q))
     return seen
 
 
@@ -310,12 +314,3 @@ def layer_positions(variant: str, n: int) -> set[tuple[int, ...]]:
     """Every position a game from the start of n passes through that lies in layer n."""
     return {p for p in reachable(variant, family_start(variant, n)) if family_layer(variant, p) == n}
 
-
-def reachable(variant: str, p) -> set[tuple[int, ...]]:
-    seen, stack = set(), [p]
-    while stack:
-        q = stack.pop()
-        if q not in seen:
-            seen.add(q)
-            stack.extend(MOVES[variant](q))
-    return seen
