@@ -113,7 +113,7 @@ class _progress:
             self.bar.update(self.task, advance=positions, description=description)
         elif self.done * 10 >= (self.logged_tenth + 1) * self.total:  # log each tenth of the work
             self.logged_tenth = self.done * 10 // max(self.total, 1)
-            _echo_err(f"built up to {description}: {self.done:,} of {self.total:,} positions")
+            _echo_err(f"built up to {description}: {100 * self.done // max(self.total, 1)}% of the work")
 
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:

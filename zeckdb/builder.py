@@ -22,7 +22,7 @@ from .variants import Variant, get_variant
 if TYPE_CHECKING:
     from .engine.solve import SolvedLayer
 
-Progress = Callable[[int, str], None]  # (positions just done, description)
+Progress = Callable[[int, str], None]  # (work just done, in Variant.estimate_work units; description)
 
 
 @dataclass
@@ -83,8 +83,8 @@ def plan(store: Store, variants: list[Variant], ns: list[int], force: bool) -> d
 
 
 def layer_weight(steps: list[Step], n: int) -> int:
-    """Work estimate for a progress bar: positions of layer n, once per variant."""
-    return sum(step.variant.estimate_positions(n) for step in steps)
+    """Work estimate for a progress bar: the work of layer n, once per variant."""
+    return sum(step.variant.estimate_work(n) for step in steps)
 
 
 class LowerLayers:
@@ -116,7 +116,7 @@ class LowerLayers:
 def _compute(n: int, steps: list[Step], stored_graphs: dict[str, set[int]], force: bool,
              lower: LowerLayers) -> tuple[list[LayerRecord], int]:
     """Solve layer n of each step's variant; records of the layers to write, and the
-    positions of those only recomputed."""
+    work of those only recomputed."""
     from .engine.solve import DISTRIBUTION_MAX_EDGES, SolvedLayer, build_graph, solve_graph, union_play
 
     records: list[LayerRecord] = []
@@ -140,7 +140,7 @@ def _compute(n: int, steps: list[Step], stored_graphs: dict[str, set[int]], forc
             below[n] = SolvedLayer.of(g, sol, keep_moves)
         sol.release_node_values()  # only what the writer stores stays in flight
         if not step.write:
-            recomputed += len(g.keys)
+            recomputed += v.estimate_work(n)
             continue
         mirror = next((r for r in records if r.solution is sol.mirror), None)
         new_graph = force or n not in stored_graphs[v.graph_name]
@@ -185,7 +185,7 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
         _take_counts_from_mirrors(records)
         store.write_layers(records)
         if progress:
-            progress(sum(len(r.keys) for r in records), f"n={records[0].n}")
+            progress(sum(r.variant.estimate_work(r.n) for r in records), f"n={records[0].n}")
 
     in_flight: deque[Future] = deque()
     lower = LowerLayers(todo)

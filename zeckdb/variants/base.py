@@ -131,8 +131,12 @@ class Variant(ABC):
         return memo[n]
 
     def estimate_positions(self, n: int) -> int:
-        """OPTIONAL: about how many positions layer n has (progress bars, memory checks)."""
+        """OPTIONAL: about how many positions layer n has (notices, memory checks)."""
         return n
+
+    def estimate_work(self, n: int) -> int:
+        """OPTIONAL: the relative cost of building layer n, for progress bars (default: its positions)."""
+        return self.estimate_positions(n)
 
     # -- shared helpers -------------------------------------------------
     def check_n(self, n: int) -> None:

@@ -76,6 +76,9 @@ class FibonacciNim(Variant):
     def estimate_positions(self, n: int) -> int:
         return n + 1
 
+    def estimate_work(self, n: int) -> int:
+        return n + 1 + n * (n + 1) // 2  # its moves dominate: k moves from (n, k)
+
     def graph_edges(self, n: int, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         takes = np.minimum(keys & ((1 << K_BITS) - 1), n)  # k, and never more than the pile
         src = np.repeat(np.arange(len(keys), dtype=np.int32), takes)
