@@ -35,6 +35,7 @@ class Graph:
     dst_n: np.ndarray | None = None  # int32 layer of each edge's child, when some leave the layer
     dst_id: np.ndarray | None = None  # int32 id of the child within its layer (then)
     lower: list[tuple[int, int, int]] = field(default_factory=list)
+    by_key: np.ndarray | None = None  # own ids in ascending key order
 
     @property
     def size(self) -> tuple[int, int]:
@@ -140,7 +141,7 @@ class SolvedLayer:
 
     @classmethod
     def of(cls, graph: Graph, solution: Solution, keep_moves: bool) -> "SolvedLayer":
-        by_key = np.argsort(graph.keys).astype(np.int32)
+        by_key = graph.by_key
         size = solution.size
         values = {name: v[:size].copy() for name, v in solution.values.items()}
         moves = (None, None, None)
@@ -163,7 +164,9 @@ def build_graph(variant: Variant, n: int, lower: dict[int, SolvedLayer] | None =
     n_codes = len(variant.move_names)
     if not lower_ns:
         dst = _link(variant, n, sorted_keys, by_key, child_keys, code, n_codes)
-        return _grouped(variant, n, keys, by_key[src], dst, code, len(keys))
+        graph = _grouped(variant, n, keys, by_key[src], dst, code, len(keys))
+        graph.by_key = by_key
+        return graph
     lower = lower or {}
     missing = [low for low in lower_ns if low not in lower]
     if missing:
@@ -191,7 +194,7 @@ def build_graph(variant: Variant, n: int, lower: dict[int, SolvedLayer] | None =
                         code[~stays], n_codes)
     dst_id = dst - first_node[child_n]
     graph = _grouped(variant, n, keys, by_key[src], dst, code, first, child_n, dst_id)
-    graph.lower = layout
+    graph.lower, graph.by_key = layout, by_key
     return graph
 
 
