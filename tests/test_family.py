@@ -301,3 +301,15 @@ def test_a_move_into_an_undeclared_layer_is_an_engine_error():
 
     with pytest.raises(EngineError, match=r"black-hole-3, n=7: moves lead to layers \[4\], which lower_layers\(7\) leaves out"):
         build_graph(Forgetful(3), 7, {0: None})
+
+
+def test_graph_size_lists_every_layer_even_without_a_terminal(small_db):
+    """A Black Hole game ends at the decomposition of n mod F_m, in a lower layer: layer n may hold no end."""
+    with Store.open_read(small_db) as store:
+        columns, got = run_query(store, "graph-size", "black-hole-4", list(range(1, 11)))
+    table = {r[columns.index("n")]: dict(zip(columns, r)) for r in got}
+    assert sorted(table) == list(range(1, 11))
+    for n, r in table.items():
+        ends = {p for p in count_vectors([1, 2, 3], n) if not ref.MOVES["black-hole-4"](p)}
+        assert r["terminals"] == len(ends)
+    assert table[5]["terminals"] == 0 and table[4]["terminals"] == 1
