@@ -32,6 +32,7 @@ app.add_typer(db_app, name="db")
 DEFAULT_NS = "1..150"
 DbOption = typer.Option(None, "--db", help="Database file [default: $ZECKDB_DB or ./zeckdb.duckdb].", show_default=False)
 StartOption = typer.Option(None, "--start", help="Use the start position of this n instead of POSITION.", show_default=False)
+FormatOption = typer.Option("table", "--format", "-f", help="Output format: table, csv, json or markdown.")
 PositionArg = typer.Argument(None, help="Counts bin 1 first, e.g. 3,1,0,2 (three 1s, one 2, two 5s).", show_default=False)
 
 
@@ -121,7 +122,7 @@ class _progress:
 
 
 @app.command()
-def variants(fmt: str = typer.Option("table", "--format", "-f", help="Output format: table, csv, json or markdown.")) -> None:
+def variants(fmt: str = FormatOption) -> None:
     """List the games zeckdb knows: name, what a position is, the n it builds, an example start, the paper."""
     from cli.render import render
     from zeckdb.variants import catalog
@@ -212,9 +213,6 @@ def line(
     for i, (mv, info) in enumerate(steps[1:], 1):
         mover = "A" if i % 2 else "B"
         typer.echo(f"  {i:>3}. {mover}: {mv:<{width}}  -> {fmt(info.position)}")
-
-
-FormatOption = typer.Option("table", "--format", "-f", help="Output format: table, csv, json or markdown.")
 
 
 def _check_format(fmt: str) -> None:

@@ -117,7 +117,7 @@ def _compute(n: int, steps: list[Step], stored_graphs: dict[str, set[int]], forc
              lower: LowerLayers) -> tuple[list[LayerRecord], int]:
     """Solve layer n of each step's variant; records of the layers to write, and the
     work of those only recomputed."""
-    from .engine.solve import DISTRIBUTION_MAX_EDGES, SolvedLayer, build_graph, solve_graph, union_play
+    from .engine.solve import DISTRIBUTION_MAX_EDGES, SolvedLayer, build_graph, solve_graph
 
     records: list[LayerRecord] = []
     recomputed = 0
@@ -132,8 +132,6 @@ def _compute(n: int, steps: list[Step], stored_graphs: dict[str, set[int]], forc
             graphs[v.graph_name] = (g, owner.decode(g.keys))
         g, counts = graphs[v.graph_name]
         sol = solve_graph(v, g, [r.solution for r in records if r.keys is g.keys], below)
-        if g.lower:
-            sol.union = union_play(v, g, sol, below)
         if lower.needed(v, n):
             # a union that no longer fits (nim) will not fit higher up either
             keep_moves = g.size[1] <= DISTRIBUTION_MAX_EDGES and (sol.union is not None or not g.lower)

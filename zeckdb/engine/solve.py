@@ -269,10 +269,12 @@ def solve_graph(variant: Variant, graph: Graph, solved: list[Solution] = (),
     else:
         sol.exact = _exact_games(play, sol.games, graph, lower)
         sol.start_games = _limbs_to_int(sol.exact[start])
+    if graph.lower:
+        sol.union = union_play(variant, graph, lower)
     return sol
 
 
-def union_play(variant: Variant, graph: Graph, solution: Solution, lower: dict[int, SolvedLayer]) -> Play | None:
+def union_play(variant: Variant, graph: Graph, lower: dict[int, SolvedLayer]) -> Play | None:
     """The graph of every layer a game from the start of n can reach, own nodes first
     (so the start keeps its id); None when it is too big or a layer's moves were dropped."""
     layers = variant.closure(graph.n)[1:]
@@ -339,7 +341,4 @@ def solve_in_memory(variant: Variant, n: int) -> tuple[Graph, Solution, dict[int
         graph = build_graph(variant, low, lower)
         lower[low] = SolvedLayer.of(graph, solve_graph(variant, graph, lower=lower), keep_moves=True)
     graph = build_graph(variant, n, lower)
-    solution = solve_graph(variant, graph, lower=lower)
-    if graph.lower:
-        solution.union = union_play(variant, graph, solution, lower)
-    return graph, solution, lower
+    return graph, solve_graph(variant, graph, lower=lower), lower

@@ -46,13 +46,17 @@ def catalog() -> list[tuple[str, str, Variant]]:
     out = [(name, get_variant(name).title, get_variant(name)) for name in _REGISTRY]
     for prefix, (_, accepted, _) in _FAMILIES.items():
         example = get_variant(f"{prefix}-4")
-        out.append((f"{prefix}-M (M = {accepted.start}..{accepted.stop - 1})",
+        out.append((_family_label(prefix, accepted),
                     f"{getattr(example, 'family_title', example.title)} (start shown: M = 4)", example))
     return out
 
 
+def _family_label(prefix: str, accepted: range) -> str:
+    return f"{prefix}-M (M = {accepted.start}..{accepted.stop - 1})"
+
+
 def _valid_names() -> str:
-    families = ", ".join(f"{prefix}-M (M = {ms.start}..{ms.stop - 1})" for prefix, (_, ms, _) in _FAMILIES.items())
+    families = ", ".join(_family_label(prefix, ms) for prefix, (_, ms, _) in _FAMILIES.items())
     return f"{', '.join(_REGISTRY)}, {families}"
 
 
