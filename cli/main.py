@@ -26,13 +26,31 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from zeckdb import __version__
+
+        typer.echo(f"zeckdb {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True,
+                                          help="Print zeckdb's version and exit.")) -> None:
+    pass
+
+
 db_app = typer.Typer(help="Manage the database schema (Alembic migrations).", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 
 DEFAULT_NS = "1..150"
 DbOption = typer.Option(None, "--db", help="Database file [default: $ZECKDB_DB or ./zeckdb.duckdb].", show_default=False)
-StartOption = typer.Option(None, "--start", help="Use the start position of this n instead of POSITION.", show_default=False)
+StartOption = typer.Option(None, "--start", help="Use the start position of this n instead of POSITION.", show_default=False, metavar="N")
 FormatOption = typer.Option("table", "--format", "-f", help="Output format: table, csv, json or markdown.")
+TimeoutOption = typer.Option(60.0, "--timeout", help="Stop the query after this many seconds.")
+MaxRowsOption = typer.Option(10_000, "--max-rows", help="Print at most this many rows (0: all); a notice on stderr says how many were cut.")
 PositionArg = typer.Argument(None, help="Counts bin 1 first, e.g. 3,1,0,2 (three 1s, one 2, two 5s).", show_default=False)
 
 
@@ -124,7 +142,7 @@ class _progress:
 @app.command()
 def variants(fmt: str = FormatOption) -> None:
     """List the games zeckdb knows: name, what a position is, the n it builds, an example start, the paper."""
-    from cli.render import render
+    from .render import render
     from zeckdb.variants import catalog
 
     _check_format(fmt)
@@ -155,7 +173,7 @@ def status(db: Optional[str] = DbOption) -> None:
 def position(
     variant: str = typer.Argument(..., help="Variant name, e.g. zeckendorf, reversed, black-hole-4 or fibonacci-nim."),
     position: Optional[str] = PositionArg,
-    start: Optional[int] = StartOption,
+    start: Optional[str] = StartOption,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (a stable contract for scripts)."),
     db: Optional[str] = DbOption,
 ) -> None:
@@ -164,7 +182,7 @@ def position(
     from zeckdb.variants import get_variant
 
     with api.open_db(db) as store:
-        info = api.probe(store, variant, position, start)
+        info = api.probe(store, variant, position, _start(start))
     if as_json:
         typer.echo(json.dumps(info.to_json()))
         return
@@ -191,7 +209,7 @@ def position(
 def line(
     variant: str = typer.Argument(..., help="Variant name, e.g. zeckendorf, reversed, black-hole-4 or fibonacci-nim."),
     position: Optional[str] = PositionArg,
-    start: Optional[int] = StartOption,
+    start: Optional[str] = StartOption,
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of {player, move, position}."),
     db: Optional[str] = DbOption,
 ) -> None:
@@ -200,7 +218,7 @@ def line(
     from zeckdb.variants import get_variant
 
     with api.open_db(db) as store:
-        steps = api.principal_line(store, variant, position, start)
+        steps = api.principal_line(store, variant, position, _start(start))
     first = steps[0][1]
     if as_json:
         typer.echo(json.dumps([{"ply": i, "player": 1 + (i - 1) % 2, "move": mv, "position": info.position}
@@ -215,8 +233,20 @@ def line(
         typer.echo(f"  {i:>3}. {mover}: {mv:<{width}}  -> {fmt(info.position)}")
 
 
+def _start(text: str | None) -> int | None:
+    from zeckdb.errors import UsageError
+    from zeckdb.ranges import parse_count
+
+    if text is None:
+        return None
+    n = parse_count(text)
+    if n is None:
+        raise UsageError(f"bad --start {text[:40]!r}: give n in ASCII digits, e.g. --start 7")
+    return n
+
+
 def _check_format(fmt: str) -> None:
-    from cli.render import FORMATS
+    from .render import FORMATS
     from zeckdb.errors import UsageError
 
     if fmt not in FORMATS:
@@ -230,47 +260,90 @@ def query(
     n: Optional[str] = typer.Option(None, "--n", help="Only these n: 7, 1..150 or 1..20,30 [default: every built n].", show_default=False),
     param: Optional[list[str]] = typer.Option(None, "--param", help="A query parameter KEY=VALUE (repeatable).", show_default=False),
     fmt: str = FormatOption,
+    timeout: float = TimeoutOption,
+    max_rows: int = MaxRowsOption,
     db: Optional[str] = DbOption,
 ) -> None:
     """Run a named query from sql/ (without NAME: list them with their descriptions).
 
     Each query is one .sql file whose header comment says what it answers, its
-    parameters and the paper or theorem it checks.
+    parameters (with their types and allowed values) and the paper or theorem it checks.
     """
-    from cli.render import render
+    from .render import render
     from zeckdb import queries
     from zeckdb.ranges import parse_ns
     from zeckdb.store import Store
 
     _check_format(fmt)
     if name is None:
-        listing = [(q.name, q.description, ", ".join(q.params) or "") for q in queries.list_queries()]
-        typer.echo(render(["query", "description", "params"], listing, fmt))
+        listing = [(q.name, q.description, _params_text(q)) for q in queries.list_queries()]
+        typer.echo(render(["query", "description", "parameters"], listing, fmt))
         return
     queries.get_query(name)
     ns = parse_ns(n) if n else None
     params = queries.parse_params(param or [])
+    limits = _limits(timeout, max_rows)
     with Store.open_read(db) as store:
-        columns, rows = queries.run_query(store, name, variant, ns, params)
-    typer.echo(render(columns, rows, fmt))
+        result = queries.run_query(store, name, variant, ns, params, limits)
+    _print_result(result, fmt)
+
+
+def _params_text(query) -> str:
+    parts = ["--variant" + (f" ({', '.join(query.variants)})" if query.variants else "")]
+    if query.takes_ns:
+        parts.append("--n")
+    parts += [f"{p.name}: {p.allowed}{' (required)' if p.required else ''}" for p in query.params.values()]
+    return "; ".join(parts)
+
+
+def _limits(timeout: float, max_rows: int):
+    from zeckdb.errors import UsageError
+    from zeckdb.executor import Limits
+
+    if max_rows < 0:
+        raise UsageError(f"bad --max-rows {max_rows}: give a number of rows, or 0 for all")
+    if not 0 < timeout <= 86_400:
+        raise UsageError(f"bad --timeout {timeout:g}: give seconds from above 0 to 86400")
+    return Limits(timeout=timeout, max_rows=max_rows or None)
+
+
+def _print_result(result, fmt: str) -> None:
+    from .render import render
+
+    typer.echo(render(result.columns, result.rows, fmt))
+    if result.truncated:
+        total = f"{result.total_rows:,}" if result.total_rows is not None else "more (counting them hit the time limit)"
+        _echo_err(f"zeckdb: showing the first {len(result.rows):,} of {total} rows: "
+                  f"--max-rows N shows more, --max-rows 0 all of them")
 
 
 @app.command()
 def sql(
     statement: str = typer.Argument(..., help="The SQL to run, or - to read it from standard input."),
     fmt: str = FormatOption,
+    timeout: float = TimeoutOption,
+    max_rows: int = MaxRowsOption,
     db: Optional[str] = DbOption,
 ) -> None:
-    """Run ad-hoc SQL on the database, read-only (the schema is in docs/schema.md)."""
-    from cli.render import render
+    """Run one ad-hoc SQL statement on the database, read-only (the schema is in docs/schema.md).
+
+    Allowed: SELECT, WITH ... SELECT, VALUES, DESCRIBE, SUMMARIZE, SHOW and plain
+    EXPLAIN; anything else is refused. The query sees the database only (no
+    files, no network), within a time limit, a memory limit and a row limit.
+    """
     from zeckdb import queries
     from zeckdb.store import Store
 
     _check_format(fmt)
-    text = sys.stdin.read() if statement == "-" else statement
+    limits = _limits(timeout, max_rows)
+    text = sys.stdin.read(1_000_001) if statement == "-" else statement
+    if len(text) > 1_000_000:
+        from zeckdb.errors import UsageError
+
+        raise UsageError("the SQL is over 1,000,000 characters: send a shorter statement")
     with Store.open_read(db) as store:
-        columns, rows = queries.run_sql(store, text)
-    typer.echo(render(columns, rows, fmt))
+        result = queries.run_sql(store, text, limits)
+    _print_result(result, fmt)
 
 
 @app.command()
@@ -286,7 +359,7 @@ def simulate(
     Each player picks uniformly among the legal moves, as the measure P of
     `zeckdb query length-moments`, which is exact where the database holds n.
     """
-    from cli.render import render
+    from .render import render
     from zeckdb.simulate import simulate as run_simulation
 
     _check_format(fmt)

@@ -1,6 +1,7 @@
 -- name: fibonacci-nim-check
 -- description: Per n, Fibonacci nim from (n, n-1): the winner, whether n is a Fibonacci number, every winning first move, the smallest term of n's Zeckendorf decomposition, and whether the published facts hold.
 -- checks: Knuth, TAOCP Vol. 1, Ex. 1.2.8-37: Player 1 loses exactly when n is a Fibonacci number; otherwise taking the smallest Zeckendorf term of n wins (n = 1000 = 987 + 13: take 13).
+-- variants: fibonacci-nim
 WITH starts AS (
     SELECT b.n, b.winner, b.start_id FROM builds b
     WHERE b.variant = 'fibonacci-nim' AND b.n >= 1

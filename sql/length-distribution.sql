@@ -1,7 +1,7 @@
 -- name: length-distribution
 -- description: The exact distribution of the length of a game from the start: under P (each player moves uniformly at random) and mu (every complete game equally likely).
 -- checks: computed from the game graph, no simulation; games_exact (mu) is exact for n <= 60.
--- param measure: P or mu (default: both)
+-- param measure (P|mu): the measure (default: both)
 SELECT variant, n, measure, length, probability, games, games_exact
 FROM length_distribution
 WHERE ($variant IS NULL OR variant = $variant)

@@ -1,7 +1,7 @@
 -- name: length-mod
 -- description: Per n and measure, the probability that the game length is z mod Z, for Z = 2..6 and every residue z; with a check of Theorem 3.2 where it applies.
 -- checks: reversed game, Theorem 1.5: the probabilities tend to 1/Z; Theorem 3.2: for even n >= 4 under P, P(length odd) = 1/2 exactly (theorem_3_2 is NULL where it does not apply).
--- param modulus: only this Z (default: 2 to 6)
+-- param modulus (integer 2..6): only this Z (default: 2 to 6)
 WITH moduli AS (SELECT m AS modulus FROM range(2, 7) t(m) WHERE $modulus IS NULL OR m = $modulus::INTEGER)
 SELECT d.variant, d.n, d.measure, m.modulus, d.length % m.modulus AS residue,
        sum(d.probability) AS probability,

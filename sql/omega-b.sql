@@ -1,7 +1,7 @@
 -- name: omega-b
 -- description: The reduced graph of all winning strategies from the start of n: its nodes (with who moves), its edges, and Omega_B, the positions the winner moves to.
 -- checks: Lee and Bitler (2021): Omega_B of the Zeckendorf game, built backwards from the terminal; unique winning lines for n = 4..7.
--- param n: the n (required)
+-- param n (built n, required): the n whose start is solved
 -- The winner moves only to lost positions (its winning replies); the loser may make any move.
 WITH nodes AS MATERIALIZED (
     SELECT variant, n, id, position_text(list_value(*COLUMNS('^c\d+$'))) AS position, outcome, is_start,

@@ -1,6 +1,7 @@
 -- name: quilt-lengths
 -- description: Per n, the quilt game's shortest and longest game, L(n) (most terms in an FQ-legal decomposition, i.e. in a terminal position), n - L(n), and the number of terminal positions.
 -- checks: Miller and Newlon (2019): the shortest game has exactly n - L(n) moves; games end at FQ-legal decompositions, which are not unique (8 = 1 + 7 = 3 + 5).
+-- variants: quilt
 WITH ends AS (
     SELECT variant, n, max(list_sum(list_transform(list_value(*COLUMNS('^c\d+$')), lambda x: coalesce(x, 0)))) AS l_n,
            count(*) AS terminals

@@ -1,6 +1,7 @@
 -- name: reversed-abc
 -- description: Reversed game positions made of a ones, b twos and c threes: who wins from there (the player to move is Player 1) and Theorem 1.6's prediction from the parities of a, b, c.
 -- checks: the reversed paper's Theorem 1.6 (Batterman et al. 2023), for every such position with n built.
+-- variants: reversed
 WITH abc AS (
     SELECT n, coalesce(c1, 0) AS a, coalesce(c2, 0) AS b, coalesce(c3, 0) AS c,
            CASE WHEN outcome = 'win' THEN 1 ELSE 2 END AS winner

@@ -1,7 +1,7 @@
 -- name: winning-moves
 -- description: Every move from a position with the resulting position, its outcome and remoteness; winning moves first (fastest), then losing moves (slowest first).
 -- checks: the ranking of `zeckdb position`; a move wins exactly when it reaches a lost position.
--- param position: the position as counts, bin 1 first, e.g. 3,1,0,2 (required)
+-- param position (position, required): the position as counts, bin 1 first, e.g. 3,1,0,2
 WITH wanted AS (
     SELECT list_transform(string_split(trim($position, '()[] '), ','), lambda x: trim(x)::INTEGER) AS counts),
 layer AS (  -- in each variant, the n of the position: the weighted sum of its counts

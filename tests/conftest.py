@@ -6,6 +6,7 @@ import duckdb
 import pytest
 
 from zeckdb.builder import build
+from zeckdb.executor import sandbox_config
 from zeckdb.store import Store
 
 SMALL_N = 40  # graph sizes in GAMES.md go up to 40; every column is cross-checked up to 20
@@ -32,7 +33,7 @@ def small_db(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def con(small_db):
-    c = duckdb.connect(str(small_db), read_only=True)
+    c = duckdb.connect(str(small_db), read_only=True, config=sandbox_config())
     yield c
     c.close()
 

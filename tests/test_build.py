@@ -57,7 +57,7 @@ def test_incremental_build_computes_only_what_is_missing(tmp_path):
 
 def test_killed_build_keeps_committed_layers_and_resumes(tmp_path):
     path = tmp_path / "kill.duckdb"
-    cmd = [sys.executable, "-c", "from cli.main import main; main()", "build", "--n", "1..115",
+    cmd = [sys.executable, "-c", "from zeckdb.cli.main import main; main()", "build", "--n", "1..115",
            "--variant", "zeckendorf", "--variant", "reversed", "--db", str(path)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
@@ -78,7 +78,7 @@ def test_killed_build_keeps_committed_layers_and_resumes(tmp_path):
 
 def test_ctrl_c_says_what_is_kept_and_exits_130(tmp_path):
     path = tmp_path / "int.duckdb"
-    cmd = [sys.executable, "-c", "from cli.main import main; main()", "build", "--n", "1..115",
+    cmd = [sys.executable, "-c", "from zeckdb.cli.main import main; main()", "build", "--n", "1..115",
            "--variant", "zeckendorf", "--db", str(path)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))

@@ -164,7 +164,8 @@ def test_empty_board_winners_for_m_2_3_4(con):
 
 def test_black_hole_p_positions_query_lists_exactly_the_p_positions(small_db):
     with Store.open_read(small_db) as store:
-        columns, got = run_query(store, "black-hole-p-positions", "black-hole-3", None, {"mod": "3"})
+        result = run_query(store, "black-hole-p-positions", "black-hole-3", None, {"mod": "3"})
+        columns, got = result.columns, result.rows
     as_dicts = [dict(zip(columns, r)) for r in got]
     every = {ref.norm([r["c1"], r["c2"]]) for r in as_dicts}
     assert every == {p for p in every if ref.solve("black-hole-3", p)["win"] is False}
@@ -191,7 +192,8 @@ def test_fibonacci_nim_player_1_loses_exactly_at_fibonacci_numbers(con):
 
 def test_fibonacci_nim_check_query_agrees_with_knuth(small_db):
     with Store.open_read(small_db) as store:
-        columns, got = run_query(store, "fibonacci-nim-check")
+        result = run_query(store, "fibonacci-nim-check")
+        columns, got = result.columns, result.rows
     table = [dict(zip(columns, r)) for r in got]
     assert [r["n"] for r in table] == list(range(1, NIM_N + 1))
     assert all(r["winner_agrees"] and r["take_agrees"] for r in table)
@@ -306,7 +308,8 @@ def test_a_move_into_an_undeclared_layer_is_an_engine_error():
 def test_graph_size_lists_every_layer_even_without_a_terminal(small_db):
     """A Black Hole game ends at the decomposition of n mod F_m, in a lower layer: layer n may hold no end."""
     with Store.open_read(small_db) as store:
-        columns, got = run_query(store, "graph-size", "black-hole-4", list(range(1, 11)))
+        result = run_query(store, "graph-size", "black-hole-4", list(range(1, 11)))
+        columns, got = result.columns, result.rows
     table = {r[columns.index("n")]: dict(zip(columns, r)) for r in got}
     assert sorted(table) == list(range(1, 11))
     for n, r in table.items():

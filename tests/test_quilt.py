@@ -77,7 +77,8 @@ def test_quilt_lengths_query(con, small_db):
     from zeckdb.store import Store
 
     with Store.open_read(small_db) as store:
-        cols, out = run_query(store, "quilt-lengths")
+        result = run_query(store, "quilt-lengths")
+        cols, out = result.columns, result.rows
     got = [dict(zip(cols, r)) for r in out]
     assert [r["n"] for r in got] == list(range(1, QUILT_N + 1))
     for r in got:

@@ -71,8 +71,10 @@ def open_db(db: str | os.PathLike | None = None) -> Store:
 
 def resolve_position(variant: Variant, position: str | Position | None, start: int | None) -> tuple[Position, int]:
     """The position meant by a text/tuple or by --start N, and its layer n."""
-    if (position is None) == (start is None):
-        raise UsageError("give either a position (e.g. 3,1,0,2) or --start N, not both")
+    if position is None and start is None:
+        raise UsageError("give a position (e.g. 3,1,0,2) or --start N")
+    if position is not None and start is not None:
+        raise UsageError("give either a position or --start N, not both")
     if start is not None:
         variant.check_n(start)
         return variant.start(start), start

@@ -34,3 +34,7 @@ class DatabaseError(ZeckdbError, OSError):
 
 class NotBuiltError(ZeckdbError, LookupError):
     """The database does not hold what was asked for (that variant and n)."""
+
+
+class QueryLimitError(ZeckdbError):
+    """A query ran into its time or memory limit."""

@@ -1,36 +1,82 @@
-"""Named queries (sql/<name>.sql) and read-only ad-hoc SQL.
+"""Named queries (sql/<name>.sql) and read-only ad-hoc SQL, both run by zeckdb.executor.
 
 A named query is one SQL file whose header comment describes it:
 
     -- name: winners
     -- description: one line saying what it answers
     -- checks: the paper or theorem it checks
-    -- param position: a count vector, e.g. 3,1,0,2 (required)
-    -- param measure: P or mu (default: both)
+    -- variants: black-hole-*            (optional: the variants it is written for)
+    -- param position (position, required): a count vector, e.g. 3,1,0,2
+    -- param measure (P|mu): the measure (default: both)
+    -- param mod (integer >= 1): a modulus
+    -- param modulus (integer 2..6): only this Z
+    -- param n (built n, required): the n
 
-Every query may use the standard parameters $variant (from --variant; NULL
-means every built variant) and $ns (from --n, an INTEGER[]; NULL means every
-built n). Other parameters come from --param KEY=VALUE and are bound as text.
+A parameter's type is one of: choices `A|B`, `integer >= K`, `integer A..B`,
+`built n` or `position`; each value is checked against it before the query
+runs, and bound (never spliced). Every query may also use $variant (from
+--variant; NULL means every built variant it is written for) and $ns (from
+--n, an INTEGER[]); a query that does not use $ns refuses --n.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from pathlib import Path
 import re
 from typing import Any
 
-import duckdb
-
-from .errors import DatabaseError, UsageError
+from . import resources
+from .errors import NotBuiltError, UsageError
+from .executor import Limits, Result, run
+from .ranges import format_ns, parse_count
 from .store import Store
 
-SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
 STANDARD_PARAMS = {"variant": "the variant (--variant; default: every built variant)",
                    "ns": "the n to include (--n; default: every built n)"}
-READ_ONLY_STATEMENTS = {"SELECT", "EXPLAIN", "PRAGMA", "CALL"}
 
-Result = tuple[list[str], list[tuple]]
+
+@dataclass(frozen=True)
+class Param:
+    """A declared parameter of a named query: its type and what it accepts."""
+
+    name: str
+    kind: str  # "choice", "integer", "n" or "position"
+    description: str
+    required: bool = False
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+    @property
+    def allowed(self) -> str:
+        if self.kind == "choice":
+            return " or ".join(self.choices)
+        if self.kind == "integer":
+            return (f"an integer from {self.minimum} to {self.maximum}" if self.maximum is not None
+                    else f"an integer >= {self.minimum}")
+        if self.kind == "n":
+            return "a built n"
+        return "a position, e.g. 3,1,0,2"
+
+    @classmethod
+    def parse(cls, name: str, spec: str, description: str) -> "Param":
+        kind, *flags = [s.strip() for s in spec.split(",")]
+        required = flags == ["required"]
+        if flags and not required:
+            raise ValueError(f"param {name}: unknown flags {flags}")
+        if m := re.fullmatch(r"integer >= (\d+)", kind):
+            return cls(name, "integer", description, required, minimum=int(m[1]))
+        if m := re.fullmatch(r"integer (\d+)\.\.(\d+)", kind):
+            return cls(name, "integer", description, required, minimum=int(m[1]), maximum=int(m[2]))
+        if kind == "built n":
+            return cls(name, "n", description, required)
+        if kind == "position":
+            return cls(name, "position", description, required)
+        if re.fullmatch(r"\w+(\|\w+)+", kind):
+            return cls(name, "choice", description, required, choices=tuple(kind.split("|")))
+        raise ValueError(f"param {name}: unknown type {kind!r}")
 
 
 @dataclass
@@ -39,45 +85,57 @@ class NamedQuery:
     description: str
     checks: str
     sql: str
-    params: dict[str, str] = field(default_factory=dict)  # custom parameter -> its description
-    required: set[str] = field(default_factory=set)
+    params: dict[str, Param] = field(default_factory=dict)
+    variants: tuple[str, ...] = ()  # name patterns of the variants it is written for; () for every variant
+
+    @property
+    def required(self) -> set[str]:
+        return {p.name for p in self.params.values() if p.required}
 
     @property
     def used_params(self) -> set[str]:
         return set(re.findall(r"\$([A-Za-z_]\w*)", self.sql))
 
+    @property
+    def takes_ns(self) -> bool:
+        return "ns" in self.used_params
+
+    def applies_to(self, variant: str) -> bool:
+        return not self.variants or any(fnmatchcase(variant, pattern) for pattern in self.variants)
+
 
 def _parse(path: Path) -> NamedQuery:
     text = path.read_text()
     header: dict[str, str] = {}
-    params: dict[str, str] = {}
+    params: dict[str, Param] = {}
     for line in text.splitlines():
         if not line.startswith("--"):
             break
+        if m := re.fullmatch(r"-- param ([a-z_]+) \(([^)]*)\): (.*)", line):
+            params[m[1]] = Param.parse(m[1], m[2], m[3])
+            continue
         key, _, value = line[2:].strip().partition(":")
-        if key.startswith("param "):
-            params[key[6:].strip()] = value.strip()
-        elif key:
+        if key.startswith("param"):
+            raise ValueError(f"{path}: write a parameter as `-- param NAME (TYPE): description`: {line!r}")
+        if key:
             header[key.strip()] = value.strip()
+    variants = tuple(v.strip() for v in header.get("variants", "").split(",") if v.strip())
     query = NamedQuery(header.get("name", path.stem), header.get("description", ""), header.get("checks", ""),
-                       text, params, {p for p, d in params.items() if "(required)" in d})
+                       text, params, variants)
     if query.name != path.stem:
         raise ValueError(f"{path}: header names the query {query.name!r}")
     return query
 
 
 def list_queries() -> list[NamedQuery]:
-    if not SQL_DIR.is_dir():
-        raise DatabaseError(f"zeckdb's named queries are missing ({SQL_DIR}): install zeckdb from its source "
-                            "checkout with `pip install -e .`")
-    return [_parse(p) for p in sorted(SQL_DIR.glob("*.sql"))]
+    return [_parse(p) for p in sorted(resources.sql_dir().glob("*.sql"))]
 
 
 def get_query(name: str) -> NamedQuery:
-    path = SQL_DIR / f"{name}.sql"
-    if not re.fullmatch(r"[a-z0-9-]+", name) or not path.exists():  # list_queries explains a missing sql/
+    path = resources.sql_dir() / f"{name}.sql"
+    if not re.fullmatch(r"[a-z0-9-]{1,64}", name) or not path.exists():
         names = ", ".join(q.name for q in list_queries())
-        raise UsageError(f"unknown query {name!r}: choose one of {names} (`zeckdb query` lists them)")
+        raise UsageError(f"unknown query {name[:64]!r}: choose one of {names} (`zeckdb query` lists them)")
     return _parse(path)
 
 
@@ -86,60 +144,102 @@ def parse_params(pairs: list[str]) -> dict[str, str]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise UsageError(f"bad --param {pair!r}: write KEY=VALUE, e.g. --param position=3,1,0,2")
+            raise UsageError(f"bad --param {pair[:40]!r}: write KEY=VALUE, e.g. --param position=3,1,0,2")
         out[key.strip()] = value.strip()
     return out
 
 
 def run_query(store: Store, name: str, variant: str | None = None, ns: list[int] | None = None,
-              params: dict[str, str] | None = None) -> Result:
-    """Run a named query; unknown or missing parameters are usage errors."""
+              params: dict[str, str] | None = None, limits: Limits = Limits(max_rows=None)) -> Result:
+    """Run a named query; every argument is checked first, so a bad one is a one-line
+    error naming what is allowed, never an empty answer or a DuckDB error."""
     query = get_query(name)
     params = dict(params or {})
     unknown = set(params) - set(query.params)
     if unknown:
         takes = ", ".join(sorted(query.params)) or "no --param"
-        raise UsageError(f"query {name} has no parameter {sorted(unknown)[0]!r}: it takes {takes}")
+        raise UsageError(f"query {name} has no parameter {sorted(unknown)[0][:40]!r}: it takes {takes}")
     missing = query.required - set(params)
     if missing:
-        p = sorted(missing)[0]
-        raise UsageError(f"query {name} needs --param {p}=...: {query.params[p]}")
-    if variant is not None:
-        from .variants import get_variant
-
-        get_variant(variant)  # an unknown name is an error, not an empty result
-    values: dict[str, Any] = {p: params.get(p) for p in query.params}
+        p = query.params[sorted(missing)[0]]
+        raise UsageError(f"query {name} needs --param {p.name}=...: {p.allowed} ({p.description})")
+    if ns is not None and not query.takes_ns:
+        raise UsageError(f"query {name} does not take --n"
+                         + (f": it takes --param {', '.join(query.params)}" if query.params else ""))
+    built = _built_variants(store, query, variant)
+    if ns is not None:
+        _check_built_ns(built, ns, variant)
+    values: dict[str, Any] = {p.name: _check_value(p, params.get(p.name), built) for p in query.params.values()}
     values.update(variant=variant, ns=ns)
-    return _execute(store, query.sql, {k: v for k, v in values.items() if k in query.used_params})
+    return run(store.con, query.sql, {k: v for k, v in values.items() if k in query.used_params}, limits)
 
 
-def run_sql(store: Store, sql: str) -> Result:
-    """Run ad-hoc SQL, read-only; the result of the last statement."""
-    try:
-        statements = store.con.extract_statements(sql)
-    except duckdb.Error as exc:
-        raise UsageError(f"SQL error: {_first_line(exc)}") from None
-    if not statements:
-        raise UsageError("no SQL statement given: pass one, e.g. zeckdb sql \"SELECT * FROM builds\"")
-    for st in statements:
-        kind = st.type.name
-        if kind not in READ_ONLY_STATEMENTS:
-            raise UsageError(f"zeckdb sql is read-only: a {kind} statement is refused "
-                             f"(use SELECT, EXPLAIN, PRAGMA or CALL; `zeckdb build` writes the database)")
-    result: Result = ([], [])
-    for st in statements:
-        result = _execute(store, st.query, {})
-    return result
+def _built_variants(store: Store, query: NamedQuery, variant: str | None) -> dict[str, set[int]]:
+    """The built n of each variant the query will read (only `variant`, if given)."""
+    from .variants import get_variant
+
+    if variant is not None:
+        get_variant(variant)  # an unknown name is an error, not an empty result
+        if not query.applies_to(variant):
+            raise UsageError(f"query {query.name} is written for {', '.join(query.variants)}, not {variant}")
+        ns = store.built_ns(variant)
+        if not ns:
+            raise NotBuiltError(f"{variant} is not built in {store.path}: run `zeckdb build --variant {variant}`")
+        return {variant: ns}
+    built = {row["variant"]: set(row["ns"]) for row in store.status() if query.applies_to(row["variant"])}
+    if not built:
+        what = ", ".join(query.variants) if query.variants else "any variant"
+        raise NotBuiltError(f"query {query.name} reads {what}, and none is built in {store.path}: run `zeckdb build`")
+    return built
 
 
-def _execute(store: Store, sql: str, params: dict[str, Any]) -> Result:
-    try:
-        cur = store.con.execute(sql, params) if params else store.con.execute(sql)
-        rows = cur.fetchall()
-    except duckdb.Error as exc:
-        raise UsageError(f"SQL error: {_first_line(exc)}") from None
-    return [d[0] for d in cur.description or []], rows
+def _check_built_ns(built: dict[str, set[int]], ns: list[int], variant: str | None) -> None:
+    have = set().union(*built.values())
+    missing = [n for n in ns if n not in have]
+    if missing:
+        where = variant or "any variant"
+        raise NotBuiltError(f"n = {format_ns(missing)} is not built for {where} (built: n = {format_ns(sorted(have))}): "
+                            f"run `zeckdb build{f' --variant {variant}' if variant else ''} --n {format_ns(missing)}`")
 
 
-def _first_line(exc: Exception) -> str:
-    return " ".join(str(exc).split("\n")[0:1]).strip()
+def _check_value(param: Param, text: str | None, built: dict[str, set[int]]) -> Any:
+    if text is None:
+        return None
+    bad = f"bad --param {param.name}={text[:40]!r}: {param.name} is {param.allowed}"
+    if param.kind == "choice":
+        if text not in param.choices:
+            raise UsageError(bad)
+        return text
+    if param.kind == "position":
+        return _check_position(text, built, bad)
+    value = parse_count(text)
+    if value is None:
+        raise UsageError(bad)
+    if param.kind == "n":
+        _check_built_ns(built, [value], next(iter(built)) if len(built) == 1 else None)
+    elif value < (param.minimum or 0) or (param.maximum is not None and value > param.maximum):
+        raise UsageError(bad)
+    return value
+
+
+def _check_position(text: str, built: dict[str, set[int]], bad: str) -> str:
+    """A position some variant read by the query accepts, in a layer it has built."""
+    from .variants import get_variant
+
+    errors = []
+    for name, ns in built.items():
+        variant = get_variant(name)
+        try:
+            n = variant.layer_of(variant.parse(text))
+        except UsageError as exc:
+            errors.append(str(exc))
+            continue
+        if n in ns:
+            return text
+        errors.append(f"n = {n} is not built for {name}: run `zeckdb build --variant {name} --n {n}`")
+    raise UsageError(errors[0] if len(built) == 1 else f"{bad} of a built n of one of {', '.join(built)}")
+
+
+def run_sql(store: Store, sql: str, limits: Limits = Limits()) -> Result:
+    """Run one ad-hoc read-only statement (see zeckdb.executor for what is allowed)."""
+    return run(store.con, sql, None, limits)

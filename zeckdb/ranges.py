@@ -1,30 +1,48 @@
-"""Parsing of n ranges as users write them: `7`, `1..150`, `1..20,30`."""
+"""Parsing of the numbers users type: n ranges (`7`, `1..150`, `1..20,30`) and counts.
+
+Only ASCII digits are numbers here (Python's int() would also take `٣`, `1_0`
+or ` 7 `), and every bound is checked before anything is allocated.
+"""
 
 from __future__ import annotations
 
+import re
+
 from .errors import UsageError
 
+MAX_N = 10_000  # above every variant's limit; a range is refused before it is expanded
+_DIGITS = re.compile(r"[0-9]{1,9}")  # [0-9], not \d: \d matches every script's digits
 
-def parse_ns(text: str, max_n: int | None = None) -> list[int]:
-    """The sorted, distinct n of a range expression; each n must be >= 1 (and <= max_n)."""
+
+def parse_count(text: str) -> int | None:
+    """A whole number written in ASCII digits (at most 9 of them), else None."""
+    text = text.strip(" ")
+    return int(text) if _DIGITS.fullmatch(text) else None
+
+
+def parse_ns(text: str, max_n: int = MAX_N) -> list[int]:
+    """The sorted, distinct n of a range expression; each n from 1 to max_n."""
     hint = "write n as 7, 1..150 or 1..20,30"
-    ns: set[int] = set()
+    if len(text) > 10_000:
+        raise UsageError(f"bad --n: {len(text):,} characters is too long ({hint})")
+    ranges: list[tuple[int, int]] = []
     for part in text.split(","):
-        part = part.strip()
-        lo_text, sep, hi_text = part.partition("..")
-        try:
-            lo = int(lo_text)
-            hi = int(hi_text) if sep else lo
-        except ValueError:
-            raise UsageError(f"bad --n {text!r}: {hint}") from None
+        lo_text, sep, hi_text = part.strip(" ").partition("..")
+        lo, hi = parse_count(lo_text), parse_count(hi_text) if sep else parse_count(lo_text)
+        if lo is None or hi is None:
+            raise UsageError(f"bad --n {_shown(text)}: {hint} (ASCII digits only)")
         if lo < 1:
-            raise UsageError(f"bad --n {text!r}: n starts at 1 ({hint})")
+            raise UsageError(f"bad --n {_shown(text)}: n starts at 1 ({hint})")
         if hi < lo:
-            raise UsageError(f"bad --n {text!r}: the range {lo}..{hi} is empty, write the smaller end first")
-        if max_n is not None and hi > max_n:
-            raise UsageError(f"bad --n {text!r}: n goes up to {max_n}")
-        ns.update(range(lo, hi + 1))
-    return sorted(ns)
+            raise UsageError(f"bad --n {_shown(text)}: the range {lo}..{hi} is empty, write the smaller end first")
+        if hi > max_n:
+            raise UsageError(f"bad --n {_shown(text)}: n goes up to {max_n}")
+        ranges.append((lo, hi))
+    return sorted(set().union(*(range(lo, hi + 1) for lo, hi in ranges)))
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
 def format_ns(ns: list[int]) -> str:

@@ -21,7 +21,6 @@ from .variants import Variant
 
 SCHEMA_HEAD = "0003"  # tests check this equals Alembic's head revision
 DEFAULT_DB = "zeckdb.duckdb"
-MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
                     "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal",
                     "in_winning_strategies", "legal_moves"]
@@ -40,19 +39,21 @@ def resolve_db_path(db: str | os.PathLike | None) -> Path:
 def _alembic_config(path: Path):
     from alembic.config import Config
 
-    if not (MIGRATIONS_DIR / "env.py").exists():
-        raise DatabaseError(
-            f"zeckdb's migrations are missing ({MIGRATIONS_DIR}): install zeckdb from its source checkout with `pip install -e .`"
-        )
+    from .resources import migrations_dir
+
     cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    cfg.set_main_option("script_location", str(migrations_dir()))
     cfg.set_main_option("sqlalchemy.url", f"duckdb:///{path}")
     return cfg
 
 
 def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """A connection; every read-only one is sandboxed (zeckdb.executor.sandbox_config), and all
+    of them share that one configuration, so that DuckDB lets them share the open file in a process."""
+    from .executor import sandbox_config
+
     try:
-        return duckdb.connect(str(path), read_only=read_only)
+        return duckdb.connect(str(path), read_only=read_only, config=sandbox_config() if read_only else {})
     except duckdb.Error as exc:
         text = str(exc)
         if "lock" in text.lower():

@@ -145,28 +145,27 @@ class Variant(ABC):
             raise UsageError(f"n = {n} is out of range for {self.name}: choose n from {self.min_n} to {self.max_n}{hint}")
 
     def parse(self, text: str) -> Position:
-        """Parse a count vector written bin 1 first, e.g. '3,1,0,2' or '(3,1,0,2)'."""
+        """Parse a count vector written bin 1 first, e.g. '3,1,0,2' or '(3,1,0,2)' (ASCII digits only)."""
+        from ..ranges import parse_count
+
+        shown = repr(text if len(text) <= 40 else text[:37] + "...")
         raw = text.strip().strip("()[]").strip()
         if not raw:
-            raise UsageError(
-                f"empty position for {self.name}: write the counts bin 1 first, e.g. 3,1,0,2"
-            )
-        parts = [p.strip() for p in raw.split(",")]
-        try:
-            counts = [int(p) for p in parts]
-        except ValueError:
-            raise UsageError(
-                f"malformed position {text!r}: write whole numbers separated by commas, e.g. 3,1,0,2"
-            ) from None
-        if any(c < 0 for c in counts):
-            raise UsageError(f"malformed position {text!r}: counts cannot be negative")
+            raise UsageError(f"empty position for {self.name}: write the counts bin 1 first, e.g. 3,1,0,2")
+        parts = raw.split(",")
+        if len(parts) > len(self.columns) + 64:  # trailing zeros are allowed, without end they are not
+            raise UsageError(f"position {shown} has {len(parts)} bins; {self.name} has at most {len(self.columns)}")
+        counts = [parse_count(p) for p in parts]
+        if any(c is None and parse_count(p.strip().removeprefix("-")) is not None for c, p in zip(counts, parts)):
+            raise UsageError(f"malformed position {shown}: counts cannot be negative")
+        if any(c is None for c in counts):
+            raise UsageError(f"malformed position {shown}: write whole numbers (ASCII digits) separated by commas, "
+                             "e.g. 3,1,0,2")
         while counts and counts[-1] == 0:
             counts.pop()
         if len(counts) > len(self.columns):
-            raise UsageError(
-                f"position {text!r} has {len(counts)} bins; {self.name} has at most {len(self.columns)}"
-            )
-        return tuple(counts)
+            raise UsageError(f"position {shown} has {len(counts)} bins; {self.name} has at most {len(self.columns)}")
+        return tuple(counts)  # type: ignore[arg-type]  # no None left
 
     def format(self, position: Sequence[int]) -> str:
         counts = list(position)

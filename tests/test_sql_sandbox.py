@@ -1,0 +1,219 @@
+"""The SQL surface is read-only and sandboxed: hostile statements are refused with one line,
+nothing is written (the database stays byte-identical, no file appears), and every
+allowed kind of statement still answers. Time, memory and printed rows are bounded."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+import subprocess
+import sys
+
+import pytest
+
+from zeckdb.builder import build
+from zeckdb.cli.main import main
+from zeckdb.store import Store
+
+# {DB}: the database file; {W}: a watched folder (the working directory of the test)
+HOSTILE = [
+    # writing files, the database file itself included
+    "COPY (SELECT 1) TO '{W}/out.csv'",
+    "COPY positions TO '{DB}'",
+    "COPY (SELECT 'import os') TO '{W}/evil.py' (HEADER false)",
+    "EXPLAIN ANALYZE COPY (SELECT 1) TO '{DB}'",
+    "EXPLAIN ANALYZE COPY (SELECT 'import os') TO '{W}/0004_evil.py'",
+    "EXPLAIN (ANALYZE) COPY (SELECT 1) TO '{W}/out2.csv'",
+    "explain /* hidden */ analyse select 1",
+    "EXPLAIN ANALYZE SELECT count(*) FROM positions",
+    "EXPLAIN INSERT INTO builds SELECT * FROM builds",
+    "EXPLAIN COPY (SELECT 1) TO '{W}/out3.csv'",
+    "EXPORT DATABASE '{W}/export'",
+    "IMPORT DATABASE '{W}'",
+    "COPY builds FROM '{W}/in.csv'",
+    # changing the database
+    "INSERT INTO builds SELECT * FROM builds",
+    "UPDATE positions SET outcome = 'win'",
+    "DELETE FROM builds",
+    "DROP TABLE builds",
+    "DROP VIEW moves",
+    "TRUNCATE builds",
+    "ALTER TABLE builds ADD COLUMN x INTEGER",
+    "CREATE TABLE x (a INTEGER)",
+    "CREATE TEMP TABLE x AS SELECT 1",
+    "CREATE MACRO m() AS 1",
+    "CREATE SECRET (TYPE s3, KEY_ID 'x', SECRET 'y')",
+    "CHECKPOINT",
+    "VACUUM",
+    "ANALYZE",
+    "BEGIN TRANSACTION",
+    "PREPARE p AS SELECT 1",
+    # other databases and files
+    "ATTACH '{W}/other.duckdb' AS other",
+    "ATTACH ':memory:' AS scratch",
+    "DETACH other",
+    "USE memory",
+    "SELECT * FROM read_csv('/etc/passwd')",
+    "SELECT * FROM read_csv_auto('/etc/passwd')",
+    "SELECT * FROM read_text('/etc/passwd')",
+    "SELECT * FROM read_blob('/etc/passwd')",
+    "SELECT * FROM glob('/etc/*')",
+    "SELECT * FROM read_json_auto('/etc/hostname')",
+    "SELECT * FROM sniff_csv('/etc/passwd')",
+    "SELECT * FROM parquet_metadata('{W}/x.parquet')",
+    "SELECT * FROM read_csv(['/etc/passwd', '/etc/hostname'])",
+    "SELECT * FROM '/etc/passwd'",
+    "FROM read_text('{W}/../*')",
+    "WITH t AS (SELECT * FROM read_text('/etc/passwd')) SELECT * FROM t",
+    "SUMMARIZE SELECT * FROM read_text('/etc/passwd')",
+    "DESCRIBE SELECT * FROM read_csv('/etc/passwd')",
+    "SELECT * FROM query('SELECT * FROM read_text(''/etc/passwd'')')",
+    # the network and extensions
+    "SELECT * FROM read_parquet('https://example.com/x.parquet')",
+    "SELECT * FROM read_csv('http://127.0.0.1:9/x.csv')",
+    "INSTALL httpfs",
+    "LOAD httpfs",
+    "FORCE INSTALL json",
+    "UPDATE EXTENSIONS",
+    "SELECT * FROM duckdb_secrets()",
+    # settings and pragmas
+    "SET threads = 64",
+    "SET enable_external_access = true",
+    "RESET memory_limit",
+    "SET VARIABLE x = 1",
+    "PRAGMA import_database('{W}')",
+    "PRAGMA memory_limit = '100GB'",
+    "PRAGMA show_tables",
+    "CALL enable_logging(storage = 'file', storage_path = '{W}/log')",
+    "CALL pragma_version()",
+    # several statements
+    "SELECT 1; SELECT 2",
+    "SELECT 1; DELETE FROM builds",
+    "PIVOT builds ON winner USING count(*)",
+]
+
+ALLOWED = {
+    "SELECT count(*) AS c FROM builds": "c",
+    "WITH t AS (SELECT n FROM builds) SELECT max(n) AS top FROM t": "top",
+    "VALUES (1, 2)": "col0",
+    "FROM builds SELECT n LIMIT 1": "n",
+    "TABLE fibonacci": "f",
+    "DESCRIBE builds": "column_name",
+    "SUMMARIZE builds": "column_name",
+    "SHOW TABLES": "name",
+    "SHOW builds": "column_name",
+    "EXPLAIN SELECT * FROM builds": "explain_key",
+    "SELECT * FROM read_text('/etc/passwd') WHERE false": None,  # refused even when it would read nothing
+}
+
+
+def run(capsys, *args) -> tuple[int, str, str]:
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def watched(tmp_path_factory):
+    """A small database inside a watched folder; the tests run with it as working directory."""
+    folder = tmp_path_factory.mktemp("watched")
+    db = folder / "z.duckdb"
+    with Store.open_write(db) as store:
+        build(store, ["zeckendorf", "reversed"], list(range(1, 13)))
+    return folder, db
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_hostile_statements_are_refused_and_write_nothing(capsys, watched, monkeypatch):
+    folder, db = watched
+    monkeypatch.chdir(folder)
+    assert len(HOSTILE) >= 40
+    before = snapshot(folder)
+    for template in HOSTILE:
+        sql = template.format(W=folder, DB=db)
+        code, out, err = run(capsys, "sql", sql, "--db", str(db))
+        assert code != 0, sql
+        assert out == "" and err.startswith("zeckdb: error: ") and len(err.strip().splitlines()) == 1, (sql, err)
+        assert "Traceback" not in err
+    assert snapshot(folder) == before  # the database byte-identical, no file created, none changed
+
+
+@pytest.mark.parametrize("sql", ["SELECT 1; DELETE FROM builds", "PRAGMA import_database('/tmp')",
+                                 "EXPLAIN ANALYZE COPY (SELECT 1) TO 'x.csv'", "CALL pragma_version()"])
+def test_refusals_name_the_statement_kind(capsys, watched, sql):
+    code, _, err = run(capsys, "sql", sql, "--db", str(watched[1]))
+    kind = {"S": "2 statements given: run one statement at a time", "P": "a PRAGMA statement is refused",
+            "E": "an EXPLAIN ANALYZE statement is refused", "C": "a CALL statement is refused"}[sql[0]]
+    assert code == 2 and kind in err
+
+
+def test_reading_outside_the_database_is_refused_by_the_connection_itself(watched):
+    """Defence in depth: the sandbox holds even for a statement the classifier would pass."""
+    import duckdb
+
+    with Store.open_read(watched[1]) as store:
+        for sql in ["SELECT * FROM read_text('/etc/passwd')", "COPY (SELECT 1) TO 'x.csv'", "SET threads = 9",
+                    "ATTACH 'y.duckdb'", "INSTALL httpfs"]:
+            with pytest.raises(duckdb.Error):
+                store.con.execute(sql)
+
+
+@pytest.mark.parametrize("sql, column", ALLOWED.items())
+def test_each_allowed_kind_still_reads(capsys, watched, sql, column):
+    code, out, err = run(capsys, "sql", sql, "-f", "json", "--db", str(watched[1]))
+    if column is None:
+        assert code == 2 and "refused" in err
+    else:
+        assert code == 0, err
+        import json
+
+        rows = json.loads(out)
+        assert rows and column in rows[0]
+
+
+def test_rows_beyond_the_limit_are_cut_with_a_notice(capsys, watched):
+    code, out, err = run(capsys, "sql", "SELECT * FROM range(25)", "--max-rows", "10", "-f", "csv",
+                         "--db", str(watched[1]))
+    assert code == 0 and out.splitlines()[1:] == [str(i) for i in range(10)]
+    assert err.strip() == ("zeckdb: showing the first 10 of 25 rows: --max-rows N shows more, "
+                           "--max-rows 0 all of them")
+    code, out, err = run(capsys, "sql", "SELECT * FROM range(25)", "--max-rows", "0", "-f", "csv",
+                         "--db", str(watched[1]))
+    assert code == 0 and len(out.splitlines()) == 26 and err == ""
+
+
+def test_a_query_stopped_at_its_time_limit_says_so(capsys, watched):
+    sql = "SELECT sum(a.range * b.range) FROM range(200000) a, range(200000) b"
+    code, out, err = run(capsys, "sql", sql, "--timeout", "0.5", "--db", str(watched[1]))
+    assert code == 1 and out == ""
+    assert err.strip() == ("zeckdb: error: the query was stopped at its time limit of 0.5 s: narrow it "
+                           "(e.g. a WHERE on variant and n) or raise the limit (--timeout)")
+
+
+def test_a_query_over_its_memory_limit_fails_cleanly(watched, tmp_path):
+    env = {**os.environ, "ZECKDB_MEMORY_LIMIT": "100MB"}
+    proc = subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "sql",
+                           "SELECT list(range) FROM range(100000000)", "--db", str(watched[1])],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 1 and proc.stdout == "" and list(tmp_path.iterdir()) == []
+    assert proc.stderr.strip() == ("zeckdb: error: the query needs more memory than its limit: narrow it "
+                                   "(e.g. a WHERE on variant and n, fewer columns)")
+
+
+def test_overwriting_the_database_through_explain_analyze_fails_in_a_real_process(watched):
+    folder, db = watched
+    before = snapshot(folder)
+    proc = subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "sql",
+                           f"EXPLAIN ANALYZE COPY (SELECT 1) TO '{db}'", "--db", str(db)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "an EXPLAIN ANALYZE statement is refused" in proc.stderr
+    assert snapshot(folder) == before

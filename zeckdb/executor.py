@@ -1,0 +1,180 @@
+"""The one query executor: every SQL that zeckdb runs on a user's behalf goes through here.
+
+`zeckdb sql`, the named queries and the query service all call `run`. Two
+independent walls keep SQL from users read-only and inside the database:
+
+1. Classification by DuckDB's own parser (statement types and tokens, never
+   text prefixes): exactly one statement, and only a plain query (SELECT,
+   WITH ... SELECT, VALUES, FROM ..., DESCRIBE, SUMMARIZE, SHOW, TABLE) or a
+   plain EXPLAIN of one (not EXPLAIN ANALYZE, which runs the statement).
+2. The connection itself (`sandbox_config`, used by every read-only Store):
+   read-only, no external file or network access, no extension installing or
+   autoloading, no spilling to a temporary folder, a memory and thread limit,
+   and the configuration locked, so even a statement the classifier let
+   through can neither read outside the database nor write anywhere.
+
+Every run is bounded: a time limit (the connection is interrupted at the
+deadline), the connection's memory limit, and a row limit on what is returned
+(the rest is only counted, within the same time limit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import os
+import threading
+from typing import Any
+import warnings
+
+import duckdb
+
+from .errors import QueryLimitError, UsageError
+
+ALLOWED_KINDS = "SELECT, WITH ... SELECT, VALUES, DESCRIBE, SUMMARIZE, SHOW, or EXPLAIN without ANALYZE"
+DEFAULT_MEMORY_LIMIT = os.environ.get("ZECKDB_MEMORY_LIMIT", "4GB")  # per process, as DuckDB shares one instance
+DEFAULT_THREADS = 2
+
+
+def sandbox_config(memory_limit: str = DEFAULT_MEMORY_LIMIT, threads: int = DEFAULT_THREADS) -> dict[str, Any]:
+    """DuckDB settings of every read-only connection (see DuckDB's "Securing DuckDB")."""
+    return {
+        "enable_external_access": False,  # no files but the database, no URLs, no ATTACH, no COPY TO
+        "autoinstall_known_extensions": False,
+        "autoload_known_extensions": False,
+        "allow_community_extensions": False,
+        "temp_directory": "",  # nothing spills to disk: a query over the memory limit fails instead
+        "memory_limit": memory_limit,
+        "threads": threads,
+        "lock_configuration": True,  # last: no SET, PRAGMA or CALL can undo the above
+    }
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds of one run: seconds, rows returned (None: all of them)."""
+
+    timeout: float = 60.0
+    max_rows: int | None = 1000
+
+    def __post_init__(self) -> None:
+        if not self.timeout > 0:
+            raise UsageError(f"bad time limit {self.timeout}: give a number of seconds > 0")
+        if self.max_rows is not None and self.max_rows < 0:
+            raise UsageError(f"bad row limit {self.max_rows}: give a number of rows >= 0")
+
+
+@dataclass
+class Result:
+    """Columns and rows of one query; `total_rows` counts every row the query produced
+    (None when the count itself ran into the time limit: more than `len(rows)`)."""
+
+    columns: list[str]
+    rows: list[tuple]
+    total_rows: int | None
+
+    @property
+    def truncated(self) -> bool:
+        return self.total_rows is None or self.total_rows > len(self.rows)
+
+
+def check_statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
+    """The one read-only statement in `sql`, or a UsageError naming what was refused."""
+    try:
+        statements = con.extract_statements(sql)
+    except duckdb.Error as exc:
+        raise UsageError(f"SQL error: {first_line(exc)}") from None
+    if not statements:
+        raise UsageError("no SQL statement given: pass one, e.g. zeckdb sql \"SELECT * FROM builds\"")
+    if len(statements) > 1:
+        raise UsageError(f"{len(statements)} statements given: run one statement at a time")
+    statement = statements[0]
+    try:
+        kind = statement.type.name
+    except ValueError:  # a statement type this DuckDB's Python API cannot name (UPDATE EXTENSIONS in 2.0)
+        kind = "unnamed"
+    if kind == "EXPLAIN":
+        _check_explain(con, statement.query)
+    elif kind != "SELECT":
+        raise UsageError(f"a {kind} statement is refused: zeckdb's SQL is read-only, use {ALLOWED_KINDS} "
+                         "(`zeckdb build` writes the database)")
+    return statement.query
+
+
+def _check_explain(con: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """A plain EXPLAIN of a plain query; EXPLAIN ANALYZE would run the statement it explains."""
+    spans = duckdb.tokenize(sql)
+    ends = [start for start, _ in spans[1:]] + [len(sql)]
+    tokens = [(start, kind) for (start, kind), end in zip(spans, ends) if kind != duckdb.token_type.comment]
+    words = [sql[start:end].strip().upper() for (start, kind), end in zip(spans, ends)
+             if kind != duckdb.token_type.comment]
+    if any(kind == duckdb.token_type.keyword and word in ("ANALYZE", "ANALYSE")
+           for (_, kind), word in zip(tokens, words)):
+        raise UsageError("an EXPLAIN ANALYZE statement is refused: it runs the statement it explains; "
+                         "use plain EXPLAIN")
+    # what is explained starts at the first token after EXPLAIN and its parenthesised options
+    depth, inner = 0, None
+    for i, ((start, _), word) in enumerate(zip(tokens, words)):
+        if i == 0:
+            continue
+        if word == "(" and (depth or i == 1):
+            depth += 1
+        elif word == ")" and depth:
+            depth -= 1
+        elif not depth:
+            inner = sql[start:]
+            break
+    explained = con.extract_statements(inner) if inner else []
+    if len(explained) != 1 or explained[0].type.name != "SELECT":
+        kind = explained[0].type.name if explained else "empty"
+        raise UsageError(f"EXPLAIN of a {kind} statement is refused: explain a query ({ALLOWED_KINDS})")
+
+
+def run(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None,
+        limits: Limits = Limits()) -> Result:
+    """Run one read-only statement (parameters bound, never spliced) within the limits."""
+    query = check_statement(con, sql)
+    timer = threading.Timer(limits.timeout, con.interrupt)
+    timer.daemon = True
+    timer.start()
+    columns: list[str] = []
+    rows: list[tuple] = []
+    counting = False  # past the rows returned: a stop now only cuts the count of the rest
+    try:
+        cur = con.execute(query, params) if params else con.execute(query)
+        columns = [d[0] for d in cur.description or []]
+        rows = cur.fetchall() if limits.max_rows is None else cur.fetchmany(limits.max_rows)
+        total: int | None = len(rows)
+        if limits.max_rows is not None and len(rows) == limits.max_rows:
+            counting = True
+            total = _count_rest(cur, len(rows))
+    except duckdb.InterruptException:
+        if counting:
+            return Result(columns, rows, None)
+        raise QueryLimitError(f"the query was stopped at its time limit of {limits.timeout:g} s: "
+                              "narrow it (e.g. a WHERE on variant and n) or raise the limit (--timeout)") from None
+    except duckdb.OutOfMemoryException:
+        raise QueryLimitError("the query needs more memory than its limit: narrow it "
+                              "(e.g. a WHERE on variant and n, fewer columns)") from None
+    except duckdb.PermissionException as exc:
+        raise UsageError(f"refused: {first_line(exc).removeprefix('Permission Error: ')}: "
+                         "zeckdb's SQL reads the database only") from None
+    except duckdb.Error as exc:
+        raise UsageError(f"SQL error: {first_line(exc)}") from None
+    finally:
+        timer.cancel()
+    return Result(columns, rows, total)
+
+
+def _count_rest(cur: duckdb.DuckDBPyConnection, seen: int) -> int:
+    """Count the rows not returned, in Arrow batches (no Python objects per row)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "an extra copy of the rows": one batch at a time, then dropped
+        reader = cur.to_arrow_reader(100_000)
+    for batch in reader:
+        seen += batch.num_rows
+    return seen
+
+
+def first_line(exc: Exception) -> str:
+    """DuckDB's message without its multi-line context (LINE 1: ..., carets)."""
+    return str(exc).strip().split("\n")[0].strip()
