@@ -193,7 +193,7 @@ def position(
     typer.echo(f"  remoteness        {info.remoteness}")
     typer.echo(f"  moves to the end  min {info.min_remaining}, max {info.max_remaining}")
     typer.echo(f"  games to the end  {info.games_to_end if isinstance(info.games_to_end, int) else f'{info.games_to_end:.6g}'}")
-    typer.echo(f"  expected moves    {info.expected_remaining_random:.4f} (both players random)")
+    typer.echo(f"  expected moves    {info.expected_remaining_random} (both players random)")
     typer.echo(f"  grundy value      {info.grundy}")
     if not info.moves:
         typer.echo("  no moves: the game is over")
@@ -412,6 +412,14 @@ def main(argv: list[str] | None = None) -> None:
     except ZeckdbError as exc:
         _echo_err(f"zeckdb: error: {exc}")
         sys.exit(exc.exit_code)
+    except Exception as exc:  # the last net: DuckDB failing on a file damaged in a way no check foresaw
+        cause = getattr(exc, "orig", None) or exc  # SQLAlchemy wraps DuckDB's errors
+        if type(cause).__module__.split(".")[0] not in ("duckdb", "_duckdb"):
+            raise
+        first = str(cause).strip().split("\n")[0]
+        _echo_err(f"zeckdb: error: the database failed: {first}; the file may be damaged: "
+                  "check it with `zeckdb verify`, or rebuild it into a new file")
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import os
 from typing import Any
 
 from .errors import NotBuiltError, UsageError
+from .executor import real
 from .store import Store
 from .variants import Position, Variant, get_variant
 
@@ -104,8 +105,10 @@ def probe(store: Store, variant_name: str, position: str | Position | None = Non
                             f"rebuild with `zeckdb build --variant {variant.name} --n {n} --force`")
     me = rows[own]
     games: int | float = me["games_to_end"]
-    if me["is_start"]:
-        games = int(store.summary(variant.name, n)["games"])
+    expected = real(me["expected_remaining"])  # stored as REAL: show the digits it holds
+    if me["is_start"]:  # the build's summary keeps both exactly: the game count as an integer, the mean as a double
+        summary = store.summary(variant.name, n)
+        games, expected = int(summary["games"]), summary["expected_length"]
     ranked = sorted(
         (Move(variant.move_names[code], list(child), rows[place]["outcome"], rows[place]["remoteness"])
          for code, child, place in children),
@@ -114,7 +117,7 @@ def probe(store: Store, variant_name: str, position: str | Position | None = Non
     return PositionInfo(
         variant=variant.name, position=list(pos), value=n, outcome=me["outcome"],
         remoteness=me["remoteness"], min_remaining=me["min_remaining"], max_remaining=me["max_remaining"],
-        games_to_end=games, expected_remaining_random=float(me["expected_remaining"]),
+        games_to_end=games, expected_remaining_random=expected,
         grundy=me["grundy"], is_start=me["is_start"], is_terminal=me["is_terminal"], moves=ranked,
     )
 

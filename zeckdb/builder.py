@@ -113,8 +113,7 @@ class LowerLayers:
                 del layers[low]
 
 
-def _compute(n: int, steps: list[Step], stored_graphs: dict[str, set[int]], force: bool,
-             lower: LowerLayers) -> tuple[list[LayerRecord], int]:
+def _compute(n: int, steps: list[Step], stored_graphs: dict[str, set[int]], lower: LowerLayers) -> tuple[list[LayerRecord], int]:
     """Solve layer n of each step's variant; records of the layers to write, and the
     work of those only recomputed."""
     from .engine.solve import DISTRIBUTION_MAX_EDGES, SolvedLayer, build_graph, solve_graph
@@ -141,7 +140,7 @@ def _compute(n: int, steps: list[Step], stored_graphs: dict[str, set[int]], forc
             recomputed += v.estimate_work(n)
             continue
         mirror = next((r for r in records if r.solution is sol.mirror), None)
-        new_graph = force or n not in stored_graphs[v.graph_name]
+        new_graph = n not in stored_graphs[v.graph_name]  # once per graph layer: variants share it
         stored_graphs[v.graph_name].add(n)
         records.append(LayerRecord(v, n, g.keys, counts, sol, len(g.src), g.stored_edges() if new_graph else None,
                                    time.perf_counter() - t0, mirror=mirror, replace=step.replace))
@@ -175,7 +174,8 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
         store.register_variant(v)
     t0 = time.perf_counter()
     todo = plan(store, variants, ns, force)
-    stored_graphs = {v.graph_name: store.graph_ns(v.graph_name) for v in variants}
+    # the graph layers whose edges are stored (with force: none, so each is written again, once)
+    stored_graphs = {v.graph_name: set() if force else store.graph_ns(v.graph_name) for v in variants}
 
     def write(records: list[LayerRecord], analysed: list[Future]) -> None:
         for f in analysed:
@@ -191,7 +191,7 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
     with ThreadPoolExecutor(2) as analysts, ThreadPoolExecutor(1) as writer:
         try:
             for n, steps in todo.items():
-                records, recomputed = _compute(n, steps, stored_graphs, force, lower)
+                records, recomputed = _compute(n, steps, stored_graphs, lower)
                 if progress and recomputed:
                     progress(recomputed, f"n={n}")
                 if not records:

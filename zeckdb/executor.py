@@ -27,8 +27,9 @@ from typing import Any
 import warnings
 
 import duckdb
+import numpy as np
 
-from .errors import QueryLimitError, UsageError
+from .errors import DatabaseError, QueryLimitError, UsageError
 
 ALLOWED_KINDS = "SELECT, WITH ... SELECT, VALUES, DESCRIBE, SUMMARIZE, SHOW, or EXPLAIN without ANALYZE"
 DEFAULT_MEMORY_LIMIT = os.environ.get("ZECKDB_MEMORY_LIMIT", "4GB")  # per process, as DuckDB shares one instance
@@ -143,6 +144,7 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None 
         cur = con.execute(query, params) if params else con.execute(query)
         columns = [d[0] for d in cur.description or []]
         rows = cur.fetchall() if limits.max_rows is None else cur.fetchmany(limits.max_rows)
+        rows = _shown_as_stored(cur.description or [], rows)
         total: int | None = len(rows)
         if limits.max_rows is not None and len(rows) == limits.max_rows:
             counting = True
@@ -158,11 +160,27 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None 
     except duckdb.PermissionException as exc:
         raise UsageError(f"refused: {first_line(exc).removeprefix('Permission Error: ')}: "
                          "zeckdb's SQL reads the database only") from None
+    except duckdb.IOException as exc:
+        raise DatabaseError(f"the database could not be read: {first_line(exc)}; the file may be damaged: "
+                            "check it with `zeckdb verify`, or rebuild it") from None
     except duckdb.Error as exc:
         raise UsageError(f"SQL error: {first_line(exc)}") from None
     finally:
         timer.cancel()
     return Result(columns, rows, total)
+
+
+def real(value: float | None) -> float | None:
+    """A REAL (float32) value with the digits it holds: 29/6 stored as REAL is 4.8333335,
+    not the 4.833333492279053 of its widening to a double."""
+    return None if value is None else float(str(np.float32(value)))
+
+
+def _shown_as_stored(description: list, rows: list[tuple]) -> list[tuple]:
+    reals = [i for i, d in enumerate(description) if str(d[1]) == "FLOAT"]
+    if not reals:
+        return rows
+    return [tuple(real(v) if i in reals else v for i, v in enumerate(row)) for row in rows]
 
 
 def _count_rest(cur: duckdb.DuckDBPyConnection, seen: int) -> int:

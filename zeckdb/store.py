@@ -47,43 +47,121 @@ def _alembic_config(path: Path):
     return cfg
 
 
+# What the head revision holds; a file missing any of them was damaged by hand.
+SCHEMA_OBJECTS = ["alembic_version", "variants", "move_names", "builds", "graph_layers", "positions", "edges",
+                  "moves", "fibonacci", "variant_columns", "length_distribution", "random_play", "length_moments"]
+REBUILD_HINT = "rebuild it into a new file (`zeckdb build --db NEW_FILE` with the same --variant and --n)"
+
+
 def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """A connection; every read-only one is sandboxed (zeckdb.executor.sandbox_config), and all
-    of them share that one configuration, so that DuckDB lets them share the open file in a process."""
+    """A connection to a whole DuckDB file; every read-only one is sandboxed
+    (zeckdb.executor.sandbox_config), and all of them share that one configuration,
+    so that DuckDB lets them share the open file within a process."""
     from .executor import sandbox_config
 
+    if path.is_file() and path.stat().st_size == 0:
+        raise DatabaseError(f"{path} is an empty file (0 bytes), not a database: delete it (or pass --db with "
+                            "another file) and run `zeckdb build`")
     try:
-        return duckdb.connect(str(path), read_only=read_only, config=sandbox_config() if read_only else {})
+        con = duckdb.connect(str(path), read_only=read_only, config=sandbox_config() if read_only else {})
     except duckdb.Error as exc:
-        text = str(exc)
-        if "lock" in text.lower():
-            raise DatabaseError(f"{path} is in use by another process: wait for it to finish and try again") from None
-        if "not a valid DuckDB database file" in text or "database file" in text.lower() or "magic" in text.lower():
-            raise DatabaseError(f"{path} is not a DuckDB database file: pass --db with a zeckdb database (or a new file name)") from None
-        raise DatabaseError(f"cannot open {path}: {text.splitlines()[0]}") from None
+        raise _open_error(path, exc) from None
+    try:
+        _check_not_truncated(path, con)
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _open_error(path: Path, exc: Exception) -> DatabaseError:
+    text = str(exc)
+    if "lock" in text.lower():
+        return DatabaseError(f"{path} is in use by another process (a build writing it?): "
+                             "wait for it to finish and try again")
+    if "not a valid DuckDB database file" in text or "database file" in text.lower() or "magic" in text.lower():
+        return DatabaseError(f"{path} is not a DuckDB database file: pass --db with a zeckdb database (or a new file name)")
+    return DatabaseError(f"cannot open {path}: {text.strip().splitlines()[0]}")
+
+
+def _check_not_truncated(path: Path, con: duckdb.DuckDBPyConnection) -> None:
+    """DuckDB opens a truncated file and fails only when it reads a missing block: compare the
+    file's size with the blocks in use, so that the damage is named at once. (Free blocks at
+    the end may be cut off by DuckDB itself, so only used blocks count; blocks still in the
+    write-ahead log are not in the file yet: no check while one exists.)"""
+    if path.with_name(path.name + ".wal").exists():
+        return
+    row = con.execute("SELECT block_size, used_blocks FROM pragma_database_size() "
+                      "WHERE database_name = current_database()").fetchone()
+    size = path.stat().st_size
+    if row and size < row[0] * row[1]:
+        raise DatabaseError(f"{path} is truncated ({size:,} bytes, its blocks need {row[0] * row[1]:,}): "
+                            f"the file is damaged; {REBUILD_HINT}, or restore a copy")
+
+
+def _schema_state(con: duckdb.DuckDBPyConnection) -> tuple[str | None, set[str]]:
+    """The Alembic revision ("base": migrated down to nothing; None: no alembic_version table)
+    and the names of the tables and views."""
+    names = {r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database()").fetchall()}
+    if "alembic_version" not in names:
+        return None, names
+    row = con.execute("SELECT version_num FROM alembic_version").fetchone()
+    return (row[0] if row else "base"), names
+
+
+def _check_schema(path: Path, revision: str | None, names: set[str]) -> None:
+    """A one-line error for a file that is not a complete zeckdb database of the head revision."""
+    if not names:
+        raise DatabaseError(f"{path} holds no tables: a build was interrupted while it created the schema; "
+                            "run `zeckdb build` again to finish it")
+    if revision is None:
+        if names & {"builds", "positions", "edges"}:
+            raise DatabaseError(f"{path} is damaged: its table alembic_version is missing (dropped by hand?); "
+                                f"{REBUILD_HINT}")
+        raise DatabaseError(f"{path} is a DuckDB file but not a zeckdb database: pass --db with a zeckdb database")
+    if revision != SCHEMA_HEAD:
+        raise DatabaseError(f"{path} has schema revision {revision}, this zeckdb needs {SCHEMA_HEAD}: "
+                            "run `zeckdb db upgrade`")
+    missing = [name for name in SCHEMA_OBJECTS if name not in names]
+    if missing:
+        raise DatabaseError(f"{path} is damaged: {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} "
+                            f"missing (dropped by hand?); {REBUILD_HINT}")
 
 
 def schema_revision(path: Path) -> str | None:
     """The Alembic revision of an existing database file ("base": migrated down to nothing,
-    None: not a zeckdb database)."""
+    None: not a zeckdb database, or an empty one)."""
     con = _connect(path, read_only=True)
     try:
-        row = con.execute("SELECT version_num FROM alembic_version").fetchone()
-        return row[0] if row else "base"
-    except duckdb.CatalogException:
-        return None
+        return _schema_state(con)[0]
     finally:
         con.close()
 
 
 def upgrade(path: Path) -> tuple[str | None, str]:
-    """Bring the database at `path` (created if missing) to the head revision."""
+    """Bring the database at `path` (created if missing) to the head revision. An empty DuckDB
+    file (a build killed while it created the schema) gets the schema; a damaged one is refused."""
     _check_writable(path)
-    before = schema_revision(path) if path.exists() else None
+    before, names = None, set()
+    if path.exists():
+        con = _connect(path, read_only=True)
+        try:
+            before, names = _schema_state(con)
+        finally:
+            con.close()
+        if names and before is None:
+            _check_schema(path, before, names)  # tables, but not from Alembic: damaged, or not zeckdb's
     if before != SCHEMA_HEAD:
         from alembic import command
 
-        command.upgrade(_alembic_config(path), "head")
+        try:
+            command.upgrade(_alembic_config(path), "head")
+        except Exception as exc:  # Alembic wraps DuckDB's errors in SQLAlchemy's
+            cause = getattr(exc, "orig", None) or exc
+            if isinstance(cause, duckdb.Error):
+                raise _open_error(path, cause) from None
+            raise
     return before, SCHEMA_HEAD
 
 
@@ -91,7 +169,6 @@ def _check_writable(path: Path) -> None:
     if path.exists():
         if not os.access(path, os.W_OK) or not path.stat().st_mode & 0o222:  # root ignores os.access
             raise DatabaseError(f"{path} is read-only: make it writable (chmod u+w) or pass --db with another file")
-        _connect(path, read_only=True).close()  # not DuckDB: fail before Alembic touches it
     else:
         parent = path.parent if str(path.parent) else Path(".")
         if not parent.is_dir():
@@ -133,20 +210,25 @@ class Store:
             raise DatabaseError(
                 f"no database at {path}: build one with `zeckdb build` (or pass --db PATH / set ZECKDB_DB)"
             )
-        revision = schema_revision(path)
-        if revision is None:
-            raise DatabaseError(f"{path} is a DuckDB file but not a zeckdb database: pass --db with a zeckdb database")
-        if revision != SCHEMA_HEAD:
-            raise DatabaseError(
-                f"{path} has schema revision {revision}, this zeckdb needs {SCHEMA_HEAD}: run `zeckdb db upgrade`"
-            )
-        return cls(path, _connect(path, read_only=True), writable=False)
+        con = _connect(path, read_only=True)
+        try:
+            _check_schema(path, *_schema_state(con))
+        except BaseException:
+            con.close()
+            raise
+        return cls(path, con, writable=False)
 
     @classmethod
     def open_write(cls, db: str | os.PathLike | None = None) -> "Store":
         path = resolve_db_path(db)
         upgrade(path)
-        return cls(path, _connect(path, read_only=False), writable=True)
+        con = _connect(path, read_only=False)
+        try:
+            _check_schema(path, *_schema_state(con))
+        except BaseException:
+            con.close()
+            raise
+        return cls(path, con, writable=True)
 
     def close(self) -> None:
         self.con.close()
