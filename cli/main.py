@@ -108,8 +108,9 @@ def build(
 class _progress:
     """A progress bar on a terminal, plain log lines otherwise."""
 
-    def __init__(self, total: int):
+    def __init__(self, total: int, verb: str = "building"):
         self.total = total
+        self.verb = verb
         self.done = 0
         self.logged_tenth = 0
 
@@ -117,7 +118,7 @@ class _progress:
         if sys.stderr.isatty():
             from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-            self.bar = Progress(TextColumn("building {task.description}"), BarColumn(),
+            self.bar = Progress(TextColumn(f"{self.verb} {{task.description}}"), BarColumn(),
                                 TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
                                 TimeRemainingColumn(), transient=True, console=None)
             self.bar.start()
@@ -132,7 +133,7 @@ class _progress:
             self.bar.update(self.task, advance=positions, description=description)
         elif self.done * 10 >= (self.logged_tenth + 1) * self.total:  # log each tenth of the work
             self.logged_tenth = self.done * 10 // max(self.total, 1)
-            _echo_err(f"built up to {description}: {100 * self.done // max(self.total, 1)}% of the work")
+            _echo_err(f"{self.verb} {description}: {100 * self.done // max(self.total, 1)}% of the work done")
 
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
@@ -344,6 +345,43 @@ def sql(
     with Store.open_read(db) as store:
         result = queries.run_sql(store, text, limits)
     _print_result(result, fmt)
+
+
+@app.command()
+def verify(
+    variant: Optional[str] = typer.Option(None, "--variant", help="Only this variant [default: every built variant].", show_default=False),
+    n: Optional[str] = typer.Option(None, "--n", help="Only these n: 7, 1..150 or 1..20,30 [default: every built n].", show_default=False),
+    db: Optional[str] = DbOption,
+) -> None:
+    """Check the database against itself, without trusting the summaries.
+
+    Re-derives in SQL, from the stored rows: each position's solved columns from
+    its moves, each layer's size (and, for the Zeckendorf and reversed games, the
+    number of partitions of n), each summary row from its start position, and the
+    checksums recorded at build time. Exits 1 and lists the first mismatches if
+    anything disagrees.
+    """
+    from zeckdb.ranges import parse_ns
+    from zeckdb.store import Store
+    from zeckdb.verify import layers_to_verify, verify as run_verify
+
+    ns = parse_ns(n) if n else None
+    with Store.open_read(db) as store:
+        with _progress(len(layers_to_verify(store, variant, ns)), verb="verifying") as advance:
+            report = run_verify(store, variant, ns, progress=advance)
+    width = max(len(c.name) for c in report.checks)
+    typer.echo(f"verified {len(report.layers):,} layers in {report.seconds:.1f} s")
+    typer.echo(f"  {'check':<{width}}  {'checked':>12}  {'failed':>8}")
+    for c in report.checks:
+        typer.echo(f"  {c.name:<{width}}  {c.checked:>12,}  {c.failed:>8,}")
+    if report.ok:
+        typer.echo("every check passed")
+        return
+    _echo_err("zeckdb: verify found mismatches; the first of them:")
+    for c in report.checks:
+        for text in c.examples:
+            _echo_err(f"  {c.name}: {text}")
+    raise typer.Exit(1)
 
 
 @app.command()

@@ -19,7 +19,7 @@ from . import ENGINE_VERSION
 from .errors import DatabaseError, NotBuiltError
 from .variants import Variant
 
-SCHEMA_HEAD = "0003"  # tests check this equals Alembic's head revision
+SCHEMA_HEAD = "0004"  # tests check this equals Alembic's head revision
 DEFAULT_DB = "zeckdb.duckdb"
 POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
                     "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal",
@@ -29,6 +29,15 @@ PROBE_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "gam
                  "expected_remaining", "grundy", "is_start", "is_terminal"]
 # Tables holding rows of one (variant, n); a layer counts as built when all were written.
 LAYER_TABLES = ["positions", "builds", "random_play", "length_distribution"]
+# Checksums of a layer's rows (migration 0004): the sum of the rows' hashes modulo 2^64, so row order
+# does not matter; written by the build with the layer, recomputed by `zeckdb verify`.
+def rows_checksum(alias: str) -> str:
+    """The SQL aggregate of a layer's checksum over the rows of the table aliased `alias`."""
+    return f"(coalesce(sum(hash({alias})), 0) % 18446744073709551616)::UBIGINT"
+
+
+POSITIONS_CHECKSUM = f"SELECT {rows_checksum('p')} FROM positions p WHERE variant = $variant AND n = $n"
+EDGES_CHECKSUM = f"SELECT {rows_checksum('e')} FROM edges e WHERE graph = $graph AND n = $n"
 
 
 def resolve_db_path(db: str | os.PathLike | None) -> Path:
@@ -332,15 +341,17 @@ class Store:
                     con.execute("INSERT INTO graph_layers VALUES (?, ?, ?, ?)",
                                 [v.graph_name, n, len(rec.keys), rec.n_edges])
                 s = sol.start
+                positions_checksum = con.execute(POSITIONS_CHECKSUM, {"variant": v.name, "n": n}).fetchone()[0]
+                edges_checksum = con.execute(EDGES_CHECKSUM, {"graph": v.graph_name, "n": n}).fetchone()[0]
                 con.execute(
                     """INSERT INTO builds (variant, n, positions, edges, start_id, start_position, winner,
                            min_length, max_length, start_remoteness, games, games_approx, expected_length,
-                           seconds, engine_version)
-                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                           seconds, engine_version, positions_checksum, edges_checksum)
+                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                     [v.name, n, len(rec.keys), rec.n_edges, s, v.format(v.start(n)),
                      1 if sol.win[s] else 2, int(sol.min_remaining[s]), int(sol.max_remaining[s]),
                      int(sol.remoteness[s]), str(sol.start_games), float(sol.games[s]),
-                     float(sol.expected[s]), rec.seconds, ENGINE_VERSION],
+                     float(sol.expected[s]), rec.seconds, ENGINE_VERSION, positions_checksum, edges_checksum],
                 )
                 con.execute("INSERT INTO random_play VALUES (?, ?, ?, ?, ?)",
                             [v.name, n, sol.p1_wins_random, sol.p1_wins_p1_perfect, sol.p1_wins_p2_perfect])

@@ -28,6 +28,8 @@ OPTIONAL:
             links such moves to their solved positions.
   layers_of(keys)  the layer of each key (default: the column-weighted sum of the
             decoded counts); needed only with lower_layers.
+  layers_are_partitions  True if layer n holds every partition of n into the
+            column weights (`zeckdb verify` checks the layer's size against them).
 
 Keys and ids: keys are what the engine computes with: distinct int64s, one per
 position, so that sorted keys link a move's result to its position. Ids are
@@ -58,6 +60,8 @@ class Variant(ABC):
     min_n: int = 1
     #: OPTIONAL: what to suggest for n beyond max_n (the exhaustive limit)
     beyond_max_n: str = ""
+    #: OPTIONAL: layer n holds every partition of n into the column weights (`zeckdb verify` counts them)
+    layers_are_partitions: bool = False
 
     @property
     def graph_name(self) -> str:

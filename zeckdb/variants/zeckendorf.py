@@ -30,6 +30,7 @@ class Zeckendorf(ChipGame):
     title = "The Zeckendorf game"
     source = "Baird-Smith, Epstein, Flint, Miller, The Zeckendorf Game (2020)"
     max_n = MAX_N
+    layers_are_partitions = True  # every partition of n is reachable from n ones
     weights = tuple(fib(i) for i in range(1, BINS + 1))
     rules = forward_rules(BINS)
 

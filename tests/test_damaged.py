@@ -1,0 +1,155 @@
+"""Damaged and busy databases: one line naming the problem and what to do, a non-zero
+exit, no traceback, and nothing written."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+import shutil
+import subprocess
+import sys
+import time
+
+import duckdb
+import pytest
+
+from zeckdb.builder import build
+from zeckdb.cli.main import main
+from zeckdb.store import Store
+
+COMMANDS = [
+    ["status"], ["position", "zeckendorf", "--start", "7"], ["line", "reversed", "--start", "9"],
+    ["query", "winners"], ["sql", "SELECT count(*) FROM positions"], ["verify"],
+    ["build", "--variant", "zeckendorf", "--n", "1..41"],
+]
+
+
+def run(capsys, *args) -> tuple[int, str, str]:
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("clean") / "clean.duckdb"
+    with Store.open_write(path) as store:
+        build(store, ["zeckendorf", "reversed"], list(range(1, 41)))
+    return path
+
+
+def truncate_half(path: Path) -> None:
+    os.truncate(path, path.stat().st_size // 2)
+
+
+def truncate_tail(path: Path) -> None:
+    os.truncate(path, path.stat().st_size - 256 * 1024)
+
+
+def make_empty(path: Path) -> None:
+    os.truncate(path, 0)
+
+
+def dropping(kind: str, name: str):
+    def drop(path: Path) -> None:
+        con = duckdb.connect(str(path))
+        con.execute(f"DROP {kind} {name}")
+        con.close()
+    return drop
+
+
+DAMAGE = {
+    "truncated at half": (truncate_half, "is truncated"),
+    "missing its last 256 KiB": (truncate_tail, "is truncated"),
+    "zero bytes": (make_empty, "is an empty file (0 bytes), not a database: delete it"),
+    "random_play dropped": (dropping("TABLE", "random_play"), "is damaged: random_play is missing (dropped by hand?); rebuild it"),
+    "edges dropped": (dropping("TABLE", "edges"), "is damaged: edges is missing"),
+    "moves dropped": (dropping("VIEW", "moves"), "is damaged: moves is missing"),
+    "alembic_version dropped": (dropping("TABLE", "alembic_version"), "is damaged: its table alembic_version is missing"),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGE)
+def test_damaged_files_get_one_line_and_stay_as_they_are(capsys, clean, tmp_path, damage):
+    harm, message = DAMAGE[damage]
+    path = tmp_path / "damaged.duckdb"
+    shutil.copy(clean, path)
+    harm(path)
+    before = digest(path)
+    for command in COMMANDS:
+        code, out, err = run(capsys, *command, "--db", str(path))
+        assert code == 1, (command, out, err)
+        assert err.startswith("zeckdb: error: ") and message in err, (command, err)
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, (command, err)
+        assert digest(path) == before, command  # nothing further written
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["damaged.duckdb"]
+
+
+def test_a_file_left_by_a_build_killed_while_creating_the_schema(capsys, tmp_path):
+    """Alembic creates the schema in one transaction: a build killed during it leaves a DuckDB
+    file without tables. Readers say so; the next build finishes it."""
+    path = tmp_path / "interrupted.duckdb"
+    duckdb.connect(str(path)).close()
+    code, _, err = run(capsys, "status", "--db", str(path))
+    assert code == 1 and err.strip() == (f"zeckdb: error: {path} holds no tables: a build was interrupted while it "
+                                         "created the schema; run `zeckdb build` again to finish it")
+    code, out, err = run(capsys, "build", "--variant", "zeckendorf", "--n", "1..5", "--db", str(path))
+    assert code == 0 and out.startswith("built zeckendorf for n = 1..5")
+    assert run(capsys, "verify", "--db", str(path))[0] == 0
+
+
+def test_a_build_killed_as_it_starts_leaves_a_file_the_next_build_finishes(tmp_path):
+    path = tmp_path / "killed.duckdb"
+    cmd = [sys.executable, "-m", "zeckdb.cli.main", "build", "--variant", "zeckendorf", "--n", "1..5", "--db", str(path)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while not path.exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.002)
+    proc.kill()
+    proc.wait()
+    status = subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "status", "--db", str(path)],
+                            capture_output=True, text=True)
+    assert "Traceback" not in status.stderr and len(status.stderr.strip().splitlines()) <= 1
+    again = subprocess.run(cmd, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    verify = subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "verify", "--db", str(path)],
+                            capture_output=True, text=True)
+    assert verify.returncode == 0, verify.stderr
+
+
+def test_two_builds_started_at_the_same_moment(tmp_path):
+    path = tmp_path / "two.duckdb"
+    cmd = [sys.executable, "-m", "zeckdb.cli.main", "build", "--variant", "zeckendorf", "--n", "1..40",
+           "--db", str(path)]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    results = [(p.wait(timeout=300), *p.communicate()) for p in procs]
+    assert any(code == 0 for code, _, _ in results)
+    for code, out, err in results:
+        errors = [line for line in err.splitlines() if line.startswith("zeckdb: error")]
+        assert "Traceback" not in err
+        if code:
+            assert code == 1 and errors == [f"zeckdb: error: {path} is in use by another process (a build writing "
+                                            "it?): wait for it to finish and try again"]
+    verify = subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "verify", "--db", str(path)],
+                            capture_output=True, text=True)
+    assert verify.returncode == 0, verify.stderr
+
+
+def test_rows_deleted_by_hand_leave_status_working_and_verify_failing(capsys, clean, tmp_path):
+    path = tmp_path / "deleted.duckdb"
+    shutil.copy(clean, path)
+    con = duckdb.connect(str(path))
+    con.execute("DELETE FROM positions WHERE variant = 'reversed' AND n = 30 AND id < 10")
+    con.close()
+    assert run(capsys, "status", "--db", str(path))[0] == 0
+    code, _, err = run(capsys, "verify", "--db", str(path))
+    assert code == 1 and "layer sizes: reversed n=30" in err and "checksums: reversed n=30" in err

@@ -1,0 +1,83 @@
+"""`zeckdb verify` passes on every variant's clean layers and catches rows deleted or edited by hand."""
+
+from __future__ import annotations
+
+import shutil
+
+import duckdb
+import pytest
+
+from zeckdb.cli.main import main
+from zeckdb.verify import partition_count
+
+from . import reference as ref
+
+
+def run(capsys, *args) -> tuple[int, str, str]:
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_partition_count_is_the_references_layer_size():
+    for n in range(1, 41):
+        assert partition_count(n) == len(ref.positions("zeckendorf", n)) == len(ref.positions("reversed", n))
+
+
+def test_a_clean_database_of_every_variant_passes(capsys, small_db):
+    code, out, err = run(capsys, "verify", "--db", str(small_db))
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[-1] == "every check passed"
+    checked = {line.split()[0]: line.split() for line in lines[2:-1]}
+    assert set(checked) == {"layer", "partition", "values", "solved", "starts", "checksums"}
+    assert int(checked["values"][1].replace(",", "")) > 100_000  # every position of every variant
+
+
+TAMPERING = [
+    ("DELETE FROM positions WHERE variant = 'zeckendorf' AND n = 10 AND id = 3",
+     ["layer sizes: zeckendorf n=10: 21 positions and 45 moves stored, its summary row counts 22 and 45",
+      "partition counts: zeckendorf n=10: 21 positions stored, n has 22 partitions",
+      "values: zeckendorf n=10", "checksums: zeckendorf n=10: the positions rows do not hash"]),
+    ("UPDATE positions SET outcome = CASE WHEN outcome = 'win' THEN 'loss' ELSE 'win' END "
+     "WHERE variant = 'reversed' AND n = 12 AND id = 5",
+     ["solved columns: reversed n=12", "checksums: reversed n=12: the positions rows do not hash"]),
+    ("UPDATE positions SET grundy = grundy + 1 WHERE variant = 'black-hole-3' AND n = 20 AND id = 4",
+     ["solved columns: black-hole-3 n=20", "grundy"]),
+    ("DELETE FROM edges WHERE graph = 'zeckendorf' AND n = 15 AND src = 7",
+     ["layer sizes: zeckendorf n=15", "checksums: zeckendorf n=15: the moves rows do not hash"]),
+    ("UPDATE builds SET winner = 3 - winner WHERE variant = 'fibonacci-nim' AND n = 9",
+     ["starts: fibonacci-nim n=9: the summary says winner"]),
+    ("UPDATE builds SET games = '1' WHERE variant = 'quilt' AND n = 12",
+     ["starts: quilt n=12: the summary counts 1 games"]),
+    ("UPDATE positions SET games_to_end = games_to_end + 1 WHERE variant = 'build-up' AND n = 8 AND id = 2",
+     ["solved columns: build-up n=8", "games_to_end"]),
+]
+
+
+@pytest.mark.parametrize("sql, expected", TAMPERING, ids=[t[0][:40] for t in TAMPERING])
+def test_rows_changed_by_hand_are_caught(capsys, small_db, tmp_path, sql, expected):
+    path = tmp_path / "tampered.duckdb"
+    shutil.copy(small_db, path)
+    con = duckdb.connect(str(path))
+    con.execute(sql)
+    con.close()
+    code, out, err = run(capsys, "verify", "--db", str(path))
+    assert code == 1 and "every check passed" not in out
+    assert "zeckdb: verify found mismatches; the first of them:\n" in err
+    for text in expected:
+        assert text in err
+    assert "Traceback" not in err
+
+
+def test_verify_takes_variant_and_n(capsys, small_db):
+    code, out, _ = run(capsys, "verify", "--variant", "reversed", "--n", "5..7", "--db", str(small_db))
+    assert code == 0 and out.startswith("verified 3 layers")
+    code, _, err = run(capsys, "verify", "--variant", "reversed", "--n", "41", "--db", str(small_db))
+    assert code == 1 and err.strip() == "zeckdb: error: n = 41 is not built for reversed: nothing to verify there"
+    code, _, err = run(capsys, "verify", "--variant", "nope", "--db", str(small_db))
+    assert code == 2 and "unknown variant 'nope'" in err

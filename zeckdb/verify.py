@@ -1,0 +1,288 @@
+"""`zeckdb verify`: the database checks itself, from its stored rows, without trusting the summaries.
+
+Each check re-derives in SQL what the stored rows determine: a position's
+solved columns from its children (SQL aggregates over the stored moves, not
+the engine's kernels), a layer's size from its rows (and, where every
+partition of n is a position, from an independent count), the summary row
+from the start position, the checksums recorded at build time from the rows.
+A bug in the engine, or a row deleted or edited by hand, shows as a mismatch.
+
+Layers are checked in batches of consecutive n (one statement per batch and
+check), about a million positions at a time: memory follows the largest layer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+import time
+from typing import Callable
+
+from .store import Store, rows_checksum
+from .variants import Variant, get_variant
+
+EXAMPLES = 5  # mismatches kept per check
+BATCH_POSITIONS = 1_000_000
+
+
+@dataclass
+class Check:
+    """One kind of check over the selected layers."""
+
+    name: str
+    what: str
+    checked: int = 0  # rows (or layers) checked
+    failed: int = 0
+    examples: list[str] = field(default_factory=list)
+
+    def fail(self, text: str) -> None:
+        self.failed += 1
+        self.example(text)
+
+    def example(self, text: str) -> None:
+        if len(self.examples) < EXAMPLES:
+            self.examples.append(text)
+
+
+@dataclass
+class Report:
+    layers: list[tuple[str, int]]
+    checks: list[Check]
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return all(c.failed == 0 for c in self.checks)
+
+
+def verify(store: Store, variant: str | None = None, ns: list[int] | None = None,
+           progress: Callable[[int, str], None] | None = None) -> Report:
+    """Check every built (variant, n) layer (only `variant`, only `ns`, if given)."""
+    t0 = time.perf_counter()
+    layers = layers_to_verify(store, variant, ns)
+    checks = {c.name: c for c in [
+        Check("layer sizes", "each layer holds as many positions and moves as its summary row counts"),
+        Check("partition counts", "layers of every partition of n hold as many positions as an independent count"),
+        Check("values", "each position's counts add up to its n; each move reaches a stored position of its layer"),
+        Check("solved columns", "outcome, remoteness, min/max remaining, Grundy value, winning and legal moves, "
+                                "terminal flag, games and expected moves, re-derived from the children"),
+        Check("starts", "one start per layer; the summary's winner, lengths, remoteness and game count agree with it"),
+        Check("checksums", "the rows hash to the checksums recorded when the layer was built"),
+    ]}
+    for name, batch in _batches(layers):
+        v = get_variant(name)
+        start_games = _check_solved(store, v, batch, checks)
+        _check_layers(store, v, batch, start_games, checks)
+        if progress:
+            progress(len(batch), f"{name} n={batch[-1]}")
+    return Report([(name, n) for name, n, _ in layers], list(checks.values()), time.perf_counter() - t0)
+
+
+def layers_to_verify(store: Store, variant: str | None, ns: list[int] | None) -> list[tuple[str, int, int]]:
+    """(variant, n, positions) of the built layers selected."""
+    from .errors import NotBuiltError
+    from .ranges import format_ns
+
+    if variant is not None:
+        get_variant(variant)
+    rows = store.con.execute("SELECT variant, n, positions FROM builds WHERE ($variant IS NULL OR variant = $variant) "
+                             "ORDER BY variant, n", {"variant": variant}).fetchall()
+    if variant is not None and not rows:
+        raise NotBuiltError(f"{variant} is not built in {store.path}: nothing to verify")
+    if ns is not None:
+        have = {n for _, n, _ in rows}
+        missing = [n for n in ns if n not in have]
+        if missing:
+            raise NotBuiltError(f"n = {format_ns(missing)} is not built{f' for {variant}' if variant else ''}: "
+                                "nothing to verify there")
+        wanted = set(ns)
+        rows = [row for row in rows if row[1] in wanted]
+    return rows
+
+
+def _batches(layers: list[tuple[str, int, int]]):
+    """Runs of one variant's layers holding about BATCH_POSITIONS positions together."""
+    batch: list[int] = []
+    size, current = 0, None
+    for name, n, positions in layers:
+        if batch and (name != current or size + positions > BATCH_POSITIONS):
+            yield current, batch
+            batch, size = [], 0
+        batch.append(n)
+        size += positions
+        current = name
+    if batch:
+        yield current, batch
+
+
+def partition_count(n: int) -> int:
+    """Partitions of n into Fibonacci numbers 1, 2, 3, 5, 8, ... (coin change; independent of the engine)."""
+    parts = [1, 2]
+    while parts[-1] + parts[-2] <= n:
+        parts.append(parts[-1] + parts[-2])
+    ways = [1] + [0] * n
+    for part in parts:
+        for total in range(part, n + 1):
+            ways[total] += ways[total - part]
+    return ways[n]
+
+
+def _params(sql: str, v: Variant, ns: list[int]) -> dict:
+    """The parameters `sql` uses, for a batch: its n (and their range, for the zone maps), the
+    layers its moves reach, and the n whose moves must all stay in their layer."""
+    reached = sorted(set().union(*(v.closure(n) for n in ns)) | set(ns))
+    every = {"variant": v.name, "graph": v.graph_name, "ns": ns, "lo": ns[0], "hi": ns[-1], "layers": reached,
+             "lo_reached": reached[0], "staying": [n for n in ns if not v.lower_layers(n)]}
+    return {k: value for k, value in every.items() if f"${k}" in sql}
+
+
+IN_BATCH = "n BETWEEN $lo AND $hi AND list_contains($ns, n)"
+
+
+def _solved_sql(v: Variant) -> str:
+    counts = ", ".join(f"coalesce({c}, 0)" for c in v.columns)
+    value = " + ".join(f"{w} * coalesce({c}, 0)" for c, w in zip(v.columns, v.column_weights) if w)
+    return f"""
+    WITH kids AS (  -- the moves in this variant's direction of play
+        SELECT e.n, CASE WHEN v.reversed THEN e.dst ELSE e.src END AS id,
+               CASE WHEN v.reversed THEN e.n ELSE coalesce(e.dst_n, e.n) END AS to_n,
+               CASE WHEN v.reversed THEN e.src ELSE e.dst END AS to_id
+        FROM edges e JOIN variants v ON v.graph = e.graph
+        WHERE v.variant = $variant AND e.{IN_BATCH}),
+    children AS (
+        SELECT k.n, k.id, count(*) AS moves,
+               count(*) FILTER (WHERE d.id IS NULL OR (k.to_n <> k.n AND list_contains($staying, k.n))) AS astray,
+               count(*) FILTER (WHERE d.outcome = 'loss') AS losing,
+               min(d.remoteness) FILTER (WHERE d.outcome = 'loss') AS fastest_win,
+               max(d.remoteness) AS slowest, min(d.min_remaining) AS shortest, max(d.max_remaining) AS longest,
+               sum(d.games_to_end) AS games, avg(d.expected_remaining::DOUBLE) AS expected,
+               -- Grundy values below 62 as the bits of a mask (cheaper than a list per position),
+               -- larger ones (Fibonacci nim) as a list
+               bit_or(1::BIGINT << d.grundy::BIGINT) FILTER (WHERE d.grundy < 62) AS low_grundies,
+               list(DISTINCT d.grundy) FILTER (WHERE d.grundy >= 62) AS high_grundies
+        FROM kids k
+        LEFT JOIN positions d ON d.variant = $variant AND d.n = k.to_n AND d.id = k.to_id
+                              AND d.n BETWEEN $lo_reached AND $hi AND list_contains($layers, d.n)
+        GROUP BY k.n, k.id),
+    solved AS (
+        SELECT p.*, coalesce(c.moves, 0) AS moves, coalesce(c.astray, 0) AS astray,
+               coalesce(c.losing, 0) AS losing, c.fastest_win, c.slowest, c.shortest, c.longest, c.high_grundies,
+               coalesce(c.games, 1) AS games, coalesce(c.expected, -1) AS expected,
+               bit_count(xor(coalesce(c.low_grundies, 0), coalesce(c.low_grundies, 0) + 1)) - 1 AS low_mex
+        FROM positions p LEFT JOIN children c USING (n, id)
+        WHERE p.variant = $variant AND p.{IN_BATCH}),
+    mexed AS (
+        SELECT *, CASE WHEN low_mex < 62 THEN low_mex  -- trailing ones of the mask
+                       ELSE list_min(list_filter(range(62, 63 + len(high_grundies))::INTEGER[],
+                                                 lambda g: NOT list_contains(high_grundies, g))) END AS mex
+        FROM solved),
+    problems AS (
+        SELECT n, is_start, games, [{counts}] AS counts, list_filter([
+            CASE WHEN {value} <> n THEN 'its counts add up to ' || ({value}) || ', not n' END,
+            CASE WHEN astray > 0 THEN astray || ' of its moves reach no stored position of their layer' END
+        ], lambda x: x IS NOT NULL) AS misplaced, list_filter([
+            CASE WHEN (outcome = 'win') <> (losing > 0)
+                 THEN 'outcome ' || outcome || ' but ' || losing || ' of its moves reach a loss' END,
+            CASE WHEN remoteness IS DISTINCT FROM CASE WHEN moves = 0 THEN 0 WHEN outcome = 'win' THEN 1 + fastest_win
+                                                       ELSE 1 + slowest END
+                 THEN 'remoteness ' || remoteness || ', its moves give '
+                      || coalesce(CASE WHEN moves = 0 THEN 0 WHEN losing > 0 THEN 1 + fastest_win
+                                       ELSE 1 + slowest END, -1) END,
+            CASE WHEN min_remaining IS DISTINCT FROM CASE WHEN moves = 0 THEN 0 ELSE 1 + shortest END
+                 THEN 'min_remaining ' || min_remaining || ', its moves give ' || coalesce(1 + shortest, 0) END,
+            CASE WHEN max_remaining IS DISTINCT FROM CASE WHEN moves = 0 THEN 0 ELSE 1 + longest END
+                 THEN 'max_remaining ' || max_remaining || ', its moves give ' || coalesce(1 + longest, 0) END,
+            CASE WHEN grundy <> mex THEN 'grundy ' || grundy || ', the mex of its moves is ' || mex END,
+            CASE WHEN winning_moves <> losing THEN 'winning_moves ' || winning_moves || ', counted ' || losing END,
+            CASE WHEN legal_moves IS DISTINCT FROM moves THEN 'legal_moves ' || legal_moves || ', counted ' || moves END,
+            CASE WHEN is_terminal <> (moves = 0) THEN 'is_terminal ' || is_terminal || ' with ' || moves || ' moves' END,
+            CASE WHEN abs(games_to_end - games) > 1e-9 * games
+                 THEN 'games_to_end ' || games_to_end || ', its moves give ' || games END,
+            CASE WHEN moves > 0 AND abs(expected_remaining - (1 + expected)) > 1e-5 * (1 + expected)
+                 THEN 'expected_remaining ' || expected_remaining || ', its moves give ' || (1 + expected) END,
+            CASE WHEN moves = 0 AND expected_remaining <> 0 THEN 'expected_remaining of a terminal is not 0' END
+        ], lambda x: x IS NOT NULL) AS wrong
+        FROM mexed)
+    SELECT n, any_value(games) FILTER (WHERE is_start),  -- the start's games, summed over its moves
+           count(*),
+           count(*) FILTER (WHERE len(misplaced) > 0),
+           list(position_text(counts) || ': ' || array_to_string(misplaced, '; '))
+               FILTER (WHERE len(misplaced) > 0)[:{EXAMPLES}],
+           count(*) FILTER (WHERE len(wrong) > 0),
+           list(position_text(counts) || ': ' || array_to_string(wrong, '; ')) FILTER (WHERE len(wrong) > 0)[:{EXAMPLES}]
+    FROM problems
+    GROUP BY n ORDER BY n"""
+
+
+def _check_solved(store: Store, v: Variant, ns: list[int], checks: dict[str, Check]) -> dict[int, float]:
+    """Check every position of the batch against its children; per n, the start's games summed over its moves."""
+    start_games = {}
+    for n, games, checked, *found in store.con.execute(sql := _solved_sql(v), _params(sql, v, ns)).fetchall():
+        start_games[n] = games
+        for check, failed, examples in zip([checks["values"], checks["solved columns"]], found[::2], found[1::2]):
+            check.checked += checked
+            check.failed += failed
+            for text in examples or []:
+                check.example(f"{v.name} n={n} {text}")
+    return start_games
+
+
+LAYERS_SQL = f"""
+    WITH p AS (
+        SELECT n, count(*) AS stored, {rows_checksum('p')} AS checksum,
+               list(id) FILTER (WHERE is_start) AS starts,
+               any_value([CASE WHEN outcome = 'win' THEN 1 ELSE 2 END, min_remaining, max_remaining, remoteness])
+                   FILTER (WHERE is_start) AS start
+        FROM positions p WHERE variant = $variant AND {IN_BATCH} GROUP BY n),
+    e AS (SELECT n, count(*) AS moves, {rows_checksum('e')} AS checksum
+          FROM edges e WHERE graph = $graph AND {IN_BATCH} GROUP BY n),
+    exact AS (SELECT n, list(games_exact) AS counts FROM length_distribution
+              WHERE variant = $variant AND measure = 'mu' AND {IN_BATCH} GROUP BY n)
+    SELECT b.n, b.positions, b.edges, coalesce(p.stored, 0), coalesce(e.moves, 0),
+           b.positions_checksum, b.edges_checksum,
+           coalesce(p.checksum, 0::UBIGINT), coalesce(e.checksum, 0::UBIGINT),  -- a layer without moves sums to 0
+           b.start_id, [b.winner, b.min_length, b.max_length, b.start_remoteness], coalesce(p.starts, []), p.start,
+           b.games, x.counts
+    FROM builds b LEFT JOIN p USING (n) LEFT JOIN e USING (n) LEFT JOIN exact x USING (n)
+    WHERE b.variant = $variant AND b.{IN_BATCH}
+    ORDER BY b.n"""
+
+
+def _check_layers(store: Store, v: Variant, ns: list[int], start_games: dict[int, float],
+                  checks: dict[str, Check]) -> None:
+    """The per-layer checks of a batch: sizes, partition counts, starts, checksums."""
+    sizes, partitions, starts, sums = (checks[k] for k in ("layer sizes", "partition counts", "starts", "checksums"))
+    for (n, positions, edges, stored, moves, positions_sum, edges_sum, positions_now, edges_now,
+         start_id, summary, start_ids, start, games, exact_counts) in store.con.execute(
+            LAYERS_SQL, _params(LAYERS_SQL, v, ns)).fetchall():
+        layer = f"{v.name} n={n}"
+        sizes.checked += 1
+        if (stored, moves) != (positions, edges):
+            sizes.fail(f"{layer}: {stored:,} positions and {moves:,} moves stored, "
+                       f"its summary row counts {positions:,} and {edges:,}")
+        if v.layers_are_partitions:
+            partitions.checked += 1
+            if stored != partition_count(n):
+                partitions.fail(f"{layer}: {stored:,} positions stored, n has {partition_count(n):,} partitions "
+                                "into Fibonacci numbers")
+        starts.checked += 1
+        if start_ids != [start_id]:
+            starts.fail(f"{layer}: {len(start_ids)} positions flagged as the start, the summary names id {start_id}")
+        elif start != summary:
+            starts.fail(f"{layer}: the summary says winner, lengths and remoteness {summary}, "
+                        f"the start position {start}")
+        exact = int(games)
+        summed = start_games.get(n)
+        if summed is None or abs(summed - exact) > 1e-9 * exact:
+            starts.fail(f"{layer}: the summary counts {exact} games, the start's moves give {summed or 0:.6g}")
+        if exact_counts and None not in exact_counts and sum(int(c) for c in exact_counts) != exact:
+            starts.fail(f"{layer}: the summary counts {exact} games, its exact length distribution "
+                        f"{sum(int(c) for c in exact_counts)}")
+        sums.checked += 1
+        if positions_sum is None or edges_sum is None:
+            sums.fail(f"{layer}: no checksum recorded (built before schema revision 0004): "
+                      f"rebuild it with `zeckdb build --variant {v.name} --n {n} --force`")
+        elif (positions_now, edges_now) != (positions_sum, edges_sum):
+            which = " and ".join(kind for kind, a, b in [("positions", positions_now, positions_sum),
+                                                       ("moves", edges_now, edges_sum)] if a != b)
+            sums.fail(f"{layer}: the {which} rows do not hash to the checksum recorded at build time "
+                      "(rows changed or deleted by hand?)")
