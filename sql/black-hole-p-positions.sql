@@ -1,7 +1,7 @@
 -- name: black-hole-p-positions
 -- description: The P-positions (the player to move loses) of the Black Hole games, one row each with its value and its counts c1.. as columns, so they group by residues (e.g. GROUP BY c1 % 3, c2 % 3); with --param mod=K also the counts mod K.
 -- checks: Cashman, Miller, Shuffelton, Son (arXiv 2409.10981): m = 2: (x) is P iff x mod 4 is 0 or 1; m = 3: (x1,x2) is P iff (x1 mod 3, x2 mod 3) is (0,0), (1,0) or (0,1); m = 4: (x1,0,0) is P iff x1 != 2.
--- variants: black-hole-[0-9]*
+-- variants: black-hole-M
 -- param mod (integer >= 1): a modulus K: adds the column residues, the counts mod K (default: none)
 WITH p AS (
     SELECT variant, n, id, list_transform(list_value(*COLUMNS('^c\d+$')), lambda x: coalesce(x, 0)) AS counts

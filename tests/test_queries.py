@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 import math
+import re
 
 import pytest
 
-from zeckdb.errors import UsageError
+from zeckdb.errors import NotBuiltError, UsageError
 from zeckdb.fib import PHI, z_count, z_index_sum
 from zeckdb.queries import list_queries, run_query, run_sql
 from zeckdb.store import Store
@@ -208,12 +209,45 @@ def test_winning_moves(store):
 @pytest.mark.parametrize("args, message", [
     (("nope",), "unknown query 'nope': choose one of"),
     (("winners", None, None, {"x": "1"}), "query winners has no parameter 'x': it takes no --param"),
-    (("winning-moves",), "query winning-moves needs --param position=..."),
+    (("winning-moves",), "query winning-moves needs --param position=...: a position, e.g. 3,1,0,2"),
     (("winners", "nim"), "unknown variant 'nim'"),
+    (("length-distribution", None, None, {"measure": "Q"}), "bad --param measure='Q': measure is P or mu"),
+    (("length-distribution", None, None, {"measure": "p"}), "bad --param measure='p': measure is P or mu"),
+    (("black-hole-p-positions", None, None, {"mod": "0"}), "bad --param mod='0': mod is an integer >= 1"),
+    (("black-hole-p-positions", None, None, {"mod": "x"}), "bad --param mod='x': mod is an integer >= 1"),
+    (("black-hole-p-positions", None, None, {"mod": "-3"}), "bad --param mod='-3': mod is an integer >= 1"),
+    (("length-mod", None, None, {"modulus": "7"}), "bad --param modulus='7': modulus is an integer from 2 to 6"),
+    (("omega-b", None, None, {"n": "seven"}), "bad --param n='seven': n is a built n"),
+    (("omega-b", None, [7], {"n": "7"}), "query omega-b does not take --n: it takes --param n"),
+    (("winning-moves", None, [7], {"position": "3,1"}), "query winning-moves does not take --n"),
+    (("black-hole-p-positions", "reversed"), "query black-hole-p-positions is written for black-hole-M, not reversed"),
+    (("reversed-abc", "zeckendorf"), "query reversed-abc is written for reversed, not zeckendorf"),
+    (("winning-moves", "zeckendorf", None, {"position": "3,x"}), "malformed position '3,x'"),
+    (("winning-moves", None, None, {"position": "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17"}),
+     "no variant built here accepts it"),
 ])
 def test_query_errors(store, args, message):
-    with pytest.raises(UsageError, match=message):
+    with pytest.raises(UsageError, match=re.escape(message)):
         run_query(store, *args)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("winners", "reversed", [41]), "n = 41 is not built for reversed (built: n = 1..40): "
+                                    "run `zeckdb build --variant reversed --n 41`"),
+    (("winners", None, [500, 501]), "n = 500..501 is not built for any variant (built: n = 0..100)"),
+    (("omega-b", "zeckendorf", None, {"n": "41"}), "n = 41 is not built for zeckendorf"),
+    (("winners", "black-hole-9"), "black-hole-9 is not built in"),
+    (("winning-moves", "zeckendorf", None, {"position": "0,0,0,0,0,0,0,0,1"}), "n = 55 is not built for zeckendorf"),
+])
+def test_unbuilt_n_and_variants_are_named_not_answered_with_no_rows(store, args, message):
+    with pytest.raises(NotBuiltError, match=re.escape(message)):
+        run_query(store, *args)
+
+
+def test_every_declared_parameter_type_is_listed():
+    declared = {p.name: p.allowed for q in list_queries() for p in q.params.values()}
+    assert declared == {"mod": "an integer >= 1", "measure": "P or mu", "modulus": "an integer from 2 to 6",
+                        "n": "a built n", "position": "a position, e.g. 3,1,0,2"}
 
 
 def test_sql_runs_reads_and_reports_errors(store):

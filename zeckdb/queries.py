@@ -5,7 +5,7 @@ A named query is one SQL file whose header comment describes it:
     -- name: winners
     -- description: one line saying what it answers
     -- checks: the paper or theorem it checks
-    -- variants: black-hole-*            (optional: the variants it is written for)
+    -- variants: black-hole-M            (optional: the variants it is written for; M: any number)
     -- param position (position, required): a count vector, e.g. 3,1,0,2
     -- param measure (P|mu): the measure (default: both)
     -- param mod (integer >= 1): a modulus
@@ -22,7 +22,6 @@ runs, and bound (never spliced). Every query may also use $variant (from
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from pathlib import Path
 import re
 from typing import Any
@@ -86,7 +85,7 @@ class NamedQuery:
     checks: str
     sql: str
     params: dict[str, Param] = field(default_factory=dict)
-    variants: tuple[str, ...] = ()  # name patterns of the variants it is written for; () for every variant
+    variants: tuple[str, ...] = ()  # the variants it is written for (a family as `black-hole-M`); () for every variant
 
     @property
     def required(self) -> set[str]:
@@ -101,7 +100,8 @@ class NamedQuery:
         return "ns" in self.used_params
 
     def applies_to(self, variant: str) -> bool:
-        return not self.variants or any(fnmatchcase(variant, pattern) for pattern in self.variants)
+        return not self.variants or any(re.fullmatch(re.escape(name).replace("M", "[0-9]+"), variant)
+                                        for name in self.variants)
 
 
 def _parse(path: Path) -> NamedQuery:
@@ -223,21 +223,25 @@ def _check_value(param: Param, text: str | None, built: dict[str, set[int]]) -> 
 
 
 def _check_position(text: str, built: dict[str, set[int]], bad: str) -> str:
-    """A position some variant read by the query accepts, in a layer it has built."""
+    """A position that some variant read by the query accepts, in a layer it has built."""
     from .variants import get_variant
 
-    errors = []
+    malformed, unbuilt = [], []
     for name, ns in built.items():
         variant = get_variant(name)
         try:
             n = variant.layer_of(variant.parse(text))
         except UsageError as exc:
-            errors.append(str(exc))
+            malformed.append(str(exc))
             continue
         if n in ns:
             return text
-        errors.append(f"n = {n} is not built for {name}: run `zeckdb build --variant {name} --n {n}`")
-    raise UsageError(errors[0] if len(built) == 1 else f"{bad} of a built n of one of {', '.join(built)}")
+        unbuilt.append(f"n = {n} is not built for {name}: run `zeckdb build --variant {name} --n {n}`")
+    if unbuilt:
+        raise NotBuiltError(unbuilt[0])
+    if len(built) == 1:
+        raise UsageError(malformed[0])
+    raise UsageError(f"{bad}, and no variant built here accepts it (--variant names one): {malformed[0]}")
 
 
 def run_sql(store: Store, sql: str, limits: Limits = Limits()) -> Result:
