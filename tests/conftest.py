@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import duckdb
@@ -8,6 +9,13 @@ import pytest
 from zeckdb.builder import build
 from zeckdb.executor import sandbox_config
 from zeckdb.store import Store
+
+from hypothesis import settings
+
+# CI replays the same examples every run (a failure there is then reproducible); locally they vary
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 SMALL_N = 40  # graph sizes in GAMES.md go up to 40; every column is cross-checked up to 20
 QUILT_N = 30

@@ -217,8 +217,9 @@ def _check_value(param: Param, text: str | None, built: dict[str, set[int]]) -> 
         raise UsageError(bad)
     if param.kind == "n":
         _check_built_ns(built, [value], next(iter(built)) if len(built) == 1 else None)
-    elif value < (param.minimum or 0) or (param.maximum is not None and value > param.maximum):
-        raise UsageError(bad)
+    elif value < (param.minimum or 0) or value > (param.maximum if param.maximum is not None else 2**31 - 1):
+        raise UsageError(bad if param.maximum is not None or value < (param.minimum or 0)
+                         else f"{bad} and at most {2**31 - 1}")
     return value
 
 

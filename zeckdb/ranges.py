@@ -11,11 +11,11 @@ import re
 from .errors import UsageError
 
 MAX_N = 10_000  # above every variant's limit; a range is refused before it is expanded
-_DIGITS = re.compile(r"[0-9]{1,9}")  # [0-9], not \d: \d matches every script's digits
+_DIGITS = re.compile(r"[0-9]{1,100}")  # [0-9], not \d: \d matches every script's digits
 
 
 def parse_count(text: str) -> int | None:
-    """A whole number written in ASCII digits (at most 9 of them), else None."""
+    """A whole number written in ASCII digits (at most 100 of them: the callers bound the value), else None."""
     text = text.strip(" ")
     return int(text) if _DIGITS.fullmatch(text) else None
 

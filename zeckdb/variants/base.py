@@ -153,8 +153,10 @@ class Variant(ABC):
         from ..ranges import parse_count
 
         shown = repr(text if len(text) <= 40 else text[:37] + "...")
-        raw = text.strip().strip("()[]").strip()
-        if not raw:
+        raw = text.strip()
+        if raw[:1] in ("(", "[") and raw[-1:] == {"(": ")", "[": "]"}[raw[0]]:  # one pair of brackets around it
+            raw = raw[1:-1].strip()
+        if not raw.strip("()[], "):
             raise UsageError(f"empty position for {self.name}: write the counts bin 1 first, e.g. 3,1,0,2")
         parts = raw.split(",")
         if len(parts) > len(self.columns) + 64:  # trailing zeros are allowed, without end they are not

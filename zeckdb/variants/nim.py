@@ -32,7 +32,7 @@ class FibonacciNim(Variant):
     def parse(self, text: str) -> Position:
         counts = super().parse(text)  # trailing zeros dropped: (5,0) is (5,)
         if len(text.strip().strip("()[]").split(",")) != 2:
-            raise UsageError(f"position {text!r}: write it as r,k (r chips left, at most k may be taken), e.g. 10,9")
+            raise UsageError(f"position {text[:40]!r}: write it as r,k (r chips left, at most k may be taken), e.g. 10,9")
         return counts
 
     def format(self, position) -> str:
