@@ -9,6 +9,7 @@ import pytest
 from zeckdb.builder import build
 from zeckdb.executor import sandbox_config
 from zeckdb.store import Store
+from zeckdb.variants import variant_names
 
 from hypothesis import settings
 
@@ -21,6 +22,10 @@ SMALL_N = 40  # graph sizes in GAMES.md go up to 40; every column is cross-check
 QUILT_N = 30
 BLACK_HOLE_N = 50  # the m = 4 empty-board facts name n = 47
 BLACK_HOLES = [f"black-hole-{m}" for m in (2, 3, 4, 5)] + [f"black-hole-empty-board-{m}" for m in (2, 3, 4, 5)]
+# the other members of the families (M = 6..12), at the n the cross-checks cover
+MORE_BLACK_HOLES = [name for name in variant_names(all_members=True)
+                    if name.startswith("black-hole") and name not in BLACK_HOLES]
+MORE_BLACK_HOLE_N = 15
 NIM_N = 100
 BUILD_UP_N = 40
 
@@ -28,12 +33,13 @@ BUILD_UP_N = 40
 @pytest.fixture(scope="session")
 def small_db(tmp_path_factory) -> Path:
     """Every variant at small n: the core variants for n = 1..40, quilt 1..30, the Black
-    Hole games (m = 2..5, both kinds) 1..50, Fibonacci nim 1..100, build-up 1..40."""
+    Hole games (m = 2..5, both kinds) 1..50 and (m = 6..12) 1..15, Fibonacci nim 1..100, build-up 1..40."""
     path = tmp_path_factory.mktemp("db") / "small.duckdb"
     with Store.open_write(path) as store:
         build(store, ["zeckendorf", "reversed"], list(range(1, SMALL_N + 1)))
         build(store, ["quilt"], list(range(1, QUILT_N + 1)))
         build(store, BLACK_HOLES, list(range(1, BLACK_HOLE_N + 1)))
+        build(store, MORE_BLACK_HOLES, list(range(1, MORE_BLACK_HOLE_N + 1)))
         build(store, ["fibonacci-nim"], list(range(1, NIM_N + 1)))
         build(store, ["build-up"], list(range(1, BUILD_UP_N + 1)))
     return path

@@ -10,10 +10,35 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import lru_cache
 
-FIB = [1, 2]
-while len(FIB) < 30:
+FIB = [1, 2]  # F_1 = 1, F_2 = 2 (GAMES.md), written out here rather than taken from zeckdb.fib
+while len(FIB) < 100:
     FIB.append(FIB[-1] + FIB[-2])
 BINS = 16
+PHI = (1 + 5 ** 0.5) / 2
+
+
+def fib(i: int) -> int:
+    return FIB[i - 1]
+
+
+def zeckendorf_indices(n: int) -> list[int]:
+    """1-based indices of n's Zeckendorf decomposition, largest first (greedy)."""
+    out = []
+    for i in range(len(FIB), 0, -1):
+        if FIB[i - 1] <= n:
+            out.append(i)
+            n -= FIB[i - 1]
+    return out
+
+
+def z_count(n: int) -> int:
+    """Z(n): the number of terms of n's Zeckendorf decomposition."""
+    return len(zeckendorf_indices(n))
+
+
+def z_index_sum(n: int) -> int:
+    """Z_I(n): the sum of the indices of n's Zeckendorf decomposition."""
+    return sum(zeckendorf_indices(n))
 
 
 def norm(c: list[int]) -> tuple[int, ...]:
@@ -101,6 +126,13 @@ def solve(variant: str, p: tuple[int, ...]) -> dict:
         expected=1 + sum(x["expected"] for x in s) / len(s),
         grundy=mex, winning=len(losing_children),
     )
+
+
+@lru_cache(maxsize=None)
+def game_count(variant: str, p: tuple[int, ...]) -> int:
+    """The exact number of complete games from p (plain ints: cheap enough for n in the 60s and 70s)."""
+    children = MOVES[variant](p)
+    return sum(game_count(variant, c) for c in children) if children else 1
 
 
 def positions(variant: str, n: int) -> set[tuple[int, ...]]:
@@ -275,7 +307,7 @@ def build_up_moves(p):
     return out
 
 
-FAMILY_M = (2, 3, 4, 5)
+FAMILY_M = range(2, 13)  # every M zeckdb accepts
 for _m in FAMILY_M:
     MOVES[f"black-hole-{_m}"] = black_hole_moves(_m)
     MOVES[f"black-hole-empty-board-{_m}"] = empty_board_moves(_m)

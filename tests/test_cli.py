@@ -175,8 +175,9 @@ def test_sql_command_reads_stdin_and_refuses_writes(capsys, small_db, monkeypatc
 
     monkeypatch.setattr("sys.stdin", io.StringIO("SELECT count(*) AS n FROM builds"))
     code, out, _ = run(capsys, "sql", "-", "-f", "json", "--db", str(small_db))
-    # the fixture: 2 core variants to 40, quilt to 30, 8 Black Hole variants 0..50, nim 0..100, build-up to 40
-    assert code == 0 and json.loads(out) == [{"n": 2 * 40 + 30 + 8 * 51 + 101 + 40}]
+    # the fixture: 2 core variants to 40, quilt to 30, 8 Black Hole variants 0..50 and 14 more 1..15 (with
+    # layer 0 for the two M = 6 games only: F_6 = 13 <= 15 lets a chip fall), nim 0..100, build-up to 40
+    assert code == 0 and json.loads(out) == [{"n": 2 * 40 + 30 + 8 * 51 + 14 * 15 + 2 + 101 + 40}]
     code, out, err = run(capsys, "sql", "DELETE FROM builds", "--db", str(small_db))
     assert code == 2 and err.strip() == ("zeckdb: error: a DELETE statement is refused: zeckdb's SQL is read-only, "
                                          "use SELECT, WITH ... SELECT, VALUES, DESCRIBE, SUMMARIZE, SHOW, or EXPLAIN "

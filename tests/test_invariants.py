@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from zeckdb.fib import fib
+from .reference import fib
 
 VARIANTS = ["zeckendorf", "reversed"]
 

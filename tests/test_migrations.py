@@ -50,7 +50,7 @@ def test_downgrade_to_base_and_back(tmp_path):
 
 
 def test_sql_helpers_agree_with_python(tmp_path):
-    from zeckdb.fib import fib, z_count, z_index_sum, zeckendorf_indices
+    from .reference import fib, z_count, z_index_sum, zeckendorf_indices
 
     path = tmp_path / "h.duckdb"
     upgrade(path)

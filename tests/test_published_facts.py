@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from zeckdb.fib import PHI, fib, z_count, z_index_sum
+from .reference import PHI, fib, z_count, z_index_sum
 
 from .conftest import SMALL_N, rows
 from .facts import LEE_BITLER_LINES, TABLE_A1, THEOREM_1_6

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from zeckdb.errors import NotBuiltError, UsageError
-from zeckdb.fib import PHI, z_count, z_index_sum
+from .reference import PHI, z_count, z_index_sum
 from zeckdb.queries import list_queries, run_query, run_sql
 from zeckdb.store import Store
 

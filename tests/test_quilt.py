@@ -84,3 +84,36 @@ def test_quilt_lengths_query(con, small_db):
     for r in got:
         assert r["l_n"] == max(sum(d) for d in ref.fq_legal_decompositions(r["n"]))
         assert r["min_is_n_minus_l"] and r["terminals"] == len(ref.fq_legal_decompositions(r["n"]))
+
+
+def test_standardized_moments_against_the_exact_distribution_and_the_papers_simulation(small_db):
+    """GAMES.md section 4: for n = 20 the paper reports, from 10,000 random games, how far the 4th
+    and 6th standardized moments of the length are from the Gaussian's 3 and 15 (0.044176 and
+    0.219217, as fractions). The database's exact moments equal the reference's, and the paper's
+    figures lie within three standard errors of a 10,000-game estimate of them."""
+    from fractions import Fraction
+    import math
+
+    from zeckdb.queries import run_query
+    from zeckdb.store import Store
+
+    n, games = 20, 10_000
+    prob, _ = ref.remaining_lengths("quilt", ref.start("quilt", n))
+    mean = sum(length * q for length, q in prob.items())
+    mu = {k: float(sum(q * (length - mean) ** k for length, q in prob.items())) for k in range(2, 13)}
+    m4, m6 = mu[4] / mu[2] ** 2, mu[6] / mu[2] ** 3
+    with Store.open_read(small_db) as store:
+        result = run_query(store, "length-moments", "quilt", [n], {"measure": "P"})
+    (row,) = [dict(zip(result.columns, r)) for r in result.rows]
+    assert row["mean"] == pytest.approx(float(mean), rel=1e-12)
+    assert row["moment4_pct_diff"] == pytest.approx(100 * abs(m4 - 3) / 3, rel=1e-9)
+    assert row["moment6_pct_diff"] == pytest.approx(100 * abs(m6 - 15) / 15, rel=1e-9)
+    # delta method: the standard error of m4 / m2^2 and m6 / m2^3 estimated from `games` games
+    se4 = math.sqrt((mu[8] - mu[4] ** 2) / mu[2] ** 4 - 4 * mu[4] * (mu[6] - mu[2] * mu[4]) / mu[2] ** 5
+                    + 4 * mu[4] ** 2 * (mu[4] - mu[2] ** 2) / mu[2] ** 6) / math.sqrt(games)
+    se6 = math.sqrt((mu[12] - mu[6] ** 2) / mu[2] ** 6 - 6 * mu[6] * (mu[8] - mu[2] * mu[6]) / mu[2] ** 7
+                    + 9 * mu[6] ** 2 * (mu[4] - mu[2] ** 2) / mu[2] ** 8) / math.sqrt(games)
+    paper4, paper6 = 0.044176 * 3, 0.219217 * 15  # |m4 - 3| and |m6 - 15| in the paper's run
+    assert abs(paper4 - abs(m4 - 3)) < 3 * se4, (m4, paper4, se4)
+    assert abs(paper6 - abs(m6 - 15)) < 3 * se6, (m6, paper6, se6)
+    assert isinstance(mean, Fraction)

@@ -62,3 +62,25 @@ def test_build_summary_matches_reference(con, variant, n):
     assert (b["min_length"], b["max_length"], b["start_remoteness"]) == (want["min"], want["max"], want["remoteness"])
     assert int(b["games"]) == want["games"]
     assert b["expected_length"] == pytest.approx(float(want["expected"]), rel=1e-12)
+
+
+def test_exact_game_counts_far_beyond_64_bits(tmp_path):
+    """The start's exact game count (decimal, no float) against the reference's plain-int count,
+    at n where it has 60 and more digits; both games, whose counts are the same paths reversed."""
+    import duckdb
+
+    from zeckdb.builder import build
+    from zeckdb.store import Store
+
+    path = tmp_path / "big.duckdb"
+    with Store.open_write(path) as store:
+        build(store, ["zeckendorf", "reversed"], [60, 66, 72])
+    con = duckdb.connect(str(path), read_only=True)
+    for n in (60, 66, 72):
+        want = ref.game_count("zeckendorf", ref.start("zeckendorf", n))
+        assert want > 2**190
+        for variant in ("zeckendorf", "reversed"):
+            (stored,) = con.execute("SELECT games FROM builds WHERE variant = ? AND n = ?", [variant, n]).fetchone()
+            assert int(stored) == want, (variant, n)
+        assert ref.game_count("reversed", ref.start("reversed", n)) == want
+    con.close()

@@ -35,9 +35,10 @@ _FAMILIES: dict[str, tuple[Callable[[int], Variant], range, range]] = {
 _instances: dict[str, Variant] = {}
 
 
-def variant_names() -> list[str]:
-    """Every variant a default build covers."""
-    return list(_REGISTRY) + [f"{prefix}-{m}" for prefix, (_, _, default) in _FAMILIES.items() for m in default]
+def variant_names(all_members: bool = False) -> list[str]:
+    """Every variant a default build covers (with all_members, every member of each family)."""
+    return list(_REGISTRY) + [f"{prefix}-{m}" for prefix, (_, accepted, default) in _FAMILIES.items()
+                              for m in (accepted if all_members else default)]
 
 
 def catalog() -> list[tuple[str, str, Variant]]:
