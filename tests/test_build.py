@@ -91,3 +91,22 @@ def test_ctrl_c_says_what_is_kept_and_exits_130(tmp_path):
     assert err.startswith("zeckdb: interrupted; n = 1..") and err.rstrip().endswith(
         "are committed, run the same command again to resume")
     assert consistent(path) == []
+
+
+def test_default_build_with_force_on_variants_that_share_a_graph(tmp_path, capsys):
+    """zeckendorf and reversed share one graph: --force writes each graph layer once, on a new
+    file and on a built one (it used to fail with a duplicate key)."""
+    from zeckdb.cli.main import main
+
+    path = tmp_path / "force.duckdb"
+    for _ in range(2):
+        try:
+            main(["build", "--n", "1..4", "--force", "--db", str(path)])
+        except SystemExit as exc:
+            assert not exc.code, capsys.readouterr().err
+        assert capsys.readouterr().out.startswith("built zeckendorf, reversed, quilt")
+    assert consistent(path) == []
+    try:
+        main(["verify", "--db", str(path)])
+    except SystemExit as exc:
+        assert not exc.code, capsys.readouterr().err
