@@ -5,7 +5,8 @@
     python bench/bench_core.py --variant all    # the default `zeckdb build`: every variant (quilt to n = 100)
 
 It runs `zeckdb build` in a child process (wall time and peak memory of the
-whole command), then times lookups in one process and `zeckdb position` end to end.
+whole command), then times lookups in one process, `zeckdb position` end to end
+and `zeckdb verify` of the whole file.
 """
 
 from __future__ import annotations
@@ -21,13 +22,13 @@ import sys
 import tempfile
 import time
 
-TARGETS = {"build_s": 60.0, "peak_gib": 4.0, "file_gb": 1.5, "lookup_ms": 5.0, "cli_s": 1.0}
+TARGETS = {"build_s": 60.0, "peak_gib": 4.0, "file_gb": 1.5, "lookup_ms": 5.0, "cli_s": 1.0, "verify_s": 120.0}
 
 
 def measure_build(db: Path, ns: str, variants: list[str]) -> tuple[float, float]:
     chosen = [] if variants == ["all"] else [arg for v in variants for arg in ("--variant", v)]
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "cli.main", "build", "--n", ns, *chosen, "--db", str(db)], check=True,
+    subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "build", "--n", ns, *chosen, "--db", str(db)], check=True,
                    stderr=subprocess.DEVNULL)
     wall = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024 / 2**30
@@ -54,6 +55,13 @@ def measure_lookups(db: Path, max_n: int, samples: int = 200) -> float:
             api.probe(store, variant, pos)
             times.append(time.perf_counter() - t0)
     return statistics.median(times) * 1000
+
+
+def measure_verify(db: Path) -> float:
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "verify", "--db", str(db)], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - t0
 
 
 def measure_cli(db: Path, n: int) -> float:
@@ -83,6 +91,7 @@ def main() -> None:
         size = db.stat().st_size / 1e9
         lookup = measure_lookups(db, max_n)
         cli = measure_cli(db, max_n)
+        check = measure_verify(db)
         print(f"zeckdb build --n {args.n} ({' + '.join(variants)}), {os.cpu_count()} cores"
               + ("" if variants == ["zeckendorf", "reversed"] else "; the targets are those of zeckendorf + reversed"))
         for label, value, target, unit in [
@@ -91,6 +100,7 @@ def main() -> None:
             ("database file", size, TARGETS["file_gb"], "GB"),
             ("lookup + ranked moves (median)", lookup, TARGETS["lookup_ms"], "ms"),
             ("`zeckdb position` end to end (median)", cli, TARGETS["cli_s"], "s"),
+            ("`zeckdb verify` of the whole file", check, TARGETS["verify_s"], "s"),
         ]:
             print(f"  {label:<40} {value:9.3f} {unit:<4} target {target:g} {unit:<4} ratio {value / target:5.2f}")
 

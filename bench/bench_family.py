@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 def timed_build(db: Path, ns: str, variants: list[str]) -> tuple[float, float]:
     """Wall time and peak memory (GiB) of one `zeckdb build` child process."""
     t0 = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "cli.main", "build", "--n", ns,
+    child = subprocess.Popen([sys.executable, "-m", "zeckdb.cli.main", "build", "--n", ns,
                               *(arg for v in variants for arg in ("--variant", v)), "--db", str(db)],
                              stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)  # this child's own rusage, not the max over all children
@@ -63,11 +63,11 @@ def main() -> None:
             db = Path(tmp) / "nim.duckdb"
             wall, peak = timed_build(db, "1..1000", ["fibonacci-nim"])
             positions, edges = sizes(db, ["fibonacci-nim"])
-            out = subprocess.run([sys.executable, "-m", "cli.main", "position", "fibonacci-nim", "--start", "1000",
+            out = subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "position", "fibonacci-nim", "--start", "1000",
                                   "--json", "--db", str(db)], check=True, capture_output=True, text=True).stdout
             best = json.loads(out)["moves"][0]["move"]
             t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "cli.main", "position", "fibonacci-nim", "--start", "1000",
+            subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "position", "fibonacci-nim", "--start", "1000",
                             "--db", str(db)], check=True, capture_output=True)
             lookup = time.perf_counter() - t0
             print(f"  fibonacci-nim n = 1..1000: {wall:7.1f} s, peak {peak:5.2f} GiB, file "

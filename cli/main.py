@@ -168,6 +168,8 @@ def status(db: Optional[str] = DbOption) -> None:
         for r in rows:
             typer.echo(f"  {r['variant']:<{name_width}}  n = {format_ns(r['ns']):<{ns_width}}  {r['positions']:>12,} "
                        f"positions {r['edges']:>13,} edges  ({r['seconds']:.1f} s to build)")
+        if rows:
+            typer.echo("`zeckdb verify` checks every stored row against the others and the checksums of the build")
 
 
 @app.command()
@@ -278,7 +280,16 @@ def query(
     _check_format(fmt)
     if name is None:
         listing = [(q.name, q.description, _params_text(q)) for q in queries.list_queries()]
-        typer.echo(render(["query", "description", "parameters"], listing, fmt))
+        if fmt != "table":
+            typer.echo(render(["query", "description", "parameters"], listing, fmt))
+            return
+        import textwrap
+
+        for query_name, description, parameters in listing:  # a block each: the descriptions are long
+            typer.echo(query_name)
+            typer.echo(textwrap.fill(description, 100, initial_indent="    ", subsequent_indent="    "))
+            typer.echo(textwrap.fill(f"takes: {parameters}", 100, initial_indent="    ", subsequent_indent="        "))
+        typer.echo("\nrun one: zeckdb query NAME [--variant V] [--n RANGE] [--param KEY=VALUE]")
         return
     queries.get_query(name)
     ns = parse_ns(n) if n else None
@@ -293,19 +304,14 @@ def _params_text(query) -> str:
     parts = ["--variant" + (f" ({', '.join(query.variants)})" if query.variants else "")]
     if query.takes_ns:
         parts.append("--n")
-    parts += [f"{p.name}: {p.allowed}{' (required)' if p.required else ''}" for p in query.params.values()]
+    parts += [f"--param {p.name}=... ({p.allowed}{', required' if p.required else ''})" for p in query.params.values()]
     return "; ".join(parts)
 
 
 def _limits(timeout: float, max_rows: int):
-    from zeckdb.errors import UsageError
     from zeckdb.executor import Limits
 
-    if max_rows < 0:
-        raise UsageError(f"bad --max-rows {max_rows}: give a number of rows, or 0 for all")
-    if not 0 < timeout <= 86_400:
-        raise UsageError(f"bad --timeout {timeout:g}: give seconds from above 0 to 86400")
-    return Limits(timeout=timeout, max_rows=max_rows or None)
+    return Limits(timeout=timeout, max_rows=None if max_rows == 0 else max_rows)  # it checks both
 
 
 def _print_result(result, fmt: str) -> None:

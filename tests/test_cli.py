@@ -131,10 +131,17 @@ def test_build_summary_and_nothing_to_do(capsys, tmp_path):
     assert code == 0 and out.startswith("nothing to build: reversed for n = 1..6 already in")
 
 
+def test_version(capsys):
+    from zeckdb import __version__
+
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.strip() == f"zeckdb {__version__}" and __version__.count(".") == 2
+
+
 def test_help_explains_every_command(capsys):
     code, out, _ = run(capsys, "--help")
     assert code == 0
-    for command in ["build", "status", "position", "line", "query", "sql", "simulate", "variants", "db"]:
+    for command in ["build", "status", "position", "line", "query", "sql", "verify", "simulate", "variants", "db"]:
         assert command in out
         code, sub, _ = run(capsys, command, "--help")
         assert code == 0 and len(sub) > 200
@@ -159,6 +166,11 @@ def test_query_lists_and_runs_in_every_format(capsys, small_db):
 
     code, out, _ = run(capsys, "query", "--db", str(small_db))
     assert code == 0 and "winners" in out and "length-distribution" in out
+    assert "takes: --variant; --param n=... (a built n, required)" in out  # omega-b: no --n
+    assert "takes: --variant (black-hole-M); --n; --param mod=... (an integer >= 1)" in out
+    code, out, _ = run(capsys, "query", "-f", "json", "--db", str(small_db))
+    listed = {q["query"]: q["parameters"] for q in json.loads(out)}
+    assert listed["length-distribution"] == "--variant; --n; --param measure=... (P or mu)"
     code, out, _ = run(capsys, "query", "winners", "--variant", "zeckendorf", "--n", "1..3", "-f", "json", "--db", str(small_db))
     assert code == 0
     assert [(r["n"], r["winner"]) for r in json.loads(out)] == [(1, 2), (2, 1), (3, 2)]
@@ -207,3 +219,30 @@ def test_default_build_skips_what_a_variant_cannot_build(capsys, tmp_path, monke
     assert "black-hole-empty-board-5" in out
     code, _, err = run(capsys, "build", "--n", "7", "--variant", "quilt", "--db", str(path))
     assert code == 2 and "n = 7 is out of range for quilt: choose n from 1 to 6; exhaustive quilt builds stop there" in err
+
+
+def test_expected_moves_are_shown_with_the_digits_they_are_stored_with(capsys, small_db):
+    """Starts show the build's exact double; other positions the digits their REAL holds (29/6 is
+    4.8333335 as a float32, not 4.833333492279053); the JSON keeps numbers."""
+    import struct
+
+    from . import reference as ref
+
+    def as_real(x: float) -> float:  # the float32 nearest x, printed with the fewest digits that round-trip
+        stored = struct.unpack("f", struct.pack("f", x))[0]
+        for digits in range(1, 10):
+            if struct.unpack("f", struct.pack("f", float(f"{stored:.{digits}g}")))[0] == stored:
+                return float(f"{stored:.{digits}g}")
+        return stored
+
+    code, out, _ = run(capsys, "position", "zeckendorf", "--start", "7", "--json", "--db", str(small_db))
+    want = ref.solve("zeckendorf", (7,))["expected"]
+    assert json.loads(out)["expected_remaining_random"] == float(want)  # 107/18 as a double
+    code, out, _ = run(capsys, "position", "zeckendorf", "--start", "7", "--db", str(small_db))
+    assert f"expected moves    {float(want)!r} (both players random)" in out
+    for position in [(3, 1, 1), (6, 2, 1), (2, 0, 0, 2)]:
+        code, out, _ = run(capsys, "position", "zeckendorf", ",".join(map(str, position)), "--json", "--db", str(small_db))
+        shown = json.loads(out)["expected_remaining_random"]
+        assert isinstance(shown, float) and shown == as_real(float(ref.solve("zeckendorf", position)["expected"]))
+    code, out, _ = run(capsys, "sql", "SELECT (29 / 6)::REAL AS x", "-f", "csv", "--db", str(small_db))
+    assert out.splitlines() == ["x", "4.8333335"]

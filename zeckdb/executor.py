@@ -58,10 +58,10 @@ class Limits:
     max_rows: int | None = 1000
 
     def __post_init__(self) -> None:
-        if not self.timeout > 0:
-            raise UsageError(f"bad time limit {self.timeout}: give a number of seconds > 0")
+        if not 0 < self.timeout <= 86_400:
+            raise UsageError(f"bad --timeout {self.timeout:g}: give seconds from above 0 to 86400")
         if self.max_rows is not None and self.max_rows < 0:
-            raise UsageError(f"bad row limit {self.max_rows}: give a number of rows >= 0")
+            raise UsageError(f"bad --max-rows {self.max_rows}: give a number of rows, or 0 for all of them")
 
 
 @dataclass
