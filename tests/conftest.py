@@ -52,6 +52,19 @@ def con(small_db):
     c.close()
 
 
+def run(capsys, *args) -> tuple[int, str, str]:
+    """Run the command line in this process: (exit status, stdout, stderr)."""
+    from zeckdb.cli.main import main
+
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 def rows(con, sql: str, params=()) -> list[dict]:
     cur = con.execute(sql, list(params))
     names = [d[0] for d in cur.description]

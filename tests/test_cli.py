@@ -8,18 +8,9 @@ import shutil
 
 import pytest
 
-from zeckdb.cli.main import main
 from zeckdb.store import SCHEMA_HEAD
 
-
-def run(capsys, *args) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
+from .conftest import run
 
 
 def test_position_json_contract(capsys, small_db):
@@ -53,7 +44,8 @@ def test_status_and_db_current(capsys, small_db):
     code, out, _ = run(capsys, "status", "--db", str(small_db))
     lines = {line.split()[0]: line.split() for line in out.splitlines()[1:]}
     assert code == 0 and lines["zeckendorf"][1:4] == ["n", "=", "1..40"] and lines["fibonacci-nim"][3] == "0..100"
-    assert len({line.index(" n = ") for line in out.splitlines()[1:]}) == 1  # aligned
+    assert len({line.index(" n = ") for line in out.splitlines()[1:-1]}) == 1  # aligned
+    assert out.splitlines()[-1].startswith("`zeckdb verify` checks every stored row")
     code, out, _ = run(capsys, "db", "current", "--db", str(small_db))
     assert code == 0 and out.strip() == f"{SCHEMA_HEAD} (head)"
 

@@ -15,24 +15,15 @@ import duckdb
 import pytest
 
 from zeckdb.builder import build
-from zeckdb.cli.main import main
 from zeckdb.store import Store
+
+from .conftest import run
 
 COMMANDS = [
     ["status"], ["position", "zeckendorf", "--start", "7"], ["line", "reversed", "--start", "9"],
     ["query", "winners"], ["sql", "SELECT count(*) FROM positions"], ["verify"],
     ["build", "--variant", "zeckendorf", "--n", "1..41"],
 ]
-
-
-def run(capsys, *args) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def digest(path: Path) -> str:

@@ -13,8 +13,9 @@ import sys
 import pytest
 
 from zeckdb.builder import build
-from zeckdb.cli.main import main
 from zeckdb.store import Store
+
+from .conftest import run
 
 # {DB}: the database file; {W}: a watched folder (the working directory of the test)
 HOSTILE = [
@@ -106,16 +107,6 @@ ALLOWED = {
     "EXPLAIN SELECT * FROM builds": "explain_key",
     "SELECT * FROM read_text('/etc/passwd') WHERE false": None,  # refused even when it would read nothing
 }
-
-
-def run(capsys, *args) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")

@@ -7,20 +7,11 @@ import shutil
 import duckdb
 import pytest
 
-from zeckdb.cli.main import main
 from zeckdb.verify import partition_count
 
 from . import reference as ref
 
-
-def run(capsys, *args) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
+from .conftest import run
 
 
 def test_partition_count_is_the_references_layer_size():

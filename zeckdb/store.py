@@ -138,6 +138,17 @@ def _check_schema(path: Path, revision: str | None, names: set[str]) -> None:
                             f"missing (dropped by hand?); {REBUILD_HINT}")
 
 
+def _connect_checked(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """A connection to a complete zeckdb database of the head revision, else a one-line error."""
+    con = _connect(path, read_only)
+    try:
+        _check_schema(path, *_schema_state(con))
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
 def schema_revision(path: Path) -> str | None:
     """The Alembic revision of an existing database file ("base": migrated down to nothing,
     None: not a zeckdb database, or an empty one)."""
@@ -219,25 +230,13 @@ class Store:
             raise DatabaseError(
                 f"no database at {path}: build one with `zeckdb build` (or pass --db PATH / set ZECKDB_DB)"
             )
-        con = _connect(path, read_only=True)
-        try:
-            _check_schema(path, *_schema_state(con))
-        except BaseException:
-            con.close()
-            raise
-        return cls(path, con, writable=False)
+        return cls(path, _connect_checked(path, read_only=True), writable=False)
 
     @classmethod
     def open_write(cls, db: str | os.PathLike | None = None) -> "Store":
         path = resolve_db_path(db)
         upgrade(path)
-        con = _connect(path, read_only=False)
-        try:
-            _check_schema(path, *_schema_state(con))
-        except BaseException:
-            con.close()
-            raise
-        return cls(path, con, writable=True)
+        return cls(path, _connect_checked(path, read_only=False), writable=True)
 
     def close(self) -> None:
         self.con.close()
