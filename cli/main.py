@@ -143,33 +143,33 @@ class _progress:
 @app.command()
 def variants(fmt: str = FormatOption) -> None:
     """List the games zeckdb knows: name, what a position is, the n it builds, an example start, the paper."""
-    from .render import render
-    from zeckdb.variants import catalog
+    from zeckdb.render import render
+    from zeckdb import api
 
     _check_format(fmt)
-    rows = [(name, title, f"{v.min_n}..{v.max_n}", v.format(v.start(5)), v.source) for name, title, v in catalog()]
-    typer.echo(render(["variant", "game", "n", "start of n = 5", "source"], rows, fmt))
+    games = api.variants()
+    typer.echo(render(list(games[0]), [tuple(g.values()) for g in games], fmt))
 
 
 @app.command()
 def status(db: Optional[str] = DbOption) -> None:
     """List what the database holds: per variant the n built, positions, edges."""
-    from zeckdb.ranges import format_ns
-    from zeckdb.store import SCHEMA_HEAD, Store
+    from zeckdb import api
 
-    with Store.open_read(db) as store:
-        rows = store.status()
-        size = store.path.stat().st_size
-        typer.echo(f"database {store.path}: {size / 1e6:,.1f} MB, schema revision {SCHEMA_HEAD}")
-        if not rows:
-            typer.echo("nothing built yet: run `zeckdb build`")
-        name_width = max((len(r["variant"]) for r in rows), default=0)
-        ns_width = max((len(format_ns(r["ns"])) for r in rows), default=0)
-        for r in rows:
-            typer.echo(f"  {r['variant']:<{name_width}}  n = {format_ns(r['ns']):<{ns_width}}  {r['positions']:>12,} "
-                       f"positions {r['edges']:>13,} edges  ({r['seconds']:.1f} s to build)")
-        if rows:
-            typer.echo("`zeckdb verify` checks every stored row against the others and the checksums of the build")
+    with api.open_db(db) as store:
+        info = api.status(store)
+    rows = info["variants"]
+    typer.echo(f"database {info['database']}: {info['size_bytes'] / 1e6:,.1f} MB, "
+               f"schema revision {info['schema_revision']}")
+    if not rows:
+        typer.echo("nothing built yet: run `zeckdb build`")
+        return
+    name_width = max(len(r["variant"]) for r in rows)
+    ns_width = max(len(r["ns"]) for r in rows)
+    for r in rows:
+        typer.echo(f"  {r['variant']:<{name_width}}  n = {r['ns']:<{ns_width}}  {r['positions']:>12,} "
+                   f"positions {r['edges']:>13,} edges  ({r['seconds']:.1f} s to build)")
+    typer.echo("`zeckdb verify` checks every stored row against the others and the checksums of the build")
 
 
 @app.command()
@@ -224,8 +224,7 @@ def line(
         steps = api.principal_line(store, variant, position, _start(start))
     first = steps[0][1]
     if as_json:
-        typer.echo(json.dumps([{"ply": i, "player": 1 + (i - 1) % 2, "move": mv, "position": info.position}
-                               for i, (mv, info) in enumerate(steps[1:], 1)]))
+        typer.echo(json.dumps(api.line_json(steps)))
         return
     fmt = get_variant(first.variant).format
     typer.echo(f"{first.variant} from {fmt(first.position)}: "
@@ -249,7 +248,7 @@ def _start(text: str | None) -> int | None:
 
 
 def _check_format(fmt: str) -> None:
-    from .render import FORMATS
+    from zeckdb.render import FORMATS
     from zeckdb.errors import UsageError
 
     if fmt not in FORMATS:
@@ -272,14 +271,13 @@ def query(
     Each query is one .sql file whose header comment says what it answers, its
     parameters (with their types and allowed values) and the paper or theorem it checks.
     """
-    from .render import render
-    from zeckdb import queries
+    from zeckdb.render import render
+    from zeckdb import api, queries
     from zeckdb.ranges import parse_ns
-    from zeckdb.store import Store
 
     _check_format(fmt)
     if name is None:
-        listing = [(q.name, q.description, _params_text(q)) for q in queries.list_queries()]
+        listing = [(q.name, q.description, _params_text(q)) for q in api.list_queries()]
         if fmt != "table":
             typer.echo(render(["query", "description", "parameters"], listing, fmt))
             return
@@ -295,8 +293,8 @@ def query(
     ns = parse_ns(n) if n else None
     params = queries.parse_params(param or [])
     limits = _limits(timeout, max_rows)
-    with Store.open_read(db) as store:
-        result = queries.run_query(store, name, variant, ns, params, limits)
+    with api.open_db(db) as store:
+        result = api.run_query(store, name, variant, ns, params, limits)
     _print_result(result, fmt)
 
 
@@ -315,7 +313,7 @@ def _limits(timeout: float, max_rows: int):
 
 
 def _print_result(result, fmt: str) -> None:
-    from .render import render
+    from zeckdb.render import render
 
     typer.echo(render(result.columns, result.rows, fmt))
     if result.truncated:
@@ -338,8 +336,7 @@ def sql(
     EXPLAIN; anything else is refused. The query sees the database only (no
     files, no network), within a time limit, a memory limit and a row limit.
     """
-    from zeckdb import queries
-    from zeckdb.store import Store
+    from zeckdb import api
 
     _check_format(fmt)
     limits = _limits(timeout, max_rows)
@@ -348,8 +345,8 @@ def sql(
         from zeckdb.errors import UsageError
 
         raise UsageError("the SQL is over 1,000,000 characters: send a shorter statement")
-    with Store.open_read(db) as store:
-        result = queries.run_sql(store, text, limits)
+    with api.open_db(db) as store:
+        result = api.run_sql(store, text, limits)
     _print_result(result, fmt)
 
 
@@ -391,6 +388,26 @@ def verify(
 
 
 @app.command()
+def serve(
+    db: Optional[str] = DbOption,
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback by default)."),
+    port: int = typer.Option(8000, "--port", help="Port to listen on.", min=1, max=65535),
+    sql_timeout: float = typer.Option(10.0, "--sql-timeout", help="Time limit of each POST /v1/sql, in seconds."),
+    sql_max_rows: int = typer.Option(10_000, "--sql-max-rows", help="Rows returned by POST /v1/sql at most.", min=1),
+) -> None:
+    """Serve the database read-only over HTTP: a JSON API (documented at /docs).
+
+    GET /v1/variants, /v1/status, /v1/{variant}/positions/{position},
+    /v1/{variant}/starts/{n}, /v1/{variant}/mainline/{position} (or /start/{n}),
+    /v1/{variant}/summary?n=RANGE, /v1/queries, /v1/queries/{name}?variant=&n=&...;
+    POST /v1/sql {"sql": "..."}; GET /healthz. Errors are JSON {"error": "..."}.
+    """
+    from zeckdb.service import serve as run_service
+
+    run_service(db, host, port, sql_timeout, sql_max_rows)
+
+
+@app.command()
 def simulate(
     variant: str = typer.Argument(..., help="Variant name, e.g. quilt."),
     n: int = typer.Option(..., "--n", help="The n to play (any size: no database needed)."),
@@ -403,7 +420,7 @@ def simulate(
     Each player picks uniformly among the legal moves, as the measure P of
     `zeckdb query length-moments`, which is exact where the database holds n.
     """
-    from .render import render
+    from zeckdb.render import render
     from zeckdb.simulate import simulate as run_simulation
 
     _check_format(fmt)

@@ -1,9 +1,12 @@
-"""The public Python API: open a database, probe positions, rank moves, play lines.
+"""The public Python API: everything the command line and the query service answer.
 
     import zeckdb.api as z
     with z.open_db("zeckdb.duckdb") as db:
         info = z.probe(db, "zeckendorf", start=10)
         info.outcome, info.moves[0].move
+        z.status(db), z.summary(db, "reversed", [10, 20])
+        z.run_query(db, "winners", variant="reversed").rows
+        z.run_sql(db, "SELECT count(*) FROM positions").rows
 
 Every call raises a ZeckdbError subclass on bad input; none writes.
 """
@@ -15,9 +18,13 @@ import os
 from typing import Any
 
 from .errors import NotBuiltError, UsageError
-from .executor import real
-from .store import Store
-from .variants import Position, Variant, get_variant
+from .executor import Limits, Result, real
+from .queries import list_queries, run_query, run_sql
+from .store import SCHEMA_HEAD, Store
+from .variants import Position, Variant, catalog, get_variant
+
+__all__ = ["Limits", "Move", "PositionInfo", "Result", "line_json", "list_queries", "open_db", "principal_line",
+           "probe", "run_query", "run_sql", "status", "summary", "variants"]
 
 
 @dataclass
@@ -132,3 +139,42 @@ def principal_line(store: Store, variant_name: str, position: str | Position | N
         info = probe(store, variant_name, tuple(best.position))
         line.append((best.move, info))
     return line
+
+
+def line_json(line: list[tuple[str | None, PositionInfo]]) -> list[dict[str, Any]]:
+    """A principal line as `zeckdb line --json` prints it: one {ply, player, move, position} per move."""
+    return [{"ply": i, "player": 1 + (i - 1) % 2, "move": move, "position": info.position}
+            for i, (move, info) in enumerate(line[1:], 1)]
+
+
+def variants() -> list[dict[str, Any]]:
+    """The games zeckdb knows (a family once, as `prefix-M`): name, game, n range, start of n = 5, source."""
+    return [{"variant": name, "game": title, "n": f"{v.min_n}..{v.max_n}", "start of n = 5": v.format(v.start(5)),
+             "source": v.source} for name, title, v in catalog()]
+
+
+def status(store: Store) -> dict[str, Any]:
+    """What the database holds: its file, size, schema revision and, per variant, the n built."""
+    from .ranges import format_ns
+
+    return {"database": str(store.path), "size_bytes": store.path.stat().st_size, "schema_revision": SCHEMA_HEAD,
+            "variants": [{**row, "ns": format_ns(row["ns"])} for row in store.status()]}
+
+
+def summary(store: Store, variant_name: str, ns: list[int] | None = None) -> list[dict[str, Any]]:
+    """The per-n summary rows (`builds`) of a variant, every built n or only `ns` (each must be built)."""
+    from .ranges import format_ns
+
+    variant = get_variant(variant_name)
+    built = store.built_ns(variant.name)
+    if not built:
+        raise NotBuiltError(f"{variant.name} is not built in {store.path}: run `zeckdb build --variant {variant.name}`")
+    missing = [n for n in ns or [] if n not in built]
+    if missing:
+        raise NotBuiltError(f"n = {format_ns(missing)} is not built for {variant.name}: "
+                            f"run `zeckdb build --variant {variant.name} --n {format_ns(missing)}`")
+    cur = store.con.execute("SELECT * EXCLUDE (positions_checksum, edges_checksum) FROM builds "
+                            "WHERE variant = $variant AND ($ns IS NULL OR list_contains($ns, n)) ORDER BY n",
+                            {"variant": variant.name, "ns": ns})
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row)) for row in cur.fetchall()]

@@ -28,6 +28,10 @@ class UnknownVariantError(UsageError, KeyError):
         return str(self.args[0])
 
 
+class UnknownQueryError(UsageError, LookupError):
+    """No named query of that name."""
+
+
 class DatabaseError(ZeckdbError, OSError):
     """The database file is missing, unreadable, read-only or not DuckDB."""
 

@@ -27,7 +27,7 @@ import re
 from typing import Any
 
 from . import resources
-from .errors import NotBuiltError, UsageError
+from .errors import NotBuiltError, UnknownQueryError, UsageError
 from .executor import Limits, Result, run
 from .ranges import format_ns, parse_count
 from .store import Store
@@ -135,7 +135,7 @@ def get_query(name: str) -> NamedQuery:
     path = resources.sql_dir() / f"{name}.sql"
     if not re.fullmatch(r"[a-z0-9-]{1,64}", name) or not path.exists():
         names = ", ".join(q.name for q in list_queries())
-        raise UsageError(f"unknown query {name[:64]!r}: choose one of {names} (`zeckdb query` lists them)")
+        raise UnknownQueryError(f"unknown query {name[:64]!r}: choose one of {names} (`zeckdb query` lists them)")
     return _parse(path)
 
 

@@ -1,4 +1,4 @@
-"""One renderer for every tabular output: table, csv, json, markdown."""
+"""One renderer for every tabular output (table, csv, json, markdown), shared by the command line and the service."""
 
 from __future__ import annotations
 
@@ -12,16 +12,16 @@ from typing import Any
 FORMATS = ("table", "csv", "json", "markdown")
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """A JSON-ready value: exact integers stay integers, NaN becomes null, the rest becomes text."""
     if isinstance(value, float):
         return None if math.isnan(value) or math.isinf(value) else value
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: plain(v) for k, v in value.items()}
     if value is None or isinstance(value, (bool, int, str)):
         return value
     return str(value)
@@ -39,7 +39,7 @@ def _text(value: Any) -> str:
 
 def render(columns: list[str], rows: list[tuple], fmt: str = "table") -> str:
     if fmt == "json":
-        return json.dumps([{c: _plain(v) for c, v in zip(columns, row)} for row in rows], indent=None)
+        return json.dumps([{c: plain(v) for c, v in zip(columns, row)} for row in rows], indent=None)
     if fmt == "csv":
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")

@@ -1,0 +1,165 @@
+"""The query service, tested as a user meets it: a real `zeckdb serve` process (uvicorn) on
+loopback, a real HTTP client, every endpoint, bad input on each, the SQL refusals."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from . import reference as ref
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(small_db):
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "zeckdb.cli.main", "serve", "--db", str(small_db),
+                             "--port", str(port), "--sql-timeout", "2", "--sql-max-rows", "50"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(base + "/healthz", timeout=1) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            if proc.poll() is not None:
+                pytest.fail(f"zeckdb serve exited: {proc.stdout.read()}")
+            time.sleep(0.1)
+    yield base
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+def get(url: str) -> tuple[int, object, str]:
+    return request(urllib.request.Request(url))
+
+
+def post_sql(base: str, body: object) -> tuple[int, object, str]:
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    return request(urllib.request.Request(base + "/v1/sql", data=data, method="POST",
+                                          headers={"Content-Type": "application/json"}))
+
+
+def request(req: urllib.request.Request) -> tuple[int, object, str]:
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            text = r.read().decode()
+            kind = r.headers.get("content-type", "")
+            return r.status, json.loads(text) if "json" in kind else None, text
+    except urllib.error.HTTPError as exc:
+        text = exc.read().decode()
+        return exc.code, json.loads(text), text
+
+
+def test_lookups_match_the_reference(server):
+    code, body, _ = get(server + "/v1/zeckendorf/starts/7")
+    want = ref.solve("zeckendorf", (7,))
+    assert code == 200 and body["outcome"] == "loss" and body["remoteness"] == want["remoteness"]
+    assert body["games_to_end"] == str(want["games"]) and body["moves"][0]["move"] == "merge 2F1"
+    code, body, _ = get(server + "/v1/reversed/positions/3,1,0,2")
+    assert code == 200 and body["position"] == [3, 1, 0, 2] and body["value"] == 15
+    assert body["outcome"] == ("win" if ref.solve("reversed", (3, 1, 0, 2))["win"] else "loss")
+    assert len(body["moves"]) == len(ref.MOVES["reversed"]((3, 1, 0, 2)))
+
+
+def test_principal_lines(server):
+    code, body, _ = get(server + "/v1/zeckendorf/mainline/start/7")
+    assert code == 200 and [step["position"] for step in body["line"]] == [
+        [5, 1], [4, 0, 1], [2, 1, 1], [1, 0, 2], [2, 0, 0, 1], [0, 1, 0, 1]]
+    code, body, _ = get(server + "/v1/zeckendorf/mainline/1,0,2")
+    assert code == 200 and body["from"]["position"] == [1, 0, 2] and body["line"][-1]["position"] == [0, 1, 0, 1]
+
+
+def test_status_variants_summary_and_queries(server):
+    code, body, _ = get(server + "/v1/status")
+    assert code == 200 and body["schema_revision"] and {"variant": "zeckendorf", "ns": "1..40"}.items() <= \
+        next(v for v in body["variants"] if v["variant"] == "zeckendorf").items()
+    code, body, _ = get(server + "/v1/variants")
+    games = {g["variant"]: g for g in body}
+    assert code == 200 and games["reversed"]["built"] == "1..40" and games["quilt"]["built"] == "1..30"
+    assert games["black-hole-M (M = 2..12)"]["built"]["black-hole-4"] == "0..50"
+    code, body, _ = get(server + "/v1/reversed/summary?n=5..7")
+    assert code == 200 and [r["n"] for r in body] == [5, 6, 7]
+    assert [r["winner"] for r in body] == [1 if ref.solve("reversed", ref.start("reversed", n))["win"] else 2
+                                           for n in (5, 6, 7)]
+    code, body, _ = get(server + "/v1/queries")
+    assert code == 200 and {"name": "n", "allowed": "a built n", "required": True}.items() <= \
+        next(q for q in body if q["name"] == "omega-b")["params"][0].items()
+    code, body, _ = get(server + "/v1/queries/winners?variant=zeckendorf&n=1..3")
+    assert code == 200 and [row[2] for row in body["rows"]] == [2, 1, 2] and body["total_rows"] == 3
+    code, _, text = get(server + "/v1/queries/winners?variant=zeckendorf&n=1..3&format=csv")
+    assert code == 200 and text.splitlines()[0] == "variant,n,winner,p1_fraction,minus_inverse_phi"
+    code, body, _ = get(server + "/v1/queries/omega-b?variant=zeckendorf&n=4")
+    assert code == 200 and body["rows"]
+
+
+@pytest.mark.parametrize("path, status, message", [
+    ("/v1/nope/starts/7", 404, "unknown variant 'nope'"),
+    ("/v1/zeckendorf/starts/99", 404, "holds no zeckendorf positions for n = 99: run `zeckdb build"),
+    ("/v1/zeckendorf/starts/x", 400, "bad n 'x'"),
+    ("/v1/zeckendorf/starts/%D9%A3", 400, "ASCII digits"),
+    ("/v1/zeckendorf/positions/3,x", 400, "malformed position '3,x'"),
+    ("/v1/zeckendorf/positions/3,-1", 400, "counts cannot be negative"),
+    ("/v1/zeckendorf/mainline/0,0,0,0,0,0,0,0,1", 404, "n = 55"),
+    ("/v1/reversed/summary?n=1..99999999", 400, "n goes up to 10000"),
+    ("/v1/reversed/summary?n=41", 404, "n = 41 is not built for reversed"),
+    ("/v1/queries/nope", 404, "unknown query 'nope'"),
+    ("/v1/queries/omega-b", 400, "needs --param n="),
+    ("/v1/queries/length-distribution?measure=Q", 400, "measure is P or mu"),
+    ("/v1/queries/winners?format=xml", 400, "unknown format 'xml'"),
+    ("/v1/queries/reversed-abc?variant=zeckendorf", 400, "written for reversed"),
+    ("/nothing", 404, "no such endpoint: GET /nothing"),
+])
+def test_bad_requests_get_a_one_line_json_error(server, path, status, message):
+    code, body, _ = get(server + path)
+    assert code == status and set(body) == {"error"}
+    assert message in body["error"] and "\n" not in body["error"] and "Traceback" not in body["error"]
+
+
+def test_sql_reads_within_limits_and_refuses_the_rest(server):
+    code, body, _ = post_sql(server, {"sql": "SELECT count(*) AS c FROM builds WHERE variant = 'reversed'"})
+    assert code == 200 and body["rows"] == [[40]] and not body["truncated"]
+    code, body, _ = post_sql(server, {"sql": "SELECT * FROM range(120)"})
+    assert code == 200 and len(body["rows"]) == 50 and body["total_rows"] == 120 and body["truncated"]
+    from .test_sql_sandbox import HOSTILE
+
+    for template in HOSTILE:
+        code, body, _ = post_sql(server, {"sql": template.format(W="/tmp", DB="/tmp/x.duckdb")})
+        assert code == 400 and set(body) == {"error"} and "\n" not in body["error"], (template, body)
+    code, body, _ = post_sql(server, {"sql": "SELECT sum(a.range * b.range) FROM range(300000) a, range(300000) b"})
+    assert code == 408 and "time limit of 2 s" in body["error"]
+    for bad in [{"nosql": 1}, {"sql": 5}, b"garbage", {"sql": "x" * 100_001}]:
+        code, body, _ = post_sql(server, bad)
+        assert code == 400 and body["error"].startswith("bad request"), bad
+
+
+def test_a_slow_query_does_not_stall_lookups(server):
+    import threading
+
+    slow = threading.Thread(target=post_sql, args=(server, {
+        "sql": "SELECT sum(a.range * b.range) FROM range(300000) a, range(300000) b"}))
+    slow.start()
+    time.sleep(0.2)
+    t0 = time.perf_counter()
+    code, _, _ = get(server + "/v1/zeckendorf/starts/20")
+    assert code == 200 and time.perf_counter() - t0 < 1.5
+    slow.join()
+
+
+def test_openapi_documents_the_api(server):
+    code, body, _ = get(server + "/openapi.json")
+    assert code == 200 and {"/v1/sql", "/v1/{variant}/positions/{position}", "/healthz"} <= set(body["paths"])
