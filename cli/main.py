@@ -84,17 +84,23 @@ def build(
         _echo_err(f"skipping {name} for n = {format_ns(beyond)}: about {v.estimate_positions(beyond[0]):,} positions "
                   f"at n = {beyond[0]} alone, beyond its exhaustive limit n = {v.max_n}"
                   + (f"; {v.beyond_max_n}" if v.beyond_max_n else ""))
-    with Store.open_write(db) as store:
-        todo = plan(store, variants, ns, force)
-        total = sum(layer_weight(vs, k) for k, vs in todo.items())
+    store = Store.open_write(db)
+    committed: list[int] | None = None  # what is committed, read before the file is closed
+    try:
         try:
+            todo = plan(store, variants, ns, force)
+            total = sum(layer_weight(vs, k) for k, vs in todo.items())
             with _progress(total) as advance:
                 report = run_build(store, names, ns, force=force, skip_beyond_max_n=skip, progress=advance)
-        except KeyboardInterrupt:  # typer would exit silently; say what is kept
-            done = sorted(set().union(*(store.built_ns(v.name) for v in variants)) & set(ns))
-            _echo_err(f"zeckdb: interrupted; n = {format_ns(done) or 'none'} are committed, "
-                      "run the same command again to resume")
-            raise typer.Exit(130) from None
+        finally:
+            try:
+                committed = sorted(set().union(*(store.built_ns(v.name) for v in variants)) & set(ns))
+            finally:
+                store.close()  # a checkpoint: Ctrl-C can land here too, after every layer is committed
+    except KeyboardInterrupt:  # click would print "Aborted!"; say what is kept
+        done = f"n = {format_ns(committed) or 'none'} are" if committed is not None else "every finished n is"
+        _echo_err(f"zeckdb: interrupted; {done} committed, run the same command again to resume")
+        raise typer.Exit(130) from None
     if not report.built:
         typer.echo(f"nothing to build: {', '.join(names)} for n = {format_ns(ns)} already in {store.path} (--force rebuilds)")
         return

@@ -87,7 +87,7 @@ def test_ctrl_c_says_what_is_kept_and_exits_130(tmp_path):
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate()
-    assert proc.returncode == 130
+    assert proc.returncode == 130, err
     assert err.startswith("zeckdb: interrupted; n = 1..") and err.rstrip().endswith(
         "are committed, run the same command again to resume")
     assert consistent(path) == []
