@@ -163,16 +163,13 @@ def status(store: Store) -> dict[str, Any]:
 
 def summary(store: Store, variant_name: str, ns: list[int] | None = None) -> list[dict[str, Any]]:
     """The per-n summary rows (`builds`) of a variant, every built n or only `ns` (each must be built)."""
-    from .ranges import format_ns
+    from .queries import check_built_ns
 
     variant = get_variant(variant_name)
     built = store.built_ns(variant.name)
     if not built:
         raise NotBuiltError(f"{variant.name} is not built in {store.path}: run `zeckdb build --variant {variant.name}`")
-    missing = [n for n in ns or [] if n not in built]
-    if missing:
-        raise NotBuiltError(f"n = {format_ns(missing)} is not built for {variant.name}: "
-                            f"run `zeckdb build --variant {variant.name} --n {format_ns(missing)}`")
+    check_built_ns({variant.name: built}, ns or [], variant.name)
     cur = store.con.execute("SELECT * EXCLUDE (positions_checksum, edges_checksum) FROM builds "
                             "WHERE variant = $variant AND ($ns IS NULL OR list_contains($ns, n)) ORDER BY n",
                             {"variant": variant.name, "ns": ns})

@@ -161,17 +161,6 @@ def _take_counts_from_mirrors(records: list[LayerRecord]) -> None:
             r.distribution.games_exact = r.mirror.distribution.games_exact
 
 
-def _committed(write: Future) -> None:
-    """Wait for a layer's write. Ctrl-C can reach DuckDB's writer too (it interrupts the running
-    statement, and the layer's transaction rolls back): that is the user's interrupt, not a failure."""
-    import duckdb
-
-    try:
-        write.result()
-    except duckdb.InterruptException:
-        raise KeyboardInterrupt from None
-
-
 def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool = False,
           skip_beyond_max_n: bool = False, progress: Progress | None = None) -> BuildReport:
     """Build every (variant, n) not yet complete in the store (all of them with force).
@@ -208,7 +197,7 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
                 if not records:
                     continue
                 while len(in_flight) >= 2:  # bound memory: this layer plus two behind it
-                    _committed(in_flight.popleft())
+                    in_flight.popleft().result()
                 analysed = [analysts.submit(_add_distribution, r) for r in records]
                 in_flight.append(writer.submit(write, records, analysed))
                 for r in records:
@@ -216,13 +205,7 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
                     report.positions += len(r.keys)
                     report.edges += r.n_edges
         finally:
-            interrupted = False
             for pending in in_flight:  # let every handed-over layer commit, even on Ctrl-C
-                try:
-                    _committed(pending)
-                except KeyboardInterrupt:
-                    interrupted = True
-            if interrupted:
-                raise KeyboardInterrupt
+                pending.result()
     report.seconds = time.perf_counter() - t0
     return report

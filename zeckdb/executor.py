@@ -105,16 +105,14 @@ def _check_explain(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     """A plain EXPLAIN of a plain query; EXPLAIN ANALYZE would run the statement it explains."""
     spans = duckdb.tokenize(sql)
     ends = [start for start, _ in spans[1:]] + [len(sql)]
-    tokens = [(start, kind) for (start, kind), end in zip(spans, ends) if kind != duckdb.token_type.comment]
-    words = [sql[start:end].strip().upper() for (start, kind), end in zip(spans, ends)
-             if kind != duckdb.token_type.comment]
-    if any(kind == duckdb.token_type.keyword and word in ("ANALYZE", "ANALYSE")
-           for (_, kind), word in zip(tokens, words)):
+    tokens = [(start, kind, sql[start:end].strip().upper())  # (where, kind, text), comments left out
+              for (start, kind), end in zip(spans, ends) if kind != duckdb.token_type.comment]
+    if any(kind == duckdb.token_type.keyword and word in ("ANALYZE", "ANALYSE") for _, kind, word in tokens):
         raise UsageError("an EXPLAIN ANALYZE statement is refused: it runs the statement it explains; "
                          "use plain EXPLAIN")
     # what is explained starts at the first token after EXPLAIN and its parenthesised options
     depth, inner = 0, None
-    for i, ((start, _), word) in enumerate(zip(tokens, words)):
+    for i, (start, _, word) in enumerate(tokens):
         if i == 0:
             continue
         if word == "(" and (depth or i == 1):

@@ -32,8 +32,6 @@ from .executor import Limits, Result, run
 from .ranges import format_ns, parse_count
 from .store import Store
 
-STANDARD_PARAMS = {"variant": "the variant (--variant; default: every built variant)",
-                   "ns": "the n to include (--n; default: every built n)"}
 
 
 @dataclass(frozen=True)
@@ -168,7 +166,7 @@ def run_query(store: Store, name: str, variant: str | None = None, ns: list[int]
                          + (f": it takes --param {', '.join(query.params)}" if query.params else ""))
     built = _built_variants(store, query, variant)
     if ns is not None:
-        _check_built_ns(built, ns, variant)
+        check_built_ns(built, ns, variant)
     values: dict[str, Any] = {p.name: _check_value(p, params.get(p.name), built) for p in query.params.values()}
     values.update(variant=variant, ns=ns)
     return run(store.con, query.sql, {k: v for k, v in values.items() if k in query.used_params}, limits)
@@ -193,7 +191,8 @@ def _built_variants(store: Store, query: NamedQuery, variant: str | None) -> dic
     return built
 
 
-def _check_built_ns(built: dict[str, set[int]], ns: list[int], variant: str | None) -> None:
+def check_built_ns(built: dict[str, set[int]], ns: list[int], variant: str | None) -> None:
+    """A NotBuiltError naming the n of `ns` that no variant of `built` (variant -> built n) has."""
     have = set().union(*built.values())
     missing = [n for n in ns if n not in have]
     if missing:
@@ -216,7 +215,7 @@ def _check_value(param: Param, text: str | None, built: dict[str, set[int]]) -> 
     if value is None:
         raise UsageError(bad)
     if param.kind == "n":
-        _check_built_ns(built, [value], next(iter(built)) if len(built) == 1 else None)
+        check_built_ns(built, [value], next(iter(built)) if len(built) == 1 else None)
     elif value < (param.minimum or 0) or value > (param.maximum if param.maximum is not None else 2**31 - 1):
         raise UsageError(bad if param.maximum is not None or value < (param.minimum or 0)
                          else f"{bad} and at most {2**31 - 1}")

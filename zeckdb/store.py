@@ -152,9 +152,14 @@ def _connect_checked(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
 def schema_revision(path: Path) -> str | None:
     """The Alembic revision of an existing database file ("base": migrated down to nothing,
     None: not a zeckdb database, or an empty one)."""
+    return _file_schema_state(path)[0]
+
+
+def _file_schema_state(path: Path) -> tuple[str | None, set[str]]:
+    """_schema_state of an existing file, through a connection of its own."""
     con = _connect(path, read_only=True)
     try:
-        return _schema_state(con)[0]
+        return _schema_state(con)
     finally:
         con.close()
 
@@ -163,15 +168,9 @@ def upgrade(path: Path) -> tuple[str | None, str]:
     """Bring the database at `path` (created if missing) to the head revision. An empty DuckDB
     file (a build killed while it created the schema) gets the schema; a damaged one is refused."""
     _check_writable(path)
-    before, names = None, set()
-    if path.exists():
-        con = _connect(path, read_only=True)
-        try:
-            before, names = _schema_state(con)
-        finally:
-            con.close()
-        if names and before is None:
-            _check_schema(path, before, names)  # tables, but not from Alembic: damaged, or not zeckdb's
+    before, names = _file_schema_state(path) if path.exists() else (None, set())
+    if names and before is None:
+        _check_schema(path, before, names)  # tables, but not from Alembic: damaged, or not zeckdb's
     if before != SCHEMA_HEAD:
         from alembic import command
 
