@@ -67,8 +67,10 @@ def build(
 ) -> None:
     """Build every position, move and outcome for the chosen variants and n.
 
-    Incremental: what is built is skipped. Each n is committed atomically, so an
-    interrupted build keeps what it finished and the same command resumes it.
+    Incremental: what is built is skipped. Each (variant, n) is committed
+    atomically, so an interrupted build keeps what it finished and the same
+    command resumes it. The database stays readable while it is built: other
+    commands and `zeckdb serve` read the layers committed so far.
     """
     from zeckdb.builder import build as run_build, check_targets, layer_weight, plan
     from zeckdb.ranges import format_ns, parse_ns
@@ -84,7 +86,8 @@ def build(
         _echo_err(f"skipping {name} for n = {format_ns(beyond)}: about {v.estimate_positions(beyond[0]):,} positions "
                   f"at n = {beyond[0]} alone, beyond its exhaustive limit n = {v.max_n}"
                   + (f"; {v.beyond_max_n}" if v.beyond_max_n else ""))
-    store = Store.open_write(db)
+    store = Store.open_write(db, on_wait=lambda: _echo_err(
+        "zeckdb: waiting for readers to close the database (a long query, `zeckdb verify`?) before the next commit"))
     committed: list[int] | None = None  # what is committed, read before the file is closed
     try:
         try:
@@ -167,6 +170,8 @@ def status(db: Optional[str] = DbOption) -> None:
     rows = info["variants"]
     typer.echo(f"database {info['database']}: {info['size_bytes'] / 1e6:,.1f} MB, "
                f"schema revision {info['schema_revision']}")
+    if info["build_running"]:
+        typer.echo("a build is writing it: below is what it has committed so far")
     if not rows:
         typer.echo("nothing built yet: run `zeckdb build`")
         return

@@ -128,8 +128,9 @@ def test_two_builds_started_at_the_same_moment(tmp_path):
         errors = [line for line in err.splitlines() if line.startswith("zeckdb: error")]
         assert "Traceback" not in err
         if code:
-            assert code == 1 and errors == [f"zeckdb: error: {path} is in use by another process (a build writing "
-                                            "it?): wait for it to finish and try again"]
+            assert code == 1 and errors == [f"zeckdb: error: {path} is being written by another build: wait for it "
+                                            "to finish (its progress is committed layer by layer; `zeckdb status` "
+                                            "shows what is done)"]
     verify = subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "verify", "--db", str(path)],
                             capture_output=True, text=True)
     assert verify.returncode == 0, verify.stderr

@@ -3,66 +3,18 @@ loopback, a real HTTP client, every endpoint, bad input on each, the SQL refusal
 
 from __future__ import annotations
 
-import json
-import socket
-import subprocess
-import sys
 import time
-import urllib.error
-import urllib.request
 
 import pytest
 
 from . import reference as ref
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from .http import get, post_sql, serving
 
 
 @pytest.fixture(scope="module")
 def server(small_db):
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "zeckdb.cli.main", "serve", "--db", str(small_db),
-                             "--port", str(port), "--sql-timeout", "2", "--sql-max-rows", "50"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(base + "/healthz", timeout=1) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            if proc.poll() is not None:
-                pytest.fail(f"zeckdb serve exited: {proc.stdout.read()}")
-            time.sleep(0.1)
-    yield base
-    proc.terminate()
-    proc.wait(timeout=30)
-
-
-def get(url: str) -> tuple[int, object, str]:
-    return request(urllib.request.Request(url))
-
-
-def post_sql(base: str, body: object) -> tuple[int, object, str]:
-    data = body if isinstance(body, bytes) else json.dumps(body).encode()
-    return request(urllib.request.Request(base + "/v1/sql", data=data, method="POST",
-                                          headers={"Content-Type": "application/json"}))
-
-
-def request(req: urllib.request.Request) -> tuple[int, object, str]:
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            text = r.read().decode()
-            kind = r.headers.get("content-type", "")
-            return r.status, json.loads(text) if "json" in kind else None, text
-    except urllib.error.HTTPError as exc:
-        text = exc.read().decode()
-        return exc.code, json.loads(text), text
+    with serving(small_db, "--sql-timeout", "2", "--sql-max-rows", "50") as base:
+        yield base
 
 
 def test_lookups_match_the_reference(server):

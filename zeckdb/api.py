@@ -154,10 +154,12 @@ def variants() -> list[dict[str, Any]]:
 
 
 def status(store: Store) -> dict[str, Any]:
-    """What the database holds: its file, size, schema revision and, per variant, the n built."""
+    """What the database holds: its file, size, schema revision, whether a build is writing
+    it (what is listed is then what it has committed so far) and, per variant, the n built."""
     from .ranges import format_ns
 
     return {"database": str(store.path), "size_bytes": store.path.stat().st_size, "schema_revision": SCHEMA_HEAD,
+            "build_running": store.build_running(),
             "variants": [{**row, "ns": format_ns(row["ns"])} for row in store.status()]}
 
 

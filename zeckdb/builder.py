@@ -3,8 +3,10 @@
 Layers are built in ascending n, through three stages that overlap on
 different n (numba kernels and DuckDB release the GIL): solve (this thread),
 length distributions (two threads), write (one thread, one transaction per
-n). At most three layers are in flight, so memory is bounded by the largest
-n, not by the range. Variants sharing a graph share its enumeration and its
+(variant, n)). At most three layers are in flight, so memory is bounded by
+the largest n, not by the range. The writer closes the file whenever it has
+nothing to write or a reader waits (zeckdb.locking): the database stays
+readable, layer by layer, while it is built. Variants sharing a graph share its enumeration and its
 stored edges.
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+import threading
 import time
 from typing import TYPE_CHECKING, Callable
 
@@ -176,15 +179,30 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
     todo = plan(store, variants, ns, force)
     # the graph layers whose edges are stored (with force: none, so each is written again, once)
     stored_graphs = {v.graph_name: set() if force else store.graph_ns(v.graph_name) for v in variants}
+    store.let_go()  # readers meanwhile: the first layers wait for the kernels to compile
+
+    queued = [0]  # writes handed over and not finished
 
     def write(records: list[LayerRecord], analysed: list[Future]) -> None:
-        for f in analysed:
-            f.result()
-        _take_counts_from_mirrors(records)
-        store.write_layers(records)
+        try:
+            for f in analysed:
+                f.result()
+            _take_counts_from_mirrors(records)
+            store.write_layers(records)
+        finally:
+            with queue_lock:
+                queued[0] -= 1
+                idle = queued[0] == 0
+        # Readers open the file between commits: at once when the writer has nothing to
+        # write (while the next layer is solved), else when one is waiting.
+        if idle:
+            store.let_go()
+        else:
+            store.let_readers_in()
         if progress:
             progress(sum(r.variant.estimate_work(r.n) for r in records), f"n={records[0].n}")
 
+    queue_lock = threading.Lock()
     in_flight: deque[Future] = deque()
     lower = LowerLayers(todo)
     # two analysts: at large n the distributions cost more than solving and writing together
@@ -199,6 +217,8 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
                 while len(in_flight) >= 2:  # bound memory: this layer plus two behind it
                     in_flight.popleft().result()
                 analysed = [analysts.submit(_add_distribution, r) for r in records]
+                with queue_lock:
+                    queued[0] += 1
                 in_flight.append(writer.submit(write, records, analysed))
                 for r in records:
                     report.built.append((r.variant.name, n))

@@ -1,4 +1,5 @@
-"""Where zeckdb's own files are: the named queries (sql/) and the schema migrations (migrations/).
+"""Where zeckdb's own files are: the named queries (sql/), the schema migrations (migrations/)
+and the service's web page (zeckdb/web/).
 
 In the repository they stand at the top level, beside the package; a wheel
 ships them inside it, as the packages zeckdb.sql and zeckdb.migrations
@@ -30,3 +31,8 @@ def sql_dir() -> Path:
 def migrations_dir() -> Path:
     """The Alembic environment and its versions."""
     return _find("migrations", "env.py")
+
+
+def web_dir() -> Path:
+    """The web page `zeckdb serve` serves at / (plain files: nothing to build, nothing fetched from elsewhere)."""
+    return _find("web", "index.html")

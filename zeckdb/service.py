@@ -8,6 +8,8 @@ sandboxed executor as `zeckdb sql`, with the service's own limits.
 
 Each request runs on its own cursor of one read-only connection (FastAPI runs
 plain endpoints in a thread pool), so a slow query holds up only its own client.
+While a build writes the database, that connection is closed for each of the
+build's commits and opened again after it (SharedReader).
 """
 
 from __future__ import annotations
@@ -16,24 +18,30 @@ from contextlib import contextmanager
 import logging
 import os
 from pathlib import Path
+import threading
+import time
 from typing import Any, Iterator
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import __version__, api
-from .errors import NotBuiltError, QueryLimitError, UnknownQueryError, UnknownVariantError, UsageError, ZeckdbError
+from .errors import DatabaseError, NotBuiltError, QueryLimitError, UnknownQueryError, UnknownVariantError, UsageError, ZeckdbError
 from .executor import Limits
 from .queries import get_query
 from .ranges import parse_count, parse_ns
 from .render import plain, render
-from .store import Store
+from .resources import web_dir
+from .locking import READ_WAIT_SECONDS, Gate
+from .store import Store, resolve_db_path
 
 log = logging.getLogger("zeckdb.service")
 MAX_SQL_CHARS = 100_000
+MEDIA_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+               ".css": "text/css; charset=utf-8"}
 
 
 class SqlRequest(BaseModel):
@@ -55,21 +63,100 @@ def error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+class SharedReader:
+    """The service's read-only connection, shared by its requests (each on a cursor of its
+    own), and let go whenever a build waits to commit a layer (zeckdb.locking).
+
+    A watcher notices a waiting writer within WATCH_SECONDS; new requests then wait while
+    those running finish, the file is closed, and the next request opens it again once
+    the writer has committed its layer: a request waits for at most one commit."""
+
+    WATCH_SECONDS = 0.05
+
+    def __init__(self, path: Path, wait: float = READ_WAIT_SECONDS):
+        self.path = path
+        self.wait = wait
+        self.probe = Gate(path)  # only looks: whether a writer waits, whether a build runs
+        self.changed = threading.Condition()
+        self.current: Store | None = Store.open_read(path, wait)
+        self.running = 0
+        self.opening = self.draining = False
+        self.stopped = threading.Event()
+        self.watcher = threading.Thread(target=self._watch, name="zeckdb-writer-watch", daemon=True)
+        self.watcher.start()
+
+    @contextmanager
+    def store(self) -> Iterator[Store]:
+        base = self._enter()
+        cursor = base.con.cursor()  # a connection of its own, to the same open database
+        try:
+            yield Store(self.path, cursor, writable=False)
+        finally:
+            cursor.close()
+            with self.changed:
+                self.running -= 1
+                self.changed.notify_all()
+
+    def _enter(self) -> Store:
+        deadline = time.monotonic() + self.wait
+        with self.changed:
+            while self.current is None or self.draining:
+                if self.current is None and not self.draining and not self.opening:
+                    self.opening = True  # this request opens it; the others wait for it
+                    self.changed.release()
+                    try:
+                        opened = Store.open_read(self.path, max(deadline - time.monotonic(), 0.001))
+                    finally:
+                        self.changed.acquire()
+                        self.opening = False
+                        self.changed.notify_all()
+                    self.current = opened
+                    break
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise DatabaseError(f"{self.path} is busy: a build has been writing it for {self.wait:.0f} s; "
+                                        "try again in a moment")
+                self.changed.wait(left)
+            self.running += 1
+            return self.current
+
+    def _watch(self) -> None:
+        while not self.stopped.wait(self.WATCH_SECONDS):
+            if self.current is not None and not self.draining and self.probe.writer_waiting():
+                self._let_go()
+
+    def _let_go(self) -> None:
+        with self.changed:
+            self.draining = True
+            while self.running:
+                self.changed.wait()
+            current, self.current = self.current, None
+            self.draining = False
+            self.changed.notify_all()
+        if current is not None:
+            current.close()
+
+    def build_running(self) -> bool:
+        return self.probe.build_running()
+
+    def close(self) -> None:
+        self.stopped.set()
+        self.watcher.join()
+        with self.changed:
+            if self.current is not None:
+                self.current.close()
+                self.current = None
+        self.probe.close()
+
+
 def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, sql_max_rows: int = 10_000) -> FastAPI:
     """The service over the database at `db`; it is opened (and checked) at once, read-only."""
-    base = Store.open_read(db)
+    reader = SharedReader(resolve_db_path(db))
+    store = reader.store
     sql_limits = Limits(timeout=sql_timeout, max_rows=sql_max_rows)
     app = FastAPI(title="zeckdb", version=__version__,
                   description="Exhaustive position database of the Zeckendorf game family: lookups, principal lines, "
                               "per-n summaries, named queries and read-only SQL.")
-
-    @contextmanager
-    def store() -> Iterator[Store]:
-        cursor = base.con.cursor()  # a connection of its own, to the same open database
-        try:
-            yield Store(base.path, cursor, writable=False)
-        finally:
-            cursor.close()
 
     @app.exception_handler(ZeckdbError)
     async def zeckdb_error(_: Request, exc: ZeckdbError) -> JSONResponse:
@@ -92,6 +179,18 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
         log.exception("internal error")
         return error(500, "internal error: see the server's log")
 
+    pages = {path.name: path for path in web_dir().iterdir() if path.suffix in MEDIA_TYPES}
+
+    @app.get("/", include_in_schema=False)
+    def page() -> FileResponse:
+        return FileResponse(pages["index.html"], media_type=MEDIA_TYPES[".html"])
+
+    @app.get("/static/{name}", include_in_schema=False)
+    def asset(name: str) -> FileResponse:
+        if name not in pages:  # only the page's own files: no path from the URL reaches the disk
+            return error(404, f"no such file: /static/{name[:60]}")
+        return FileResponse(pages[name], media_type=MEDIA_TYPES[pages[name].suffix])
+
     @app.get("/healthz", summary="Liveness")
     def healthz() -> dict[str, str]:
         return {"status": "ok"}
@@ -111,7 +210,7 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
             games.append(game)
         return games
 
-    @app.get("/v1/status", summary="What is built, the schema revision")
+    @app.get("/v1/status", summary="What is built, the schema revision, whether a build is writing it")
     def status() -> dict[str, Any]:
         with store() as s:
             return plain(api.status(s))
@@ -173,7 +272,8 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
         with store() as s:
             return _line(api.principal_line(s, variant, position))
 
-    app.state.store = base
+    app.state.reader = reader
+    app.router.on_shutdown.append(reader.close)
     return app
 
 
@@ -194,5 +294,5 @@ def serve(db: str | os.PathLike | None, host: str, port: int, sql_timeout: float
     import uvicorn
 
     app = create_app(db, sql_timeout, sql_max_rows)
-    print(f"zeckdb: serving {Path(app.state.store.path).resolve()} on http://{host}:{port} (API at /docs)", flush=True)
+    print(f"zeckdb: serving {Path(app.state.reader.path).resolve()} on http://{host}:{port} (API at /docs)", flush=True)
     uvicorn.run(app, host=host, port=port, log_level="info")

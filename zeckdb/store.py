@@ -10,13 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 import os
 from pathlib import Path
-from typing import Any, Iterable
+import time
+from typing import Any, Callable, Iterable
 
 import duckdb
 import numpy as np
 
 from . import ENGINE_VERSION
 from .errors import DatabaseError, NotBuiltError
+from .locking import POLL_SECONDS, READ_WAIT_SECONDS, Gate
 from .variants import Variant
 
 SCHEMA_HEAD = "0004"  # tests check this equals Alembic's head revision
@@ -62,19 +64,34 @@ SCHEMA_OBJECTS = ["alembic_version", "variants", "move_names", "builds", "graph_
 REBUILD_HINT = "rebuild it into a new file (`zeckdb build --db NEW_FILE` with the same --variant and --n)"
 
 
-def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+def _connect(path: Path, read_only: bool, deadline: float | None = 0.0,
+             on_wait: Callable[[], None] | None = None) -> duckdb.DuckDBPyConnection:
     """A connection to a whole DuckDB file; every read-only one is sandboxed
     (zeckdb.executor.sandbox_config), and all of them share that one configuration,
-    so that DuckDB lets them share the open file within a process."""
+    so that DuckDB lets them share the open file within a process.
+
+    While another process holds DuckDB's own lock on the file (one not taking turns
+    through zeckdb.locking), it is tried again until `deadline` (time.monotonic();
+    None: for as long as it takes), calling on_wait once after two seconds."""
     from .executor import sandbox_config
 
     if path.is_file() and path.stat().st_size == 0:
         raise DatabaseError(f"{path} is an empty file (0 bytes), not a database: delete it (or pass --db with "
                             "another file) and run `zeckdb build`")
-    try:
-        con = duckdb.connect(str(path), read_only=read_only, config=sandbox_config() if read_only else {})
-    except duckdb.Error as exc:
-        raise _open_error(path, exc) from None
+    started = time.monotonic()
+    while True:
+        try:
+            con = duckdb.connect(str(path), read_only=read_only, config=sandbox_config() if read_only else {})
+            break
+        except duckdb.Error as exc:
+            error = _open_error(path, exc)
+            now = time.monotonic()
+            if not _is_lock_error(exc) or (deadline is not None and now >= deadline):
+                raise error from None
+            if on_wait is not None and now - started >= 2:
+                on_wait()
+                on_wait = None
+            time.sleep(POLL_SECONDS * 10)
     try:
         _check_not_truncated(path, con)
     except BaseException:
@@ -83,9 +100,13 @@ def _connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     return con
 
 
+def _is_lock_error(exc: Exception) -> bool:
+    return "lock" in str(exc).lower()
+
+
 def _open_error(path: Path, exc: Exception) -> DatabaseError:
     text = str(exc)
-    if "lock" in text.lower():
+    if _is_lock_error(exc):
         return DatabaseError(f"{path} is in use by another process (a build writing it?): "
                              "wait for it to finish and try again")
     if "not a valid DuckDB database file" in text or "database file" in text.lower() or "magic" in text.lower():
@@ -138,9 +159,10 @@ def _check_schema(path: Path, revision: str | None, names: set[str]) -> None:
                             f"missing (dropped by hand?); {REBUILD_HINT}")
 
 
-def _connect_checked(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+def _connect_checked(path: Path, read_only: bool, deadline: float | None = 0.0,
+                     on_wait: Callable[[], None] | None = None) -> duckdb.DuckDBPyConnection:
     """A connection to a complete zeckdb database of the head revision, else a one-line error."""
-    con = _connect(path, read_only)
+    con = _connect(path, read_only, deadline, on_wait)
     try:
         _check_schema(path, *_schema_state(con))
     except BaseException:
@@ -151,13 +173,18 @@ def _connect_checked(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
 
 def schema_revision(path: Path) -> str | None:
     """The Alembic revision of an existing database file ("base": migrated down to nothing,
-    None: not a zeckdb database, or an empty one)."""
-    return _file_schema_state(path)[0]
+    None: not a zeckdb database, or an empty one), read between a build's commits."""
+    gate = Gate(path)
+    try:
+        gate.acquire_read()
+        return _file_schema_state(path, time.monotonic() + READ_WAIT_SECONDS)[0]
+    finally:
+        gate.close()
 
 
-def _file_schema_state(path: Path) -> tuple[str | None, set[str]]:
-    """_schema_state of an existing file, through a connection of its own."""
-    con = _connect(path, read_only=True)
+def _file_schema_state(path: Path, deadline: float | None = 0.0) -> tuple[str | None, set[str]]:
+    """_schema_state of an existing file, through a connection of its own (the caller takes turns)."""
+    con = _connect(path, read_only=True, deadline=deadline)
     try:
         return _schema_state(con)
     finally:
@@ -165,10 +192,17 @@ def _file_schema_state(path: Path) -> tuple[str | None, set[str]]:
 
 
 def upgrade(path: Path) -> tuple[str | None, str]:
-    """Bring the database at `path` (created if missing) to the head revision. An empty DuckDB
-    file (a build killed while it created the schema) gets the schema; a damaged one is refused."""
-    _check_writable(path)
-    before, names = _file_schema_state(path) if path.exists() else (None, set())
+    """Bring the database at `path` (created if missing) to the head revision, as its writer:
+    (the revision it had, the head revision)."""
+    with Store.open_write(path) as store:
+        return store.upgraded_from, SCHEMA_HEAD
+
+
+def _upgrade(path: Path, deadline: float | None) -> str | None:
+    """Bring the database at `path` (created if missing) to the head revision and return the
+    revision it had. An empty DuckDB file (a build killed while it created the schema) gets
+    the schema; a damaged one is refused. The caller holds the writer's turn (Store.open_write)."""
+    before, names = _file_schema_state(path, deadline) if path.exists() else (None, set())
     if names and before is None:
         _check_schema(path, before, names)  # tables, but not from Alembic: damaged, or not zeckdb's
     if before != SCHEMA_HEAD:
@@ -181,7 +215,7 @@ def upgrade(path: Path) -> tuple[str | None, str]:
             if isinstance(cause, duckdb.Error):
                 raise _open_error(path, cause) from None
             raise
-    return before, SCHEMA_HEAD
+    return before
 
 
 def _check_writable(path: Path) -> None:
@@ -214,31 +248,99 @@ class LayerRecord:
 
 
 class Store:
-    """An open zeckdb database. Use `Store.open_read` or `Store.open_write`."""
+    """An open zeckdb database. Use `Store.open_read` or `Store.open_write`.
 
-    def __init__(self, path: Path, con: duckdb.DuckDBPyConnection, writable: bool):
+    A reader holds the file from open to close. A writer holds it only while it
+    writes: `let_go` closes the file so that readers can open it (zeckdb.locking),
+    and the next use of `con` waits for them and opens it again."""
+
+    def __init__(self, path: Path, con: duckdb.DuckDBPyConnection | None, writable: bool,
+                 gate: Gate | None = None, on_wait: Callable[[], None] | None = None):
         self.path = path
-        self.con = con
+        self._con = con
         self.writable = writable
+        self.gate = gate
+        self.on_wait = on_wait  # a writer's: called once when it waits long for readers
+        self.upgraded_from: str | None = None
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        if self._con is None:
+            if not self.writable or self.gate is None:
+                raise DatabaseError(f"{self.path} is closed")
+            self.gate.acquire_write(self.on_wait)
+            self._con = _connect(self.path, read_only=False, deadline=None, on_wait=self.on_wait)
+        return self._con
 
     # -- opening -----------------------------------------------------------
     @classmethod
-    def open_read(cls, db: str | os.PathLike | None = None) -> "Store":
+    def open_read(cls, db: str | os.PathLike | None = None, timeout: float = READ_WAIT_SECONDS) -> "Store":
+        """Open a built database read-only; while a build writes it, wait for its current
+        commit (at most `timeout` s) and read what is committed."""
         path = resolve_db_path(db)
         if not path.exists():
             raise DatabaseError(
                 f"no database at {path}: build one with `zeckdb build` (or pass --db PATH / set ZECKDB_DB)"
             )
-        return cls(path, _connect_checked(path, read_only=True), writable=False)
+        gate = Gate(path)
+        try:
+            gate.acquire_read(timeout)
+            con = _connect_checked(path, read_only=True, deadline=time.monotonic() + timeout)
+        except BaseException:
+            gate.close()
+            raise
+        return cls(path, con, writable=False, gate=gate)
 
     @classmethod
-    def open_write(cls, db: str | os.PathLike | None = None) -> "Store":
+    def open_write(cls, db: str | os.PathLike | None = None, on_wait: Callable[[], None] | None = None) -> "Store":
+        """Open (creating or upgrading) a database as its only writer; a second writer is
+        refused, readers are waited for (on_wait is called once when that takes long)."""
         path = resolve_db_path(db)
-        upgrade(path)
-        return cls(path, _connect_checked(path, read_only=False), writable=True)
+        _check_writable(path)
+        gate = Gate(path, create=True)
+        try:
+            gate.start_build()
+            gate.acquire_write(on_wait)
+            before = _upgrade(path, deadline=None)
+            con = _connect_checked(path, read_only=False, deadline=None, on_wait=on_wait)
+        except BaseException:
+            gate.abandon()
+            raise
+        store = cls(path, con, writable=True, gate=gate, on_wait=on_wait)
+        store.upgraded_from = before
+        return store
+
+    def let_go(self) -> None:
+        """A writer's: close the file until the next write, so that readers can open it."""
+        if self._con is not None:
+            self._con.close()  # a checkpoint: what readers open is the file, not a write-ahead log
+            self._con = None
+        if self.gate is not None:
+            self.gate.release_write()
+
+    def let_readers_in(self) -> None:
+        """A writer's: let go of the file if a reader is waiting for it."""
+        if self.gate is not None and self.gate.readers_waiting():
+            self.let_go()
+
+    def build_running(self) -> bool:
+        """Whether a build is writing this database (this store's own build included)."""
+        if self.gate is not None:
+            return self.gate.build_running()
+        probe = Gate(self.path)
+        try:
+            return probe.build_running()
+        finally:
+            probe.close()
 
     def close(self) -> None:
-        self.con.close()
+        try:
+            if self._con is not None:
+                self._con.close()
+                self._con = None
+        finally:
+            if self.gate is not None:
+                self.gate.close()
 
     def __enter__(self) -> "Store":
         return self
@@ -290,71 +392,77 @@ class Store:
         self.con.execute("COMMIT")
 
     def write_layers(self, records: Iterable[LayerRecord]) -> None:
-        """Write (replacing) one or more (variant, n) layers in one transaction: all or nothing."""
+        """Write (replacing) (variant, n) layers, each in a transaction of its own (all of a
+        layer or nothing); between two, a reader waiting for the file gets it."""
+        for i, record in enumerate(records):
+            if i:
+                self.let_readers_in()
+            self._write_layer(record)
+
+    def _write_layer(self, rec: LayerRecord) -> None:
         import pyarrow as pa
 
         con = self.con
         con.execute("BEGIN TRANSACTION")
         try:
-            for rec in records:
-                v, n, sol = rec.variant, rec.n, rec.solution
-                if rec.replace:  # a scan per table: on a big file, skipping it for new layers saves the writer seconds
-                    for table in LAYER_TABLES:
-                        con.execute(f"DELETE FROM {table} WHERE variant = ? AND n = ?", [v.name, n])
-                cols = {"id": np.arange(len(rec.keys), dtype=np.int32)}
-                for j, name in enumerate(v.columns):
-                    cols[name] = rec.counts[:, j]
-                cols.update(win=sol.win, remoteness=sol.remoteness, min_remaining=sol.min_remaining,
-                            max_remaining=sol.max_remaining, games_to_end=sol.games,
-                            expected_remaining=sol.expected, grundy=sol.grundy,
-                            winning_moves=sol.winning_moves, in_winning_strategies=sol.in_strategies,
-                            legal_moves=np.diff(sol.play.offsets[: len(rec.keys) + 1]).astype(np.int16))
-                layer = pa.table(cols)
-                con.register("layer", layer)
-                counts = ", ".join(v.columns)
-                con.execute(
-                    f"""INSERT INTO positions (variant, n, id, {counts}, {", ".join(POSITION_COLUMNS)})
-                        SELECT $variant, $n, id, {counts},
-                               CASE WHEN win THEN 'win' ELSE 'loss' END, remoteness, min_remaining,
-                               max_remaining, games_to_end, expected_remaining, grundy, winning_moves,
-                               id = $start, max_remaining = 0, in_winning_strategies, legal_moves
-                        FROM layer""",
-                    {"variant": v.name, "n": n, "start": sol.start},
-                )
-                con.unregister("layer")
-                if rec.edges is not None:
-                    src, dst, code, dst_n = rec.edges
-                    if rec.replace:
-                        con.execute("DELETE FROM edges WHERE graph = ? AND n = ?", [v.graph_name, n])
-                        con.execute("DELETE FROM graph_layers WHERE graph = ? AND n = ?", [v.graph_name, n])
-                    columns = {"src": src, "dst": dst, "code": code}
-                    if dst_n is not None:  # NULL where the move stays in the layer
-                        columns["dst_n"] = pa.array(dst_n, mask=dst_n == n)
-                    con.register("layer_edges", pa.table(columns))
-                    con.execute(f"""INSERT INTO edges (graph, n, src, dst, code, dst_n)
-                                    SELECT $graph, $n, src, dst, code, {"dst_n" if dst_n is not None else "NULL"}
-                                    FROM layer_edges""",
-                                {"graph": v.graph_name, "n": n})
-                    con.unregister("layer_edges")
-                    con.execute("INSERT INTO graph_layers VALUES (?, ?, ?, ?)",
-                                [v.graph_name, n, len(rec.keys), rec.n_edges])
-                s = sol.start
-                positions_checksum = con.execute(POSITIONS_CHECKSUM, {"variant": v.name, "n": n}).fetchone()[0]
-                edges_checksum = con.execute(EDGES_CHECKSUM, {"graph": v.graph_name, "n": n}).fetchone()[0]
-                con.execute(
-                    """INSERT INTO builds (variant, n, positions, edges, start_id, start_position, winner,
-                           min_length, max_length, start_remoteness, games, games_approx, expected_length,
-                           seconds, engine_version, positions_checksum, edges_checksum)
-                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                    [v.name, n, len(rec.keys), rec.n_edges, s, v.format(v.start(n)),
-                     1 if sol.win[s] else 2, int(sol.min_remaining[s]), int(sol.max_remaining[s]),
-                     int(sol.remoteness[s]), str(sol.start_games), float(sol.games[s]),
-                     float(sol.expected[s]), rec.seconds, ENGINE_VERSION, positions_checksum, edges_checksum],
-                )
-                con.execute("INSERT INTO random_play VALUES (?, ?, ?, ?, ?)",
-                            [v.name, n, sol.p1_wins_random, sol.p1_wins_p1_perfect, sol.p1_wins_p2_perfect])
-                if rec.distribution is not None:
-                    self._write_distribution(v.name, n, int(sol.min_remaining[s]), rec.distribution)
+            v, n, sol = rec.variant, rec.n, rec.solution
+            if rec.replace:  # a scan per table: on a big file, skipping it for new layers saves the writer seconds
+                for table in LAYER_TABLES:
+                    con.execute(f"DELETE FROM {table} WHERE variant = ? AND n = ?", [v.name, n])
+            cols = {"id": np.arange(len(rec.keys), dtype=np.int32)}
+            for j, name in enumerate(v.columns):
+                cols[name] = rec.counts[:, j]
+            cols.update(win=sol.win, remoteness=sol.remoteness, min_remaining=sol.min_remaining,
+                        max_remaining=sol.max_remaining, games_to_end=sol.games,
+                        expected_remaining=sol.expected, grundy=sol.grundy,
+                        winning_moves=sol.winning_moves, in_winning_strategies=sol.in_strategies,
+                        legal_moves=np.diff(sol.play.offsets[: len(rec.keys) + 1]).astype(np.int16))
+            layer = pa.table(cols)
+            con.register("layer", layer)
+            counts = ", ".join(v.columns)
+            con.execute(
+                f"""INSERT INTO positions (variant, n, id, {counts}, {", ".join(POSITION_COLUMNS)})
+                    SELECT $variant, $n, id, {counts},
+                           CASE WHEN win THEN 'win' ELSE 'loss' END, remoteness, min_remaining,
+                           max_remaining, games_to_end, expected_remaining, grundy, winning_moves,
+                           id = $start, max_remaining = 0, in_winning_strategies, legal_moves
+                    FROM layer""",
+                {"variant": v.name, "n": n, "start": sol.start},
+            )
+            con.unregister("layer")
+            if rec.edges is not None:
+                src, dst, code, dst_n = rec.edges
+                if rec.replace:
+                    con.execute("DELETE FROM edges WHERE graph = ? AND n = ?", [v.graph_name, n])
+                    con.execute("DELETE FROM graph_layers WHERE graph = ? AND n = ?", [v.graph_name, n])
+                columns = {"src": src, "dst": dst, "code": code}
+                if dst_n is not None:  # NULL where the move stays in the layer
+                    columns["dst_n"] = pa.array(dst_n, mask=dst_n == n)
+                con.register("layer_edges", pa.table(columns))
+                con.execute(f"""INSERT INTO edges (graph, n, src, dst, code, dst_n)
+                                SELECT $graph, $n, src, dst, code, {"dst_n" if dst_n is not None else "NULL"}
+                                FROM layer_edges""",
+                            {"graph": v.graph_name, "n": n})
+                con.unregister("layer_edges")
+                con.execute("INSERT INTO graph_layers VALUES (?, ?, ?, ?)",
+                            [v.graph_name, n, len(rec.keys), rec.n_edges])
+            s = sol.start
+            positions_checksum = con.execute(POSITIONS_CHECKSUM, {"variant": v.name, "n": n}).fetchone()[0]
+            edges_checksum = con.execute(EDGES_CHECKSUM, {"graph": v.graph_name, "n": n}).fetchone()[0]
+            con.execute(
+                """INSERT INTO builds (variant, n, positions, edges, start_id, start_position, winner,
+                       min_length, max_length, start_remoteness, games, games_approx, expected_length,
+                       seconds, engine_version, positions_checksum, edges_checksum)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                [v.name, n, len(rec.keys), rec.n_edges, s, v.format(v.start(n)),
+                 1 if sol.win[s] else 2, int(sol.min_remaining[s]), int(sol.max_remaining[s]),
+                 int(sol.remoteness[s]), str(sol.start_games), float(sol.games[s]),
+                 float(sol.expected[s]), rec.seconds, ENGINE_VERSION, positions_checksum, edges_checksum],
+            )
+            con.execute("INSERT INTO random_play VALUES (?, ?, ?, ?, ?)",
+                        [v.name, n, sol.p1_wins_random, sol.p1_wins_p1_perfect, sol.p1_wins_p2_perfect])
+            if rec.distribution is not None:
+                self._write_distribution(v.name, n, int(sol.min_remaining[s]), rec.distribution)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

@@ -1,0 +1,202 @@
+"""Reads while a build writes: one writer and many readers taking turns on a database file.
+
+DuckDB lets a process open a file for writing only while no other process has
+it open at all. So a build holds the file only while it commits, and readers
+open it between commits. They take turns through advisory locks (flock) on
+small files in a folder beside the database, `<database>.locks/`:
+
+- `build`: held (exclusive) by a build for its whole run. `zeckdb status` and
+  the service probe it to say that a build is running; a second build is refused.
+- `gate`: exclusive while the writer has the database open, shared while a
+  reader has.
+- `turn`: held by the writer while it waits for `gate` and while it writes;
+  readers only pass through it, so a stream of readers cannot starve a writer.
+- `want`: shared by every reader waiting to get in. The writer probes it after
+  each committed layer and, if a reader waits, closes the file until its next
+  layer: a reader waits for at most one layer's commit.
+
+Only a writer creates the folder; where it does not exist nobody has built
+here with locking, and readers open the file directly (DuckDB's own lock still
+refuses a writer then, and both sides retry). Where flock is missing (Windows)
+every lock is a no-op.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+import time
+from typing import Callable
+
+try:
+    import fcntl
+
+    SHARED, EXCLUSIVE = fcntl.LOCK_SH, fcntl.LOCK_EX
+except ImportError:  # pragma: no cover - not POSIX
+    fcntl = None  # type: ignore[assignment]
+    SHARED = EXCLUSIVE = 0
+
+from .errors import DatabaseError
+
+POLL_SECONDS = 0.005  # between tries of a lock; the longest a waiting side sleeps past its turn
+READ_WAIT_SECONDS = 30.0  # how long a reader waits for a build's commit before giving up with "busy"
+
+
+def lock_dir(db: Path) -> Path:
+    return db.with_name(db.name + ".locks")
+
+
+class Gate:
+    """One holder's view of a database's locks: each Gate has its own open files, so two
+    Gates conflict with each other like two processes do, threads included."""
+
+    def __init__(self, db: Path, create: bool = False):
+        self.db = db
+        self.dir = lock_dir(db)
+        self.create = create
+        self.created_dir = create and fcntl is not None and not self.dir.exists()
+        if self.created_dir:
+            self.dir.mkdir(exist_ok=True)
+        self._fds: dict[str, int] = {}
+        self.reading = self.writing = self.building = False
+
+    # -- files -------------------------------------------------------------
+    def _fd(self, name: str) -> int | None:
+        """The open lock file, or None where there is no lock folder (nothing to take turns with)."""
+        if fcntl is None:
+            return None
+        fd = self._fds.get(name)
+        if fd is None:
+            try:
+                fd = os.open(self.dir / name, (os.O_RDWR | os.O_CREAT) if self.create else os.O_RDONLY, 0o644)
+            except FileNotFoundError:
+                return None
+            except PermissionError:  # a reader of someone else's database: a read-only file locks as well
+                fd = os.open(self.dir / name, os.O_RDONLY)
+            self._fds[name] = fd
+        return fd
+
+    def _try(self, name: str, mode: int) -> bool:
+        fd = self._fd(name)
+        if fd is None:
+            return True
+        try:
+            fcntl.flock(fd, mode | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            return False
+
+    def _unlock(self, name: str) -> None:
+        fd = self._fd(name)
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def _wait(self, name: str, mode: int, deadline: float | None, on_wait: Callable[[], None] | None = None,
+              patience: float = 2.0) -> bool:
+        """Take a lock, trying until the deadline (None: forever); on_wait is called once after `patience` s."""
+        started = time.monotonic()
+        while not self._try(name, mode):
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                return False
+            if on_wait is not None and now - started >= patience:
+                on_wait()
+                on_wait = None
+            time.sleep(POLL_SECONDS)
+        return True
+
+    def close(self) -> None:
+        for fd in self._fds.values():
+            os.close(fd)  # closing the file drops its locks
+        self._fds.clear()
+        self.reading = self.writing = self.building = False
+
+    def abandon(self) -> None:
+        """Close, and remove the lock folder if this Gate made it: a writer that failed
+        to open the database (damaged, not zeckdb's) leaves nothing behind."""
+        self.close()
+        if self.created_dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    # -- probes ------------------------------------------------------------
+    def build_running(self) -> bool:
+        """Whether a build (this process's included) holds the database."""
+        if self.building:
+            return True
+        if not self._try("build", SHARED):
+            return True
+        self._unlock("build")
+        return False
+
+    def writer_waiting(self) -> bool:
+        """Whether a writer waits for the file or has it (a reader holding it should let go)."""
+        if not self._try("turn", SHARED):
+            return True
+        self._unlock("turn")
+        return False
+
+    def readers_waiting(self) -> bool:
+        """Whether a reader waits for the writer to let go of the file."""
+        if not self._try("want", EXCLUSIVE):
+            return True
+        self._unlock("want")
+        return False
+
+    # -- readers -----------------------------------------------------------
+    def acquire_read(self, timeout: float = READ_WAIT_SECONDS) -> None:
+        """Wait (at most `timeout` s) until no writer has the file, and keep it from taking it."""
+        if fcntl is None:
+            return
+        deadline = time.monotonic() + timeout
+        self._wait("want", SHARED, deadline)  # only ever held exclusively for an instant
+        try:
+            got_in = self._wait("turn", SHARED, deadline)
+            if got_in:
+                self._unlock("turn")  # passed: a writer waiting behind it now keeps later readers out
+                got_in = self._wait("gate", SHARED, deadline)
+            if not got_in:
+                raise DatabaseError(f"{self.db} is busy: a build has been writing it for {timeout:.0f} s; "
+                                    "try again in a moment")
+        finally:
+            self._unlock("want")
+        self.reading = True
+
+    def release_read(self) -> None:
+        if self.reading:
+            self._unlock("gate")
+            self.reading = False
+
+    # -- the writer --------------------------------------------------------
+    def start_build(self) -> None:
+        """Become the database's only writer, or say that a build already is."""
+        if fcntl is not None and not self._try("build", EXCLUSIVE):
+            raise DatabaseError(f"{self.db} is being written by another build: wait for it to finish "
+                                "(its progress is committed layer by layer; `zeckdb status` shows what is done)")
+        self.building = True
+
+    def acquire_write(self, on_wait: Callable[[], None] | None = None) -> None:
+        """Wait (as long as it takes) until no reader has the file; new readers wait meanwhile."""
+        if fcntl is None or self.writing:
+            return
+        # Readers waiting since the last commit go first (both sides poll, so without this the
+        # writer could take the file back before they wake); a reader stuck there cannot stall
+        # a build for more than a second.
+        deadline = time.monotonic() + 1.0
+        while self.readers_waiting() and time.monotonic() < deadline:
+            time.sleep(POLL_SECONDS)
+        self._wait("turn", EXCLUSIVE, None)
+        self._wait("gate", EXCLUSIVE, None, on_wait)
+        self.writing = True
+
+    def release_write(self) -> None:
+        if self.writing:
+            self._unlock("gate")
+            self._unlock("turn")
+            self.writing = False
+
+    def end_build(self) -> None:
+        self.release_write()
+        if self.building:
+            self._unlock("build")
+            self.building = False

@@ -1,0 +1,222 @@
+// The zeckdb page: a thin client of the JSON API (/docs). No framework, no network but this server.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const game = { variant: null, n: null, line: [], played: [], timer: null };
+
+async function api(path) {
+  const response = await fetch(path);
+  const body = await response.json().catch(() => ({ error: `the server answered ${response.status}` }));
+  if (!response.ok) throw new Error(body.error || `the server answered ${response.status}`);
+  return body;
+}
+
+function showError(error) {
+  $("error").textContent = error ? String(error.message || error) : "";
+  $("error").hidden = !error;
+}
+
+const mover = (ply) => 1 + (ply % 2);  // Player 1 moves first from the start (or from a typed position)
+const other = (player) => 3 - player;
+const plural = (k, word) => `${k} ${word}${k === 1 ? "" : "s"}`;
+
+async function loadVariants() {
+  const games = await api("/v1/variants");
+  const select = $("variant");
+  for (const g of games) {
+    const built = g.built && typeof g.built === "object" ? Object.entries(g.built) : [[g.variant, g.built]];
+    for (const [name, ns] of built) {
+      if (!ns) continue;
+      const option = document.createElement("option");
+      option.value = name;
+      option.textContent = `${name} (n = ${ns})`;
+      option.title = g.game;
+      select.append(option);
+    }
+  }
+  if (!select.options.length) showError("nothing is built in this database yet: run `zeckdb build`");
+  const status = await api("/v1/status");
+  $("building").hidden = !status.build_running;
+}
+
+async function startGame(variant, n) {
+  const info = await api(`/v1/${encodeURIComponent(variant)}/starts/${encodeURIComponent(n)}`);
+  newGame(variant, info.value, info);
+  history.replaceState(null, "", `?variant=${encodeURIComponent(variant)}&n=${info.value}`);
+}
+
+async function lookUp(variant, text) {
+  const info = await api(`/v1/${encodeURIComponent(variant)}/positions/${encodeURIComponent(text.trim())}`);
+  newGame(variant, info.value, info);
+  history.replaceState(null, "", `?variant=${encodeURIComponent(variant)}&position=${info.position.join(",")}`);
+}
+
+function newGame(variant, n, info) {
+  clearTimeout(game.timer);
+  Object.assign(game, { variant, n, line: [info], played: [] });
+  $("n").value = n;
+  showError(null);
+  $("board").hidden = false;
+  render();
+  loadSummary(variant, n).catch(showError);
+  perfectReply();
+}
+
+async function play(move) {
+  clearTimeout(game.timer);
+  const info = await api(`/v1/${encodeURIComponent(game.variant)}/positions/${move.position.join(",")}`);
+  game.line.push(info);
+  game.played.push(move.move);
+  render();
+  perfectReply();
+}
+
+function perfectPlayerToMove() {
+  const ply = game.line.length - 1;
+  return Number($("opponent").value) === mover(ply) && game.line[ply].moves.length > 0;
+}
+
+function perfectReply() {
+  if (!perfectPlayerToMove()) return;
+  // the best move comes first: it wins fastest, or when every move loses, loses slowest
+  game.timer = setTimeout(() => play(game.line[game.line.length - 1].moves[0]).catch(showError), 400);
+}
+
+function stepBack() {
+  clearTimeout(game.timer);
+  do {
+    if (game.line.length <= 1) break;
+    game.line.pop();
+    game.played.pop();
+  } while (perfectPlayerToMove());  // back to the last position where it is your move
+  render();
+}
+
+function render() {
+  const ply = game.line.length - 1;
+  const info = game.line[ply];
+  const player = mover(ply);
+  $("where").textContent = `${game.variant}, n = ${info.value}: position (${info.position.join(",")})`;
+  const verdict = info.outcome === "win" ? "wins" : "loses";
+  $("value").innerHTML = "";
+  $("value").append(`Player ${player} to move ${verdict} with perfect play`,
+    info.moves.length ? `, the game ending in ${plural(info.remoteness, "move")}.` : ".");
+  $("value").className = info.outcome;
+  $("facts").textContent = info.moves.length
+    ? `Shortest finish ${plural(info.min_remaining, "move")}, longest ${plural(info.max_remaining, "move")}; ` +
+      `${info.games_to_end} complete games from here.`
+    : "";
+  const over = info.moves.length === 0;
+  $("result").hidden = !over;
+  if (over) {
+    const winner = info.outcome === "win" ? player : other(player);
+    $("result").textContent = `Game over after ${plural(ply, "move")}: Player ${winner} wins` +
+      (info.outcome === "loss" ? ` (Player ${player} has no move).` : ".");
+  }
+  const list = $("moves");
+  list.innerHTML = "";
+  const waiting = perfectPlayerToMove();
+  for (const move of info.moves) {
+    const moverWins = move.outcome === "loss";  // the position is lost for the player who moves next
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = moverWins ? "win" : "loss";
+    button.textContent = `${move.move} → (${move.position.join(",")}): ${moverWins ? "wins" : "loses"}, ` +
+      `the game ending in ${plural(move.remoteness + 1, "move")}`;
+    button.disabled = waiting;
+    button.addEventListener("click", () => play(move).catch(showError));
+    const item = document.createElement("li");
+    item.append(button);
+    list.append(item);
+  }
+  const past = $("history");
+  past.innerHTML = "";
+  game.played.forEach((name, i) => {
+    const item = document.createElement("li");
+    item.textContent = `Player ${mover(i)}: ${name} → (${game.line[i + 1].position.join(",")})`;
+    past.append(item);
+  });
+  $("back").disabled = game.line.length <= 1;
+}
+
+async function loadSummary(variant, n) {
+  const [row] = await api(`/v1/${encodeURIComponent(variant)}/summary?n=${n}`);
+  $("summary-title").textContent = `The start of n = ${n}: ${row.start_position}`;
+  const facts = [
+    ["winner", `Player ${row.winner}`],
+    ["shortest game", plural(row.min_length, "move")],
+    ["longest game", plural(row.max_length, "move")],
+    ["complete games", row.games],
+    ["mean length, random play", Number(row.expected_length).toFixed(3)],
+    ["positions / moves", `${row.positions.toLocaleString()} / ${row.edges.toLocaleString()}`],
+  ];
+  const list = $("summary-facts");
+  list.innerHTML = "";
+  for (const [name, value] of facts) {
+    const dt = document.createElement("dt");
+    dt.textContent = name;
+    const dd = document.createElement("dd");
+    dd.textContent = value;
+    list.append(dt, dd);
+  }
+  await drawDistribution();
+}
+
+async function drawDistribution() {
+  const measure = $("measure").value;
+  const result = await api(`/v1/queries/length-distribution?variant=${encodeURIComponent(game.variant)}` +
+                           `&n=${game.n}&measure=${measure}`);
+  const at = (name) => result.columns.indexOf(name);
+  const bars = result.rows.map((r) => [r[at("length")], r[at("probability")]]);
+  $("chart").innerHTML = barChart(bars, `length of the game (moves), measure ${measure}`, "probability");
+}
+
+function barChart(bars, xLabel, yLabel) {
+  if (!bars.length) return "<p>no distribution stored for this n</p>";
+  const W = 420, H = 240, left = 48, bottom = 36, top = 12, right = 8;
+  const lo = bars[0][0], hi = bars[bars.length - 1][0];
+  const peak = Math.max(...bars.map((b) => b[1]));
+  const step = (W - left - right) / (hi - lo + 1);
+  const y = (p) => top + (H - top - bottom) * (1 - p / peak);
+  const rects = bars.map(([length, p]) =>
+    `<rect x="${(left + (length - lo) * step).toFixed(2)}" y="${y(p).toFixed(2)}" ` +
+    `width="${Math.max(step * 0.85, 0.5).toFixed(2)}" height="${(H - bottom - y(p)).toFixed(2)}">` +
+    `<title>length ${length}: ${p.toPrecision(6)}</title></rect>`).join("");
+  const axis = `<line x1="${left}" y1="${H - bottom}" x2="${W - right}" y2="${H - bottom}" stroke="#333"/>` +
+    `<line x1="${left}" y1="${top}" x2="${left}" y2="${H - bottom}" stroke="#333"/>`;
+  const labels = `<text x="${left}" y="${H - bottom + 14}">${lo}</text>` +
+    `<text x="${W - right}" y="${H - bottom + 14}" text-anchor="end">${hi}</text>` +
+    `<text x="${(left + W - right) / 2}" y="${H - 4}" text-anchor="middle">${xLabel}</text>` +
+    `<text x="${left - 4}" y="${top + 8}" text-anchor="end">${peak.toPrecision(2)}</text>` +
+    `<text x="${left - 4}" y="${H - bottom}" text-anchor="end">0</text>` +
+    `<text transform="translate(12 ${(top + H - bottom) / 2}) rotate(-90)" text-anchor="middle">${yLabel}</text>`;
+  return `<svg viewBox="0 0 ${W} ${H}" role="img">${axis}${rects}${labels}</svg>`;
+}
+
+function wire() {
+  $("choose").addEventListener("submit", (event) => {
+    event.preventDefault();
+    startGame($("variant").value, $("n").value).catch(showError);
+  });
+  $("go").addEventListener("click", () => lookUp($("variant").value, $("position").value).catch(showError));
+  $("back").addEventListener("click", stepBack);
+  $("opponent").addEventListener("change", () => { render(); perfectReply(); });
+  $("measure").addEventListener("change", () => drawDistribution().catch(showError));
+}
+
+async function main() {
+  wire();
+  await loadVariants();
+  const query = new URLSearchParams(location.search);
+  const variant = query.get("variant");
+  if (variant) $("variant").value = variant;
+  if (variant && query.get("position")) {
+    $("position").value = query.get("position");
+    await lookUp(variant, query.get("position"));
+  } else if (variant && query.get("n")) {
+    $("n").value = query.get("n");
+    await startGame(variant, query.get("n"));
+  }
+}
+
+main().catch(showError);
