@@ -115,3 +115,24 @@ def test_a_slow_query_does_not_stall_lookups(server):
 def test_openapi_documents_the_api(server):
     code, body, _ = get(server + "/openapi.json")
     assert code == 200 and {"/v1/sql", "/v1/{variant}/positions/{position}", "/healthz"} <= set(body["paths"])
+
+
+def test_the_services_cache_of_move_values_answers_as_the_database(small_db):
+    """The service reads the values of moves' positions from whole-layer arrays (MoveValues):
+    every lookup of every position of some layers must equal the plain lookup."""
+    from zeckdb import api
+    from zeckdb.store import MoveValues
+
+    from .reference import positions
+
+    with api.open_db(small_db) as plain:
+        cached = api.open_db(small_db)
+        cached.move_values = MoveValues(max_bytes=1)  # tiny: layers are dropped and loaded again too
+        try:
+            for variant, n in [("zeckendorf", 12), ("reversed", 15), ("zeckendorf", 1)]:
+                for position in positions(variant, n):
+                    assert api.probe(cached, variant, position) == api.probe(plain, variant, position)
+            with pytest.raises(Exception, match="holds no zeckendorf positions for n = 99"):
+                api.probe(cached, "zeckendorf", start=99)
+        finally:
+            cached.close()

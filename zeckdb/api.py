@@ -103,7 +103,9 @@ def probe(store: Store, variant_name: str, position: str | Position | None = Non
     moves = variant.play_moves(pos)
     own = (n, variant.id_of(pos))
     children = [(code, child, (variant.layer_of(child), variant.id_of(child))) for code, child in moves]
-    rows = store.probe(variant.name, [own, *(place for _, _, place in children)])
+    rows = store.probe(variant.name, [own])
+    # the moves' positions lie all over the layer: each costs a block of every column read, so read two
+    rows.update(store.probe_moves(variant.name, [place for _, _, place in children]))
     if own not in rows:
         store.require_built(variant.name, n)  # raises the helpful error when n is not built
         raise NotBuiltError(f"position {variant.format(pos)} is missing from the database for n = {n}: rebuild with --force")

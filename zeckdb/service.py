@@ -36,7 +36,7 @@ from .ranges import parse_count, parse_ns
 from .render import plain, render
 from .resources import web_dir
 from .locking import READ_WAIT_SECONDS, Gate
-from .store import Store, resolve_db_path
+from .store import MoveValues, Store, resolve_db_path
 
 log = logging.getLogger("zeckdb.service")
 MAX_SQL_CHARS = 100_000
@@ -78,7 +78,7 @@ class SharedReader:
         self.wait = wait
         self.probe = Gate(path)  # only looks: whether a writer waits, whether a build runs
         self.changed = threading.Condition()
-        self.current: Store | None = Store.open_read(path, wait)
+        self.current: Store | None = self._open(wait)
         self.running = 0
         self.opening = self.draining = False
         self.stopped = threading.Event()
@@ -90,7 +90,7 @@ class SharedReader:
         base = self._enter()
         cursor = base.con.cursor()  # a connection of its own, to the same open database
         try:
-            yield Store(self.path, cursor, writable=False)
+            yield Store(self.path, cursor, writable=False, move_values=base.move_values)
         finally:
             cursor.close()
             with self.changed:
@@ -105,7 +105,7 @@ class SharedReader:
                     self.opening = True  # this request opens it; the others wait for it
                     self.changed.release()
                     try:
-                        opened = Store.open_read(self.path, max(deadline - time.monotonic(), 0.001))
+                        opened = self._open(max(deadline - time.monotonic(), 0.001))
                     finally:
                         self.changed.acquire()
                         self.opening = False
@@ -119,6 +119,11 @@ class SharedReader:
                 self.changed.wait(left)
             self.running += 1
             return self.current
+
+    def _open(self, wait: float) -> Store:
+        store = Store.open_read(self.path, wait)
+        store.move_values = MoveValues()  # a new file state (a build may have committed): a new cache
+        return store
 
     def _watch(self) -> None:
         while not self.stopped.wait(self.WATCH_SECONDS):

@@ -7,9 +7,11 @@ not pay for importing Alembic and SQLAlchemy.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 import os
 from pathlib import Path
+import threading
 import time
 from typing import Any, Callable, Iterable
 
@@ -29,6 +31,7 @@ POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "
 # What a lookup reads: fewer columns scanned is what keeps a probe within a few milliseconds.
 PROBE_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
                  "expected_remaining", "grundy", "is_start", "is_terminal"]
+MOVE_COLUMNS = ["outcome", "remoteness"]  # what a lookup reads of the positions its moves lead to
 # Tables holding rows of one (variant, n); a layer counts as built when all were written.
 LAYER_TABLES = ["positions", "builds", "random_play", "length_distribution"]
 # Checksums of a layer's rows (migration 0004): the sum of the rows' hashes modulo 2^64, so row order
@@ -247,6 +250,42 @@ class LayerRecord:
     replace: bool = True  # rows of this layer (or of its graph layer, for `edges`) may exist: delete them first
 
 
+class MoveValues:
+    """What lookups read of the positions their moves lead to (outcome and remoteness), kept
+    for whole layers as arrays indexed by id, at most `max_bytes` of them (least recently used
+    go first). For a long-lived reader (the service): a lookup's moves lead all over a layer,
+    and each costs DuckDB a block of every column read, while an array costs one index.
+    Valid while the file stays open: a reader that reopens it after a build's commit starts a new one."""
+
+    def __init__(self, max_bytes: int = 256 << 20):
+        self.max_bytes = max_bytes
+        self.layers: "OrderedDict[tuple[str, int], tuple[np.ndarray, np.ndarray] | None]" = OrderedDict()
+        self.bytes = 0
+        self.lock = threading.Lock()
+
+    def layer(self, con: duckdb.DuckDBPyConnection, variant: str, n: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """(win, remoteness) by id of a complete layer, None if it is not built."""
+        key = (variant, n)
+        with self.lock:
+            if key in self.layers:
+                self.layers.move_to_end(key)
+                return self.layers[key]
+        if not con.execute("SELECT 1 FROM builds WHERE variant = ? AND n = ?", [variant, n]).fetchone():
+            return None  # not committed yet: asked again next time
+        columns = con.execute("SELECT outcome = 'win' AS win, remoteness FROM positions WHERE variant = ? AND n = ? "
+                              "ORDER BY id", [variant, n]).fetchnumpy()  # ids are 0..size-1 (write_layers)
+        arrays = (np.asarray(columns["win"]), np.asarray(columns["remoteness"]))
+        size = sum(a.nbytes for a in arrays)
+        with self.lock:
+            if key not in self.layers:
+                self.layers[key] = arrays
+                self.bytes += size
+                while self.bytes > self.max_bytes and len(self.layers) > 1:
+                    _, old = self.layers.popitem(last=False)
+                    self.bytes -= sum(a.nbytes for a in old)
+        return arrays
+
+
 class Store:
     """An open zeckdb database. Use `Store.open_read` or `Store.open_write`.
 
@@ -255,8 +294,10 @@ class Store:
     and the next use of `con` waits for them and opens it again."""
 
     def __init__(self, path: Path, con: duckdb.DuckDBPyConnection | None, writable: bool,
-                 gate: Gate | None = None, on_wait: Callable[[], None] | None = None):
+                 gate: Gate | None = None, on_wait: Callable[[], None] | None = None,
+                 move_values: MoveValues | None = None):
         self.path = path
+        self.move_values = move_values  # a long-lived reader's cache of the moves' values
         self._con = con
         self.writable = writable
         self.gate = gate
@@ -498,22 +539,36 @@ class Store:
         names = [d[0] for d in cur.description]
         return dict(zip(names, cur.fetchone()))
 
-    def probe(self, variant: str, places: list[tuple[int, int]]) -> dict[tuple[int, int], dict[str, Any]]:
-        """Solved columns of the positions at these (n, id), by (n, id) (absent ones are left out)."""
+    def probe(self, variant: str, places: list[tuple[int, int]],
+              columns: list[str] = PROBE_COLUMNS) -> dict[tuple[int, int], dict[str, Any]]:
+        """`columns` of the positions at these (n, id), by (n, id) (absent ones are left out)."""
         by_layer: dict[int, list[int]] = {}
         for n, i in places:
             by_layer.setdefault(n, []).append(i)
         if len(by_layer) <= 4:  # an id list per layer: the zone maps find them in a few milliseconds
             found = {}
             for n, ids in by_layer.items():
-                found.update(self._probe(f"n = ? AND id IN ({', '.join('?' * len(ids))})", [variant, n, *ids]))
+                found.update(self._probe(f"n = ? AND id IN ({', '.join('?' * len(ids))})", [variant, n, *ids],
+                                         columns))
             return found
         # moves into many layers (Fibonacci nim: one per move): one join
         return self._probe("(n, id) IN (SELECT (unnest(?::INTEGER[]), unnest(?::INTEGER[])))",
-                           [variant, [n for n, _ in places], [i for _, i in places]])
+                           [variant, [n for n, _ in places], [i for _, i in places]], columns)
 
-    def _probe(self, where: str, params: list[Any]) -> dict[tuple[int, int], dict[str, Any]]:
-        cur = self.con.execute(f"SELECT n, id, {', '.join(PROBE_COLUMNS)} FROM positions WHERE variant = ? AND {where}",
+    def probe_moves(self, variant: str, places: list[tuple[int, int]]) -> dict[tuple[int, int], dict[str, Any]]:
+        """MOVE_COLUMNS of the positions at these (n, id), from the cache where there is one."""
+        if self.move_values is None:
+            return self.probe(variant, places, MOVE_COLUMNS)
+        found = {}
+        for n, i in places:
+            arrays = self.move_values.layer(self.con, variant, n)
+            if arrays is not None and 0 <= i < len(arrays[0]):
+                found[n, i] = {"n": n, "id": i, "outcome": "win" if arrays[0][i] else "loss",
+                               "remoteness": int(arrays[1][i])}
+        return found
+
+    def _probe(self, where: str, params: list[Any], columns: list[str]) -> dict[tuple[int, int], dict[str, Any]]:
+        cur = self.con.execute(f"SELECT n, id, {', '.join(columns)} FROM positions WHERE variant = ? AND {where}",
                                params)
         names = [d[0] for d in cur.description]
         return {(row[0], row[1]): dict(zip(names, row)) for row in cur.fetchall()}

@@ -1,0 +1,239 @@
+"""Benchmark of `zeckdb serve` under load; prints measured figures and their ratio to each target.
+
+    python bench/bench_serve.py                      # builds zeckendorf + reversed, n = 1..150 (~2 minutes) first
+    python bench/bench_serve.py --db core.duckdb     # an existing database of those games
+    python bench/bench_serve.py --seconds 5 --clients 1,16
+
+It starts a real server process (uvicorn) on loopback and drives it with 1, 4 and
+16 concurrent clients (threads of this process, each with a keep-alive HTTP
+connection, sending the next request as soon as the last is answered) for a fixed
+time per mix: lookups of random positions (sampled from the database), lookups of
+random starts, one named query, one SQL query. It prints requests per second, p50
+and p99 latency and errors for each (back to back: the server's saturation, where
+latency is clients / throughput), then position lookups paced at --rate requests
+per second over the same clients (latency counted from when each was due), the
+server's memory, and how long lookups wait while another client's expensive SQL
+runs into its time limit. Client and server share the machine's cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+from pathlib import Path
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+TARGETS = {"p50_ms": 10.0, "p99_ms": 50.0, "rps": 200.0}
+VARIANTS = ["zeckendorf", "reversed"]
+EXPENSIVE_SQL = "SELECT sum(a.range * b.range) FROM range(1000000) a, range(1000000) b"
+
+
+def build(db: Path, ns: str) -> None:
+    print(f"building zeckendorf + reversed for n = {ns} into {db} ...", flush=True)
+    subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "build", "--n", ns,
+                    *[a for v in VARIANTS for a in ("--variant", v)], "--db", str(db)], check=True,
+                   stderr=subprocess.DEVNULL)
+
+
+def sample_positions(db: Path, count: int, seed: int) -> tuple[list[str], int]:
+    """Random stored positions of both games as URL paths, and the largest n built."""
+    import duckdb
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        max_n = con.execute("SELECT max(n) FROM builds WHERE variant = 'zeckendorf'").fetchone()[0]
+        bins = [r[0] for r in con.execute("SELECT name FROM variant_columns WHERE variant = 'zeckendorf' "
+                                          "ORDER BY position").fetchall()]
+        rows = con.execute(f"SELECT variant, [{', '.join(bins)}] FROM positions "
+                           f"WHERE variant IN ('zeckendorf', 'reversed') USING SAMPLE {count} ROWS (reservoir, {seed})"
+                           ).fetchall()
+    finally:
+        con.close()
+    paths = []
+    for variant, counts in rows:
+        while len(counts) > 1 and counts[-1] == 0:
+            counts = counts[:-1]
+        paths.append(f"/v1/{variant}/positions/{','.join(map(str, counts))}")
+    return paths, max_n
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(db: Path, port: int, sql_timeout: float) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-m", "zeckdb.cli.main", "serve", "--db", str(db), "--port", str(port),
+                             "--sql-timeout", str(sql_timeout)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(600):
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", "/healthz")
+            if conn.getresponse().status == 200:
+                return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise SystemExit("zeckdb serve did not start")
+
+
+def memory_mib(pid: int) -> tuple[float, float]:
+    """(resident now, peak resident) of a process, in MiB."""
+    fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+class Client(threading.Thread):
+    """One client: requests back to back on one keep-alive connection until `stop`."""
+
+    def __init__(self, port: int, next_request, stop: threading.Event, seed: int,
+                 schedule: tuple[float, float] | None = None):
+        super().__init__(daemon=True)
+        self.port, self.next_request, self.stop, self.rng = port, next_request, stop, random.Random(seed)
+        self.schedule = schedule  # (first send, period) in perf_counter time: paced instead of back to back
+        self.latencies: list[float] = []
+        self.stamps: list[float] = []
+        self.errors: list[str] = []
+
+    def run(self) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        due = self.schedule[0] if self.schedule else None
+        while not self.stop.is_set():
+            method, path, body = self.next_request(self.rng)
+            if due is None:
+                t0 = time.perf_counter()
+            else:  # latency from when the request was due: a late send counts (no coordinated omission)
+                time.sleep(max(0.0, due - time.perf_counter()))
+                t0, due = due, due + self.schedule[1]
+            try:
+                conn.request(method, path, body=body, headers={"Content-Type": "application/json"} if body else {})
+                response = conn.getresponse()
+                response.read()
+                status = response.status
+            except (OSError, http.client.HTTPException) as exc:
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+                status = repr(exc)
+            t1 = time.perf_counter()
+            self.latencies.append(t1 - t0)
+            self.stamps.append(t1)
+            if status != 200:
+                self.errors.append(f"{path}: {status}")
+        conn.close()
+
+
+def drive(port: int, next_request, clients: int, seconds: float, rate: float | None = None) -> dict:
+    """Clients back to back (rate None: the server's saturation), or sending `rate` requests
+    per second in all, evenly spread over the clients."""
+    stop = threading.Event()
+    start = time.perf_counter() + 0.05
+    threads = [Client(port, next_request, stop, seed, None if rate is None else (start + seed / rate, clients / rate))
+               for seed in range(clients)]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    time.sleep(seconds)
+    stop.set()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - t0
+    latencies = sorted(x for t in threads for x in t.latencies)
+    errors = [e for t in threads for e in t.errors]
+    return {"requests": len(latencies), "rps": len(latencies) / wall,
+            "p50_ms": 1000 * latencies[len(latencies) // 2],
+            "p99_ms": 1000 * latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
+            "max_ms": 1000 * latencies[-1], "errors": errors}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--db", type=Path, help="an existing database of zeckendorf and reversed (default: build one)")
+    parser.add_argument("--n", default="1..150", help="what to build when --db is not given")
+    parser.add_argument("--seconds", type=float, default=10.0, help="time per mix and client count")
+    parser.add_argument("--clients", default="1,4,16")
+    parser.add_argument("--sql-timeout", type=float, default=10.0, help="the server's SQL time limit")
+    parser.add_argument("--rate", type=float, default=200.0, help="requests per second offered in the paced runs")
+    args = parser.parse_args()
+    counts = [int(c) for c in args.clients.split(",")]
+    with tempfile.TemporaryDirectory(dir=".") as tmp:
+        db = args.db
+        if db is None:
+            db = Path(tmp) / "bench.duckdb"
+            build(db, args.n)
+        paths, max_n = sample_positions(db, 5000, seed=1)
+        port = free_port()
+        server = start_server(db, port, args.sql_timeout)
+        try:
+            mixes = {
+                "position lookup": lambda rng: ("GET", rng.choice(paths), None),
+                "start lookup": lambda rng: ("GET", f"/v1/{rng.choice(VARIANTS)}/starts/{rng.randint(1, max_n)}", None),
+                "named query (winners)": lambda rng: ("GET", f"/v1/queries/winners?variant=reversed&n=1..{max_n}", None),
+                "SQL (count by n)": lambda rng: ("POST", "/v1/sql", json.dumps({
+                    "sql": f"SELECT count(*) FROM positions WHERE variant = 'zeckendorf' AND n = {rng.randint(1, max_n)}"})),
+            }
+            print(f"zeckdb serve over {db} ({db.stat().st_size / 1e9:.2f} GB, n = 1..{max_n}); "
+                  f"{args.seconds:g} s per mix and client count, 2 cores shared with the clients")
+            print(f"  {'mix':<24}{'clients':>8}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'errors':>8}")
+            results = {}
+            for name, mix in mixes.items():
+                for clients in counts:
+                    r = drive(port, mix, clients, args.seconds)
+                    results[name, clients] = r
+                    print(f"  {name:<24}{clients:>8}{r['rps']:>9.0f}{r['p50_ms']:>9.1f}{r['p99_ms']:>9.1f}"
+                          f"{r['max_ms']:>9.0f}{len(r['errors']):>8}", flush=True)
+                    for e in r["errors"][:3]:
+                        print(f"      error: {e}")
+            paced = {}
+            for clients in [c for c in counts if c > 1] or counts:  # one client cannot send 200/s back to back
+                paced[clients] = r = drive(port, mixes["position lookup"], clients, args.seconds, rate=args.rate)
+                print(f"  {'position lookup, paced':<24}{clients:>8}{r['rps']:>9.0f}{r['p50_ms']:>9.1f}"
+                      f"{r['p99_ms']:>9.1f}{r['max_ms']:>9.0f}{len(r['errors']):>8}   ({args.rate:g} req/s offered)",
+                      flush=True)
+            rss, peak = memory_mib(server.pid)
+            print(f"  server memory: {rss:.0f} MiB resident after the runs, {peak:.0f} MiB at its peak")
+
+            # an expensive SQL request runs into its time limit while four clients look up positions
+            stop = threading.Event()
+            lookups = [Client(port, mixes["position lookup"], stop, seed) for seed in range(4)]
+            for t in lookups:
+                t.start()
+            time.sleep(1.0)
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=args.sql_timeout + 60)
+            t0 = time.perf_counter()
+            conn.request("POST", "/v1/sql", body=json.dumps({"sql": EXPENSIVE_SQL}),
+                         headers={"Content-Type": "application/json"})
+            response = conn.getresponse()
+            response.read()
+            t1 = time.perf_counter()
+            time.sleep(0.5)
+            stop.set()
+            for t in lookups:
+                t.join()
+            during = sorted(lat for t in lookups for lat, end in zip(t.latencies, t.stamps) if t0 <= end <= t1 + 0.5)
+            print(f"  expensive SQL: answered {response.status} after {t1 - t0:.1f} s (limit {args.sql_timeout:g} s); "
+                  f"meanwhile {len(during)} lookups from 4 clients, p50 {1000 * statistics.median(during):.1f} ms, "
+                  f"longest {1000 * during[-1]:.0f} ms")
+
+            top = max(counts)
+            print(f"\ntargets, position lookups at {top} clients (latency paced at {args.rate:g} req/s; "
+                  "throughput back to back):")
+            for key, better, value in (("p50_ms", "<=", paced[top]["p50_ms"]), ("p99_ms", "<=", paced[top]["p99_ms"]),
+                                       ("rps", ">=", results["position lookup", top]["rps"])):
+                print(f"  {key:<8}{value:>10.1f}   target {better} {TARGETS[key]:g}   ratio {value / TARGETS[key]:.2f}")
+        finally:
+            server.terminate()
+            server.wait()
+
+
+if __name__ == "__main__":
+    main()
