@@ -136,3 +136,14 @@ def test_the_services_cache_of_move_values_answers_as_the_database(small_db):
                 api.probe(cached, "zeckendorf", start=99)
         finally:
             cached.close()
+
+
+def test_the_page_and_only_its_files(server):
+    code, _, text = get(server + "/")
+    assert code == 200 and "<title>zeckdb</title>" in text
+    for name in ("app.js", "style.css", "index.html"):
+        assert get(f"{server}/static/{name}")[0] == 200
+    for hostile in ("../../pyproject.toml", "..%2F..%2Fpyproject.toml", "%2e%2e/%2e%2e/etc/passwd", "app.js%00.css",
+                    "nothing.js", "..", "web"):
+        code, body, _ = get(f"{server}/static/{hostile}")
+        assert code == 404 and set(body) == {"error"} and "\n" not in body["error"], (hostile, code, body)

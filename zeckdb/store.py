@@ -529,6 +529,9 @@ class Store:
     # -- reading -----------------------------------------------------------
     def require_built(self, variant: str, n: int) -> None:
         if not self.con.execute("SELECT 1 FROM builds WHERE variant = ? AND n = ?", [variant, n]).fetchone():
+            if self.build_running():
+                raise NotBuiltError(f"n = {n} is not built yet: {self.path} holds no {variant} positions for n = {n}, "
+                                    "and a build is writing it; try again once it has committed that n")
             raise NotBuiltError(
                 f"{self.path} holds no {variant} positions for n = {n}: run `zeckdb build --variant {variant} --n {n}`"
             )
