@@ -7,12 +7,14 @@ result. Errors are turned into one line on stderr in `main`, and nowhere else.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import sys
+import time
 from typing import Optional
 
 import typer
 
-from zeckdb.errors import ZeckdbError
+from zeckdb.errors import UsageError, ZeckdbError
 
 app = typer.Typer(
     help="zeckdb: an exhaustive, SQL-backed position database for the Zeckendorf game family.\n\n"
@@ -449,6 +451,37 @@ def simulate(
         typer.echo("\nlength  games")
         for length, count in histogram.items():
             typer.echo(f"{length:>6}  {count:>6}  {'#' * max(1, round(40 * count / top))}")
+
+
+@app.command()
+def export(
+    folder: Path = typer.Argument(..., help="A new (or empty) folder to write the files into."),
+    fmt: str = typer.Option("parquet", "--format", help="parquet or csv."),
+    variant: Optional[list[str]] = typer.Option(None, "--variant", help="Variant to export (repeatable) [default: all built].", show_default=False),
+    n: Optional[str] = typer.Option(None, "--n", help="Which n: 7, 1..150 or 1..20,30 [default: all built].", show_default=False),
+    db: Optional[str] = DbOption,
+) -> None:
+    """Export positions, moves (edges), summaries and length distributions as Parquet or CSV
+    files partitioned like DIR/positions/variant=V/n=N/, with a manifest (rows and sha256 per
+    file) and a README saying how DuckDB, pandas, polars and pyarrow read them back."""
+    from zeckdb import api
+    from zeckdb.export import FORMATS, check_target, export as run_export, plan
+    from zeckdb.ranges import parse_ns
+    from zeckdb.variants import get_variant
+
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt[:20]!r}: choose parquet or csv")
+    names = [get_variant(v).name for v in variant] if variant else None
+    ns = parse_ns(n) if n else None
+    check_target(folder)  # before the database is opened
+    t0 = time.perf_counter()
+    with api.open_db(db) as store:
+        with _progress(len(plan(store, names, ns)), "exporting") as advance:
+            manifest = run_export(store, folder, fmt, names, ns, progress=advance)
+    seconds = time.perf_counter() - t0
+    files = [f for t in manifest["tables"].values() for f in t["files"]]
+    typer.echo(f"exported {sum(t['rows'] for t in manifest['tables'].values()):,} rows in {len(files)} {fmt} files "
+               f"({sum(f['bytes'] for f in files) / 1e6:,.1f} MB) in {seconds:.1f} s -> {folder} (see its README.txt)")
 
 
 @db_app.command("upgrade")

@@ -1,0 +1,163 @@
+"""`zeckdb export`: the database's tables as Parquet or CSV files, partitioned hive-style.
+
+    DIR/positions/variant=V/n=N/part-0.parquet      every position of a layer
+    DIR/edges/graph=G/n=N/part-0.parquet            every move of a graph layer (src, dst, code, dst_n)
+    DIR/length_distribution/variant=V/n=N/part-0.parquet
+    DIR/builds.parquet, random_play, variants, move_names, variant_columns, graph_layers
+    DIR/manifest.json                               schema revision, version, rows and sha256 per file
+    DIR/README.txt                                  how to read it back
+
+The partition columns live in the paths, not in the files (as DuckDB's
+`hive_partitioning`, pandas, polars and pyarrow datasets expect). The rows are
+read through the store's read-only connection as Arrow and written by pyarrow;
+the export is written into a fresh folder beside DIR and renamed to DIR only
+when complete, so an interrupted export leaves nothing at DIR.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+import datetime as dt
+import hashlib
+import json
+import os
+from pathlib import Path
+import shutil
+import tempfile
+from typing import Callable
+
+from . import __version__
+from .errors import UsageError
+from .store import SCHEMA_HEAD, Store
+
+FORMATS = ("parquet", "csv")
+# table -> the column naming the variant (or graph) it is partitioned by, with n; None: one file
+TABLES = {"positions": "variant", "edges": "graph", "length_distribution": "variant", "builds": None,
+          "random_play": None, "variants": None, "move_names": None, "variant_columns": None, "graph_layers": None}
+
+
+@dataclass
+class Part:
+    table: str
+    path: str  # relative to the export folder
+    where: str  # the SQL filter of its rows
+    params: list
+    exclude: tuple[str, ...] = ()  # partition columns, in the path instead
+
+
+def check_target(folder: Path) -> None:
+    """Refuse a target that exists and is not an empty folder (nothing is overwritten)."""
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise UsageError(f"{folder} exists and is not an empty folder: export into a new folder")
+    parent = folder.parent if str(folder.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"cannot export to {folder}: the folder {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise UsageError(f"cannot export to {folder}: the folder {parent} is read-only")
+
+
+def plan(store: Store, variants: list[str] | None, ns: list[int] | None) -> list[Part]:
+    """The files to write: every built layer of the chosen variants and n (all by default)."""
+    con = store.con
+    layers = con.execute("SELECT variant, n, graph FROM builds JOIN variants USING (variant) "
+                         "WHERE ($vs IS NULL OR list_contains($vs, variant)) AND ($ns IS NULL OR list_contains($ns, n)) "
+                         "ORDER BY variant, n", {"vs": variants, "ns": ns}).fetchall()
+    if not layers:
+        raise UsageError("nothing to export: no built layer matches"
+                         + (f" --variant {', '.join(variants)}" if variants else "") + (" and --n" if ns else ""))
+    chosen = sorted({v for v, _, _ in layers})
+    parts: list[Part] = []
+    graph_layers = sorted({(g, n) for _, n, g in layers})
+    for table, key in TABLES.items():
+        if key == "graph":
+            parts += [Part(table, f"{table}/graph={g}/n={n}/part-0", "graph = ? AND n = ?", [g, n], ("graph", "n"))
+                      for g, n in graph_layers]
+        elif key == "variant":
+            parts += [Part(table, f"{table}/variant={v}/n={n}/part-0", "variant = ? AND n = ?", [v, n], ("variant", "n"))
+                      for v, n, _ in layers]
+        elif table == "graph_layers":
+            parts.append(Part(table, table, "list_contains(?, graph || '/' || n)", [[f"{g}/{n}" for g, n in graph_layers]]))
+        elif table in ("builds", "random_play"):
+            parts.append(Part(table, table, "list_contains(?, variant || '/' || n)", [[f"{v}/{n}" for v, n, _ in layers]]))
+        else:
+            parts.append(Part(table, table, "list_contains(?, variant)", [chosen]))
+    return parts
+
+
+def export(store: Store, folder: Path, fmt: str = "parquet", variants: list[str] | None = None,
+           ns: list[int] | None = None, progress: Callable[[int, str], None] | None = None) -> dict:
+    """Write the export (see the module's docstring); returns its manifest."""
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt[:20]!r}: choose parquet or csv")
+    check_target(folder)
+    parts = plan(store, variants, ns)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.partial-", dir=folder.parent if str(folder.parent) else "."))
+    try:
+        with ThreadPoolExecutor(2) as pool:  # DuckDB's reads and pyarrow's writes release the GIL
+            files = list(pool.map(lambda p: _write(store, staging, p, fmt, progress), parts))
+        manifest = {
+            "zeckdb_version": __version__, "schema_revision": SCHEMA_HEAD, "format": fmt,
+            "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "database": str(store.path), "partitioning": "hive (partition columns in the paths, not in the files)",
+            "tables": {},
+        }
+        for part, info in zip(parts, files):
+            entry = manifest["tables"].setdefault(part.table, {"partitioned_by": list(part.exclude), "rows": 0, "files": []})
+            entry["rows"] += info["rows"]
+            entry["files"].append(info)
+        (staging / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+        (staging / "README.txt").write_text(_readme(fmt, manifest))
+        if folder.exists():
+            folder.rmdir()  # empty (check_target)
+        staging.rename(folder)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return manifest
+
+
+def _write(store: Store, root: Path, part: Part, fmt: str, progress) -> dict:
+    import pyarrow.csv
+    import pyarrow.parquet
+
+    cursor = store.con.cursor()
+    try:
+        exclude = f" EXCLUDE ({', '.join(part.exclude)})" if part.exclude else ""
+        table = cursor.sql(f"SELECT *{exclude} FROM {part.table} WHERE {part.where}", params=part.params).to_arrow_table()
+    finally:
+        cursor.close()
+    path = root / f"{part.path}.{fmt}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "parquet":
+        pyarrow.parquet.write_table(table, path, compression="zstd")
+    else:
+        pyarrow.csv.write_csv(table, path)
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    if progress:
+        progress(1, part.table)
+    return {"path": path.relative_to(root).as_posix(), "rows": table.num_rows, "bytes": path.stat().st_size,
+            "sha256": digest.hexdigest()}
+
+
+def _readme(fmt: str, manifest: dict) -> str:
+    rows = "\n".join(f"  {name}: {t['rows']:,} rows in {len(t['files'])} file(s)"
+                     + (f", partitioned by {', '.join(t['partitioned_by'])}" if t["partitioned_by"] else "")
+                     for name, t in manifest["tables"].items())
+    reader = "read_parquet" if fmt == "parquet" else "read_csv"
+    return f"""A zeckdb export (zeckdb {manifest['zeckdb_version']}, schema revision {manifest['schema_revision']}, {manifest['created']}).
+
+{rows}
+
+The columns are the database's (docs/schema.md of zeckdb); the partition columns
+(variant or graph, and n) are in the folder names, hive-style. manifest.json has
+the rows, size and sha256 of every file. To read it back:
+
+  DuckDB:   SELECT * FROM {reader}('positions/*/*/*.{fmt}', hive_partitioning = true)
+  pyarrow:  pyarrow.dataset.dataset('positions', format='{fmt}', partitioning='hive')
+  polars:   polars.scan_{fmt}('positions/**/*.{fmt}', hive_partitioning=True)
+  pandas:   pandas.read_parquet('positions')   (Parquet)
+"""
