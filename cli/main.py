@@ -454,6 +454,89 @@ def simulate(
 
 
 @app.command()
+def plot(
+    kind: str = typer.Argument(..., help="length-distribution, winners, lengths, p-positions or remoteness."),
+    variant: str = typer.Option(..., "--variant", help="The game, e.g. zeckendorf, reversed, black-hole-3."),
+    n: Optional[str] = typer.Option(None, "--n", help="Which n: one (remoteness), up to 12 (length-distribution: a panel each) or a range (winners, lengths; default: every n built).", show_default=False),
+    measure: str = typer.Option("P", "--measure", help="length-distribution: P (random play) or mu (every game equally likely)."),
+    out: Path = typer.Option(..., "--out", help="The image to write: FILE.png or FILE.svg."),
+    data: Optional[Path] = typer.Option(None, "--data", help="Also write the plotted numbers to this CSV file.", show_default=False),
+    db: Optional[str] = DbOption,
+) -> None:
+    """Draw a figure from the database (matplotlib): the length distribution against its
+    Gaussian, who wins each n against 1/phi, shortest and longest games against n - Z(n),
+    the P-positions of a Black Hole game, positions by remoteness."""
+    from zeckdb import api, plots
+    from zeckdb.ranges import parse_ns
+    from zeckdb.render import render
+
+    if kind not in plots.KINDS:
+        raise UsageError(f"unknown plot {kind[:30]!r}: choose one of {', '.join(plots.KINDS)}")
+    plots.check_out(out)
+    if data is not None and data.suffix.lower() != ".csv":
+        raise UsageError(f"--data {str(data)[:60]!r}: name a .csv file")
+    ns = parse_ns(n) if n else None
+    if kind in ("length-distribution", "remoteness") and not ns:
+        raise UsageError(f"{kind} needs --n (e.g. --n 20)")
+    if kind == "remoteness" and len(ns) != 1:
+        raise UsageError("remoteness draws one layer: give one n, e.g. --n 20")
+    if kind == "p-positions" and ns:
+        raise UsageError("p-positions draws every n built: leave out --n")
+    with api.open_db(db) as store:
+        if kind == "length-distribution":
+            figure = plots.length_distribution(store, variant, ns, measure)
+        elif kind == "winners":
+            figure = plots.winners(store, variant, ns)
+        elif kind == "lengths":
+            figure = plots.lengths(store, variant, ns)
+        elif kind == "p-positions":
+            figure = plots.p_positions(store, variant)
+        else:
+            figure = plots.remoteness(store, variant, ns[0])
+    plots.save(figure, out)
+    typer.echo(f"wrote {out}")
+    if data is not None:
+        data.write_text(render(figure.columns, figure.rows, "csv") + "\n")
+        typer.echo(f"wrote {data} ({len(figure.rows)} rows)")
+
+
+@app.command()
+def draw(
+    variant: str = typer.Argument(..., help="The game, e.g. zeckendorf."),
+    n: str = typer.Option(..., "--n", help="The layer to draw: one n."),
+    fmt: str = typer.Option("dot", "--format", help="dot (Graphviz's text), svg or png (these two run Graphviz's `dot`)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="The file to write [default: standard output; png needs --out].", show_default=False),
+    strategy_only: bool = typer.Option(False, "--strategy-only", help="Only the winner's strategy graph."),
+    max_nodes: int = typer.Option(500, "--max-nodes", min=1, max=100_000, help="Refuse layers with more positions than this."),
+    db: Optional[str] = DbOption,
+) -> None:
+    """Draw the game graph of one layer with Graphviz: positions labelled as on the command
+    line, moves as labelled arrows, P- and N-positions told apart, the winner's strategy
+    graph highlighted, the start and the terminals marked."""
+    from zeckdb import api
+    from zeckdb.draw import FORMATS, layer_dot, render
+    from zeckdb.ranges import parse_count
+
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt[:20]!r}: choose dot, svg or png")
+    layer = parse_count(n)
+    if layer is None:
+        raise UsageError(f"bad --n {n[:40]!r}: give one n in ASCII digits, e.g. --n 7")
+    if fmt == "png" and out is None:
+        raise UsageError("--format png writes a binary image: give --out FILE.png")
+    if out is not None and not (out.parent if str(out.parent) else Path(".")).is_dir():
+        raise UsageError(f"cannot write {out}: the folder {out.parent} does not exist")
+    with api.open_db(db) as store:
+        dot = layer_dot(store, variant, layer, strategy_only, max_nodes)
+    data = dot.encode() if fmt == "dot" else render(dot, fmt)
+    if out is None:
+        sys.stdout.write(data.decode())
+    else:
+        out.write_bytes(data)
+        typer.echo(f"wrote {out}")
+
+
+@app.command()
 def export(
     folder: Path = typer.Argument(..., help="A new (or empty) folder to write the files into."),
     fmt: str = typer.Option("parquet", "--format", help="parquet or csv."),

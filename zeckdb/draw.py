@@ -1,0 +1,109 @@
+"""`zeckdb draw`: the game graph of one layer in Graphviz's DOT language, and through
+Graphviz's `dot` as SVG or PNG.
+
+Every position is labelled as on the command line and every move is an arrow
+labelled with its name. P-positions (the player to move loses) are red boxes,
+N-positions green ellipses; the winner's strategy graph (the positions flagged
+`in_winning_strategies`, as in Lee and Bitler's figures, and the moves between
+them) is drawn in heavy blue; the start has a double border, terminals a
+diagonal-cornered box. Moves leaving the layer (Black Hole games, Fibonacci
+nim) end at dashed nodes of the lower layer.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+from .errors import UsageError, ZeckdbError
+from .store import Store
+from .variants import get_variant
+
+FORMATS = ("dot", "svg", "png")
+MAX_NODES = 500
+P_FILL, N_FILL, STRATEGY = "#f8d4d0", "#d5f0d5", "#1f4e9c"
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = False, max_nodes: int = MAX_NODES) -> str:
+    """The DOT text of layer n of a variant (refused over max_nodes positions)."""
+    variant = get_variant(variant_name)
+    store.require_built(variant.name, n)
+    bins = len(variant.columns)
+    counts = ", ".join(f"coalesce(c{i + 1}, 0)" for i in range(bins))
+    rows = store.con.execute(
+        f"""SELECT id, [{counts}], outcome, remoteness, is_start, is_terminal, in_winning_strategies
+            FROM positions WHERE variant = ? AND n = ? AND (NOT ? OR in_winning_strategies) ORDER BY id""",
+        [variant.name, n, strategy_only]).fetchall()
+    if len(rows) > max_nodes:
+        raise UsageError(f"layer n = {n} of {variant.name} has {len(rows):,} {'strategy ' if strategy_only else ''}"
+                         f"positions, over --max-nodes {max_nodes}: draw a smaller n"
+                         + ("" if strategy_only else ", or --strategy-only") + ", or raise --max-nodes")
+    kept = {r[0] for r in rows}
+    has_dst_n = "dst_n" in [d[0] for d in store.con.execute("SELECT * FROM moves LIMIT 0").description]
+    moves = store.con.execute(
+        f"""SELECT src, dst, {"coalesce(dst_n, n)" if has_dst_n else "n"} AS dst_n, move FROM moves
+            WHERE variant = ? AND n = ? ORDER BY src, dst""", [variant.name, n]).fetchall()
+    moves = [m for m in moves if m[0] in kept and (m[2] != n or m[1] in kept)]
+    outside = sorted({(m[2], m[1]) for m in moves if m[2] != n})
+    labels = {}
+    for dst_n, dst in outside:  # positions of lower layers the moves reach
+        row = store.con.execute(f"SELECT [{counts}], outcome FROM positions WHERE variant = ? AND n = ? AND id = ?",
+                                [variant.name, dst_n, dst]).fetchone()
+        labels[dst_n, dst] = row
+    title = (f"{variant.name}, n = {n}: {'the winner' + chr(39) + 's strategy graph' if strategy_only else 'game graph'}"
+             f" ({len(rows)} positions, {len(moves)} moves)")
+    out = [f"digraph {_quote(f'{variant.name} n={n}')} {{",
+           f"  graph [label={_quote(title)}, labelloc=t, fontname=Helvetica, fontsize=14];",
+           "  node [fontname=Helvetica, fontsize=11, style=filled];",
+           "  edge [fontname=Helvetica, fontsize=9, color=\"#777777\"];",
+           "  subgraph cluster_legend {",
+           "    label=\"legend\"; fontsize=10; color=\"#bbbbbb\";",
+           f"    legend_p [label=\"P-position: the player to move loses\", shape=box, fillcolor=\"{P_FILL}\"];",
+           f"    legend_n [label=\"N-position: the player to move wins\", shape=ellipse, fillcolor=\"{N_FILL}\"];",
+           f"    legend_s [label=\"in the winner's strategy graph\", shape=box, fillcolor=white, color=\"{STRATEGY}\", penwidth=3];",
+           "    legend_start [label=\"start (double border); terminal: cut corners\", shape=box, fillcolor=white, peripheries=2];",
+           "    legend_p -> legend_n -> legend_s -> legend_start [style=invis];",
+           "  }"]
+    for pid, vector, outcome, remoteness, is_start, is_terminal, strategic in rows:
+        attrs = {"label": f"{variant.format(vector)}\\nremoteness {remoteness}",
+                 "shape": "box" if outcome == "loss" else "ellipse",
+                 "fillcolor": P_FILL if outcome == "loss" else N_FILL}
+        if is_terminal:
+            attrs["style"] = "filled,diagonals"
+        if is_start:
+            attrs["peripheries"] = "2"
+        if strategic:
+            attrs.update(color=STRATEGY, penwidth="3")
+        out.append(f"  p{pid} [" + ", ".join(f"{k}={_quote(v) if k != 'label' else chr(34) + v + chr(34)}"
+                                            for k, v in attrs.items()) + "];")
+    for (dst_n, dst), (vector, outcome) in labels.items():
+        out.append(f"  q{dst_n}_{dst} [label=\"{variant.format(vector)}\\n(n = {dst_n})\", style=\"dashed\", "
+                   f"shape={'box' if outcome == 'loss' else 'ellipse'}];")
+    strategic = {r[0] for r in rows if r[6]}
+    for src, dst, dst_n, name in moves:
+        target = f"p{dst}" if dst_n == n else f"q{dst_n}_{dst}"
+        bold = dst_n == n and src in strategic and dst in strategic
+        style = f", color=\"{STRATEGY}\", penwidth=2.5" if bold else ""
+        out.append(f"  p{src} -> {target} [label={_quote(name)}{style}];")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def render(dot: str, fmt: str) -> bytes:
+    """DOT text as SVG or PNG, through Graphviz's `dot` program."""
+    program = shutil.which("dot")
+    if program is None:
+        raise UsageError(f"--format {fmt} needs Graphviz's `dot` program: install it (Debian: apt-get install "
+                         "graphviz), or write --format dot and render it elsewhere")
+    try:
+        done = subprocess.run([program, f"-T{fmt}"], input=dot.encode(), capture_output=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        raise UsageError("Graphviz took over 120 s: draw a smaller n or --strategy-only") from None
+    if done.returncode != 0:
+        first = (done.stderr.decode(errors="replace").strip().splitlines() or ["no message"])[0]
+        raise ZeckdbError(f"Graphviz failed: {first}")
+    return done.stdout

@@ -1,0 +1,214 @@
+"""`zeckdb plot`: figures from the database, each drawn from a named query's rows (the same
+numbers `zeckdb query` prints, which `--data` writes beside the image).
+
+Every figure names the variant, n and measure in its title, labels its axes, and
+says where its numbers come from (all are exact: read from the solved game graphs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import math
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageError
+from .executor import Limits
+from .queries import run_query
+from .store import Store
+from .variants import get_variant
+
+KINDS = ("length-distribution", "winners", "lengths", "p-positions", "remoteness")
+SUFFIXES = (".png", ".svg")
+MAX_PANELS = 12
+PHI = (1 + 5 ** 0.5) / 2
+EXACT = "exact: every game counted from the solved game graph (zeckdb)"
+
+
+@dataclass
+class Plot:
+    figure: Any  # matplotlib.figure.Figure
+    columns: list[str]  # the numbers plotted, for --data
+    rows: list[tuple]
+
+
+def check_out(path: Path) -> None:
+    if path.suffix.lower() not in SUFFIXES:
+        raise UsageError(f"--out {str(path)[:60]!r}: name a .png or .svg file (the format comes from the suffix)")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"cannot write {path}: the folder {parent} does not exist")
+
+
+def _rows(store: Store, query: str, variant: str, ns: list[int] | None, params: dict | None = None):
+    result = run_query(store, query, variant, ns, params or {}, Limits(timeout=600, max_rows=None))
+    if not result.rows:
+        raise UsageError(f"nothing to plot: {query} has no rows for {variant}"
+                         + ("" if ns is None else " at these n") + f": build them with `zeckdb build --variant {variant}`")
+    return result.columns, result.rows
+
+
+def _new_figure(width: float, height: float):
+    from matplotlib.figure import Figure  # files only: a Figure needs no screen and no pyplot state
+
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _figure(panels: int = 1, width: float = 7.0, height: float = 4.2):
+    """A figure of `panels` axes (small multiples, three to a row)."""
+    cols = min(panels, 3)
+    rows = math.ceil(panels / cols)
+    fig = _new_figure(width if panels == 1 else 4.2 * cols, height if panels == 1 else 3.2 * rows)
+    axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    for ax in axes[panels:]:
+        ax.set_visible(False)
+    return fig, axes[:panels]
+
+
+def _source(fig, text: str = EXACT) -> None:
+    """Where the numbers come from, in a strip kept free below the axes."""
+    fig.get_layout_engine().set(rect=(0, 0.035, 1, 0.965))
+    fig.text(0.995, 0.004, text, ha="right", va="bottom", fontsize=7, color="#555")
+
+
+def length_distribution(store: Store, variant: str, ns: list[int], measure: str = "P") -> Plot:
+    if measure not in ("P", "mu"):
+        raise UsageError(f"--measure {measure[:10]!r}: choose P (random play) or mu (every game equally likely)")
+    if len(ns) > MAX_PANELS:
+        raise UsageError(f"{len(ns)} values of n: give at most {MAX_PANELS} (one panel each)")
+    columns, rows = _rows(store, "length-distribution", variant, ns, {"measure": measure})
+    at = {c: i for i, c in enumerate(columns)}
+    fig, axes = _figure(len(ns))
+    what = "both players move uniformly at random (P)" if measure == "P" else "every complete game equally likely (mu)"
+    for ax, n in zip(axes, ns):
+        mine = [r for r in rows if r[at["n"]] == n]
+        if not mine:
+            raise UsageError(f"n = {n} of {variant} is not built: run `zeckdb build --variant {variant} --n {n}`")
+        lengths = [r[at["length"]] for r in mine]
+        probs = [r[at["probability"]] for r in mine]
+        mean = sum(x * p for x, p in zip(lengths, probs))
+        var = sum((x - mean) ** 2 * p for x, p in zip(lengths, probs))
+        ax.bar(lengths, probs, width=0.85, color="#4a78c2", label="exact distribution")
+        if var > 0:
+            xs = [lengths[0] + i * (lengths[-1] - lengths[0]) / 200 for i in range(201)]
+            ax.plot(xs, [math.exp(-(x - mean) ** 2 / (2 * var)) / math.sqrt(2 * math.pi * var) for x in xs],
+                    color="#d1495b", label=f"Gaussian, mean {mean:.2f}, sd {math.sqrt(var):.2f}")
+        ax.set_title(f"{variant}, n = {n}" if len(ns) > 1 else f"{variant}, n = {n}: game length, {what}", fontsize=10)
+        ax.set_xlabel("length of the game (moves)")
+        ax.set_ylabel("probability")
+        ax.legend(fontsize=7)
+    if len(ns) > 1:
+        fig.suptitle(f"{variant}: game length, {what}")
+    _source(fig)
+    return Plot(fig, columns, rows)
+
+
+def winners(store: Store, variant: str, ns: list[int] | None) -> Plot:
+    columns, rows = _rows(store, "winners", variant, ns)
+    at = {c: i for i, c in enumerate(columns)}
+    n = [r[at["n"]] for r in rows]
+    fig = _new_figure(7.0, 5.0)
+    ax_top, ax_bottom = fig.subplots(2, 1, sharex=True, height_ratios=[1, 2])
+    ax_top.scatter(n, [r[at["winner"]] for r in rows], s=8, color="#4a78c2")
+    ax_top.set_yticks([1, 2], ["Player 1", "Player 2"])
+    ax_top.set_ylim(0.5, 2.5)
+    ax_top.set_title(f"{variant}: who wins from the start of n, perfect play", fontsize=10)
+    ax_bottom.plot(n, [r[at["p1_fraction"]] for r in rows], color="#4a78c2", label="fraction of n <= N that Player 1 wins")
+    ax_bottom.axhline(1 / PHI, color="#d1495b", linestyle="--", label="1/phi = 0.618 (reversed game, Conjecture 1.3)")
+    ax_bottom.set_xlabel("n")
+    ax_bottom.set_ylabel("running fraction of Player 1 wins")
+    ax_bottom.set_ylim(-0.02, 1.02)
+    ax_bottom.legend(fontsize=7)
+    _source(fig)
+    return Plot(fig, columns, rows)
+
+
+def lengths(store: Store, variant: str, ns: list[int] | None) -> Plot:
+    columns, rows = _rows(store, "lengths", variant, ns)
+    at = {c: i for i, c in enumerate(columns)}
+    n = [r[at["n"]] for r in rows]
+    fig, (ax,) = _figure(1)
+    ax.plot(n, [r[at["max_length"]] for r in rows], color="#d1495b", label="longest game")
+    ax.plot(n, [r[at["min_length"]] for r in rows], color="#4a78c2", label="shortest game")
+    if any(r[at["n_minus_z"]] is not None for r in rows):
+        ax.plot(n, [r[at["n_minus_z"]] for r in rows], color="black", linestyle=":", label="n - Z(n)")
+    if any(r[at["max_bound"]] is not None for r in rows):
+        ax.plot(n, [r[at["max_bound"]] for r in rows], color="#888", linestyle="--",
+                label="Theorem 1.4 bound on the longest reversed game")
+    ax.set_title(f"{variant}: shortest and longest game from the start of n", fontsize=10)
+    ax.set_xlabel("n")
+    ax.set_ylabel("moves")
+    ax.legend(fontsize=7)
+    _source(fig)
+    return Plot(fig, columns, rows)
+
+
+def p_positions(store: Store, variant: str) -> Plot:
+    v = get_variant(variant)
+    bins = len(v.columns)
+    if not variant.startswith("black-hole-") or variant.startswith("black-hole-empty") or bins > 3:
+        raise UsageError(f"p-positions draws the Black Hole games of one, two or three bins "
+                         f"(black-hole-2, -3, -4), not {variant}")
+    columns, rows = _rows(store, "black-hole-p-positions", variant, None)
+    at = {c: i for i, c in enumerate(columns)}
+    built = store.built_ns(variant)
+    top = max(built)
+    weights = v.column_weights
+    p_set = {tuple(r[at[f"c{i + 1}"]] for i in range(bins)) for r in rows}
+    import numpy as np
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    cmap = ListedColormap(["#eeeeee", "#f4c7c3", "#1f4e9c"])  # not built, N-position, P-position
+    legend = [Patch(color="#1f4e9c", label="P-position (the player to move loses)"),
+              Patch(color="#f4c7c3", label="N-position"), Patch(color="#eeeeee", label="value beyond the n built")]
+    if bins == 1:
+        fig, (ax,) = _figure(1, height=2.2)
+        grid = np.array([[2 if (x,) in p_set else 1 for x in range(top + 1)]])
+        ax.imshow(grid, cmap=cmap, vmin=0, vmax=2, aspect="auto", origin="lower")
+        ax.set_yticks([])
+        ax.set_xlabel("chips in bin 1 (x)")
+        ax.set_title(f"{variant}: P-positions (x) for x <= {top}", fontsize=10)
+    else:
+        layers = [0] if bins == 2 else list(range(min(4, top // weights[2] + 1)))
+        fig, axes = _figure(len(layers))
+        for ax, c3 in zip(axes, layers):
+            left = top - (weights[2] * c3 if bins == 3 else 0)
+            size1, size2 = left // weights[0] + 1, left // weights[1] + 1
+            grid = np.zeros((size2, size1), dtype=int)
+            for c2 in range(size2):
+                for c1 in range(size1):
+                    if c1 * weights[0] + c2 * weights[1] <= left:
+                        key = (c1, c2) if bins == 2 else (c1, c2, c3)
+                        grid[c2, c1] = 2 if key in p_set else 1
+            ax.imshow(grid, cmap=cmap, vmin=0, vmax=2, origin="lower", interpolation="nearest")
+            ax.set_xlabel("chips in bin 1 (x1)")
+            ax.set_ylabel("chips in bin 2 (x2)")
+            ax.set_title(f"x3 = {c3}" if bins == 3 else f"{variant}: P-positions (x1, x2), value <= {top}", fontsize=10)
+        if bins == 3:
+            fig.suptitle(f"{variant}: P-positions (x1, x2, x3), value <= {top}")
+    fig.legend(handles=legend, loc="outside lower center", ncols=3, fontsize=7)
+    _source(fig, EXACT + "; residues: Cashman, Miller, Shuffelton, Son (2024)")
+    return Plot(fig, columns, rows)
+
+
+def remoteness(store: Store, variant: str, n: int) -> Plot:
+    columns, rows = _rows(store, "remoteness", variant, [n])
+    at = {c: i for i, c in enumerate(columns)}
+    r = [row[at["remoteness"]] for row in rows]
+    fig, (ax,) = _figure(1)
+    ax.bar([x - 0.2 for x in r], [row[at["wins"]] for row in rows], width=0.4, color="#3a9d5d", label="wins")
+    ax.bar([x + 0.2 for x in r], [row[at["losses"]] for row in rows], width=0.4, color="#d1495b", label="losses")
+    ax.set_title(f"{variant}, n = {n}: positions by remoteness and value for the player to move", fontsize=10)
+    ax.set_xlabel("remoteness (moves to the end with perfect play)")
+    ax.set_ylabel("positions")
+    ax.legend(fontsize=8)
+    _source(fig)
+    return Plot(fig, columns, rows)
+
+
+def save(plot: Plot, out: Path) -> None:
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.fonttype": "none"}):  # SVG text stays text: searchable, selectable
+        plot.figure.savefig(out, dpi=110)
