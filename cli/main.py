@@ -470,29 +470,11 @@ def plot(
     from zeckdb.ranges import parse_ns
     from zeckdb.render import render
 
-    if kind not in plots.KINDS:
-        raise UsageError(f"unknown plot {kind[:30]!r}: choose one of {', '.join(plots.KINDS)}")
     plots.check_out(out)
     if data is not None and data.suffix.lower() != ".csv":
         raise UsageError(f"--data {str(data)[:60]!r}: name a .csv file")
-    ns = parse_ns(n) if n else None
-    if kind in ("length-distribution", "remoteness") and not ns:
-        raise UsageError(f"{kind} needs --n (e.g. --n 20)")
-    if kind == "remoteness" and len(ns) != 1:
-        raise UsageError("remoteness draws one layer: give one n, e.g. --n 20")
-    if kind == "p-positions" and ns:
-        raise UsageError("p-positions draws every n built: leave out --n")
     with api.open_db(db) as store:
-        if kind == "length-distribution":
-            figure = plots.length_distribution(store, variant, ns, measure)
-        elif kind == "winners":
-            figure = plots.winners(store, variant, ns)
-        elif kind == "lengths":
-            figure = plots.lengths(store, variant, ns)
-        elif kind == "p-positions":
-            figure = plots.p_positions(store, variant)
-        else:
-            figure = plots.remoteness(store, variant, ns[0])
+        figure = api.plot(store, kind, variant, parse_ns(n) if n else None, measure)
     plots.save(figure, out)
     typer.echo(f"wrote {out}")
     if data is not None:

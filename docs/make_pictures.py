@@ -1,9 +1,13 @@
-"""Make the README's pictures from a small build: docs/page.png, the web page at the
-start of n = 15 of the reversed game, its moves coloured by their value.
+"""Make the README's pictures from a small build (zeckendorf and reversed, n = 1..60):
 
-    python docs/make_pictures.py      # needs Debian's chromium and chromium-driver, and selenium
+- docs/length-distribution.png  `zeckdb plot length-distribution` (zeckendorf, n = 40)
+- docs/winners.png              `zeckdb plot winners` (reversed)
+- docs/zeckendorf-7.png         `zeckdb draw zeckendorf --n 7` (Graphviz)
+- docs/page.png                 the web page at the start of n = 15 of the reversed game
 
-Everything shown is read from a database built here (n = 1..20), never drawn by hand.
+    python docs/make_pictures.py      # needs Graphviz, Debian's chromium and chromium-driver, and selenium
+
+Everything shown is read from the database built here, never drawn by hand.
 """
 
 from __future__ import annotations
@@ -28,8 +32,13 @@ CLI = [sys.executable, "-m", "zeckdb.cli.main"]
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "pictures.duckdb"
-        subprocess.run([*CLI, "build", "--variant", "zeckendorf", "--variant", "reversed", "--n", "1..20",
+        subprocess.run([*CLI, "build", "--variant", "zeckendorf", "--variant", "reversed", "--n", "1..60",
                         "--db", str(db)], check=True)
+        for command in (["plot", "length-distribution", "--variant", "zeckendorf", "--n", "40",
+                         "--out", DOCS / "length-distribution.png"],
+                        ["plot", "winners", "--variant", "reversed", "--out", DOCS / "winners.png"],
+                        ["draw", "zeckendorf", "--n", "7", "--format", "png", "--out", DOCS / "zeckendorf-7.png"]):
+            subprocess.run([*CLI, *map(str, command), "--db", str(db)], check=True)
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
@@ -58,7 +67,8 @@ def page_picture(base: str, out: Path) -> None:
     try:
         browser.get(base + "/?variant=reversed&n=15")  # Player 1 to move (and win); the perfect player is Player 2
         wait = WebDriverWait(browser, 20)
-        wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "#chart svg"))
+        wait.until(lambda b: b.execute_script("const i = document.getElementById('chart'); "
+                                              "return i.complete && i.naturalWidth > 0"))
         browser.save_screenshot(str(out))
         print(f"wrote {out}")
     finally:

@@ -72,7 +72,9 @@ def test_play_n7_against_the_perfect_player(browser, page, tmp_path):
     summary = browser.find_element(By.ID, "summary-facts").text
     assert f"shortest game\n{7 - ref.z_count(7)} moves" in summary
     assert f"complete games\n{ref.game_count('zeckendorf', (7,))}" in summary
-    assert browser.find_elements(By.CSS_SELECTOR, "#chart svg rect")  # the length distribution is drawn
+    for figure in ("chart", "winners-plot"):  # the length distribution and the winners, as `zeckdb plot` draws them
+        wait_for(browser, lambda b: b.execute_script(
+            f"const i = document.getElementById('{figure}'); return i.complete && i.naturalWidth > 0"))
 
     plies = 0
     while not browser.find_element(By.ID, "result").is_displayed():

@@ -73,7 +73,7 @@ def test_remoteness_counts_add_up(capsys, small_db, tmp_path, con):
     (["winners", "--variant", "zeckendorf", "--out", "x.jpg"], "name a .png or .svg file"),
     (["winners", "--variant", "zeckendorf", "--out", "no/such/x.png"], "does not exist"),
     (["winners", "--variant", "zeckendorf", "--out", "x.png", "--data", "x.txt"], "name a .csv file"),
-    (["length-distribution", "--variant", "zeckendorf", "--out", "x.png"], "needs --n"),
+    (["length-distribution", "--variant", "zeckendorf", "--out", "x.png"], "length-distribution needs n"),
     (["length-distribution", "--variant", "zeckendorf", "--n", "1..13", "--out", "x.png"], "at most 12"),
     (["length-distribution", "--variant", "zeckendorf", "--n", "7", "--measure", "Q", "--out", "x.png"], "--measure 'Q'"),
     (["remoteness", "--variant", "zeckendorf", "--n", "5,6", "--out", "x.png"], "give one n"),

@@ -147,3 +147,17 @@ def test_the_page_and_only_its_files(server):
                     "nothing.js", "..", "web"):
         code, body, _ = get(f"{server}/static/{hostile}")
         assert code == 404 and set(body) == {"error"} and "\n" not in body["error"], (hostile, code, body)
+
+
+def test_plots_as_svg(server):
+    code, _, text = get(server + "/v1/plots/length-distribution?variant=zeckendorf&n=12&measure=mu")
+    assert code == 200 and "<svg" in text and "zeckendorf, n = 12" in text
+    code, _, text = get(server + "/v1/plots/winners?variant=reversed")
+    assert code == 200 and "<svg" in text
+    for url, status, message in [("/v1/plots/pie?variant=zeckendorf", 400, "unknown plot 'pie'"),
+                                 ("/v1/plots/remoteness?variant=zeckendorf", 400, "remoteness needs n"),
+                                 ("/v1/plots/winners?variant=nope", 404, "unknown variant"),
+                                 ("/v1/plots/remoteness?variant=zeckendorf&n=99", 404, "n = 99 is not built"),
+                                 ("/v1/plots/winners", 400, "bad request")]:
+        code, body, _ = get(server + url)
+        assert code == status and message in body["error"], (url, code, body)

@@ -19,12 +19,13 @@ from typing import Any
 
 from .errors import NotBuiltError, UsageError
 from .executor import Limits, Result, real
+from .plots import make as plot
 from .queries import list_queries, run_query, run_sql
 from .store import SCHEMA_HEAD, Store
 from .variants import Position, Variant, catalog, get_variant
 
-__all__ = ["Limits", "Move", "PositionInfo", "Result", "line_json", "list_queries", "open_db", "principal_line",
-           "probe", "run_query", "run_sql", "status", "summary", "variants"]
+__all__ = ["Limits", "Move", "PositionInfo", "Result", "line_json", "list_queries", "open_db", "plot",
+           "principal_line", "probe", "run_query", "run_sql", "status", "summary", "variants"]
 
 
 @dataclass

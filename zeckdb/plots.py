@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from .errors import UsageError
 from .executor import Limits
@@ -207,8 +207,30 @@ def remoteness(store: Store, variant: str, n: int) -> Plot:
     return Plot(fig, columns, rows)
 
 
-def save(plot: Plot, out: Path) -> None:
+def make(store: Store, kind: str, variant: str, ns: list[int] | None = None, measure: str = "P") -> Plot:
+    """One of KINDS, after checking that the arguments fit it."""
+    if kind not in KINDS:
+        raise UsageError(f"unknown plot {kind[:30]!r}: choose one of {', '.join(KINDS)}")
+    if kind in ("length-distribution", "remoteness") and not ns:
+        raise UsageError(f"{kind} needs n (e.g. --n 20)")
+    if kind == "remoteness" and len(ns) != 1:
+        raise UsageError("remoteness draws one layer: give one n, e.g. --n 20")
+    if kind == "p-positions" and ns:
+        raise UsageError("p-positions draws every n built: leave out n")
+    if kind == "length-distribution":
+        return length_distribution(store, variant, ns, measure)
+    if kind == "winners":
+        return winners(store, variant, ns)
+    if kind == "lengths":
+        return lengths(store, variant, ns)
+    if kind == "p-positions":
+        return p_positions(store, variant)
+    return remoteness(store, variant, ns[0])
+
+
+def save(plot: Plot, out: Path | BinaryIO, fmt: str | None = None) -> None:
+    """Write the figure to a file (format from its suffix) or a binary stream (`fmt`)."""
     import matplotlib
 
     with matplotlib.rc_context({"svg.fonttype": "none"}):  # SVG text stays text: searchable, selectable
-        plot.figure.savefig(out, dpi=110)
+        plot.figure.savefig(out, dpi=110, format=fmt)

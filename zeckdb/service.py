@@ -15,6 +15,7 @@ build's commits and opened again after it (SharedReader).
 from __future__ import annotations
 
 from contextlib import contextmanager
+import io
 import logging
 import os
 from pathlib import Path
@@ -24,11 +25,11 @@ from typing import Any, Iterator
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from . import __version__, api
+from . import __version__, api, plots
 from .errors import DatabaseError, NotBuiltError, QueryLimitError, UnknownQueryError, UnknownVariantError, UsageError, ZeckdbError
 from .executor import Limits
 from .queries import get_query
@@ -251,6 +252,15 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
         return {"columns": result.columns, "rows": [plain(list(r)) for r in result.rows],
                 "total_rows": result.total_rows, "truncated": result.truncated,
                 "limits": {"timeout_s": sql_limits.timeout, "max_rows": sql_limits.max_rows}}
+
+    @app.get("/v1/plots/{kind}", summary="A figure as SVG (kind: length-distribution, winners, lengths, p-positions, "
+                                          "remoteness), as `zeckdb plot` draws it", response_class=Response)
+    def plot(kind: str, variant: str, n: str | None = None, measure: str = "P") -> Response:
+        with store() as s:
+            figure = api.plot(s, kind, variant, parse_ns(n) if n else None, measure)
+        image = io.BytesIO()
+        plots.save(figure, image, "svg")
+        return Response(image.getvalue(), media_type="image/svg+xml")
 
     @app.get("/v1/{variant}/summary", summary="The per-n summary rows (n: 7, 1..150 or 1..20,30)")
     def summary(variant: str, n: str | None = None) -> list[dict[str, Any]]:

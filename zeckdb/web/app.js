@@ -163,34 +163,13 @@ async function loadSummary(variant, n) {
 }
 
 async function drawDistribution() {
+  // the figures of `zeckdb plot`, drawn by the server from the same numbers
   const measure = $("measure").value;
-  const result = await api(`/v1/queries/length-distribution?variant=${encodeURIComponent(game.variant)}` +
-                           `&n=${game.n}&measure=${measure}`);
-  const at = (name) => result.columns.indexOf(name);
-  const bars = result.rows.map((r) => [r[at("length")], r[at("probability")]]);
-  $("chart").innerHTML = barChart(bars, `length of the game (moves), measure ${measure}`, "probability");
-}
-
-function barChart(bars, xLabel, yLabel) {
-  if (!bars.length) return "<p>no distribution stored for this n</p>";
-  const W = 420, H = 240, left = 48, bottom = 36, top = 12, right = 8;
-  const lo = bars[0][0], hi = bars[bars.length - 1][0];
-  const peak = Math.max(...bars.map((b) => b[1]));
-  const step = (W - left - right) / (hi - lo + 1);
-  const y = (p) => top + (H - top - bottom) * (1 - p / peak);
-  const rects = bars.map(([length, p]) =>
-    `<rect x="${(left + (length - lo) * step).toFixed(2)}" y="${y(p).toFixed(2)}" ` +
-    `width="${Math.max(step * 0.85, 0.5).toFixed(2)}" height="${(H - bottom - y(p)).toFixed(2)}">` +
-    `<title>length ${length}: ${p.toPrecision(6)}</title></rect>`).join("");
-  const axis = `<line x1="${left}" y1="${H - bottom}" x2="${W - right}" y2="${H - bottom}" stroke="#333"/>` +
-    `<line x1="${left}" y1="${top}" x2="${left}" y2="${H - bottom}" stroke="#333"/>`;
-  const labels = `<text x="${left}" y="${H - bottom + 14}">${lo}</text>` +
-    `<text x="${W - right}" y="${H - bottom + 14}" text-anchor="end">${hi}</text>` +
-    `<text x="${(left + W - right) / 2}" y="${H - 4}" text-anchor="middle">${xLabel}</text>` +
-    `<text x="${left - 4}" y="${top + 8}" text-anchor="end">${peak.toPrecision(2)}</text>` +
-    `<text x="${left - 4}" y="${H - bottom}" text-anchor="end">0</text>` +
-    `<text transform="translate(12 ${(top + H - bottom) / 2}) rotate(-90)" text-anchor="middle">${yLabel}</text>`;
-  return `<svg viewBox="0 0 ${W} ${H}" role="img">${axis}${rects}${labels}</svg>`;
+  const chosen = `variant=${encodeURIComponent(game.variant)}`;
+  $("chart").src = `/v1/plots/length-distribution?${chosen}&n=${game.n}&measure=${measure}`;
+  $("chart").alt = `the length distribution of ${game.variant}, n = ${game.n}, under ${measure}, with its Gaussian`;
+  $("winners-plot").src = `/v1/plots/winners?${chosen}`;
+  $("winners-plot").alt = `who wins ${game.variant} for each n built, and the running fraction of Player 1 wins`;
 }
 
 function wire() {
