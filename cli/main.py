@@ -21,6 +21,8 @@ app = typer.Typer(
     "Build a database with `zeckdb build`, then look positions up with `zeckdb position`, "
     "play optimal lines with `zeckdb line`, ask research questions with `zeckdb query` "
     "(named queries) or `zeckdb sql` (ad-hoc, read-only), and see what is built with `zeckdb status`. "
+    "`zeckdb serve` offers it all over HTTP with a web page; `zeckdb plot`, `zeckdb draw` and "
+    "`zeckdb export` make figures, game-graph drawings and Parquet files. "
     "The database is ./zeckdb.duckdb unless --db or $ZECKDB_DB says otherwise.\n\n"
     "Variants (`zeckdb variants` describes them): zeckendorf, reversed, build-up, quilt, fibonacci-nim, "
     "black-hole-M and black-hole-empty-board-M (M = 2..12; a default build covers M = 2..5).",
@@ -408,12 +410,14 @@ def serve(
     sql_timeout: float = typer.Option(10.0, "--sql-timeout", help="Time limit of each POST /v1/sql, in seconds."),
     sql_max_rows: int = typer.Option(10_000, "--sql-max-rows", help="Rows returned by POST /v1/sql at most.", min=1),
 ) -> None:
-    """Serve the database read-only over HTTP: a JSON API (documented at /docs).
+    """Serve the database read-only over HTTP: a web page at / and a JSON API at /v1 (documented at /docs).
 
     GET /v1/variants, /v1/status, /v1/{variant}/positions/{position},
     /v1/{variant}/starts/{n}, /v1/{variant}/mainline/{position} (or /start/{n}),
-    /v1/{variant}/summary?n=RANGE, /v1/queries, /v1/queries/{name}?variant=&n=&...;
-    POST /v1/sql {"sql": "..."}; GET /healthz. Errors are JSON {"error": "..."}.
+    /v1/{variant}/summary?n=RANGE, /v1/queries, /v1/queries/{name}?variant=&n=&...,
+    /v1/plots/{kind}?variant=&n= (SVG); POST /v1/sql {"sql": "..."}; GET /healthz.
+    Errors are JSON {"error": "..."}. A build may write the database meanwhile:
+    answers come from the layers it has committed.
     """
     from zeckdb.service import serve as run_service
 
@@ -463,9 +467,13 @@ def plot(
     data: Optional[Path] = typer.Option(None, "--data", help="Also write the plotted numbers to this CSV file.", show_default=False),
     db: Optional[str] = DbOption,
 ) -> None:
-    """Draw a figure from the database (matplotlib): the length distribution against its
-    Gaussian, who wins each n against 1/phi, shortest and longest games against n - Z(n),
-    the P-positions of a Black Hole game, positions by remoteness."""
+    """Draw a figure from the database as PNG or SVG (matplotlib).
+
+    length-distribution: the exact distribution of the game length against its
+    Gaussian; winners: who wins each n and the running fraction against 1/phi;
+    lengths: shortest and longest games against n - Z(n); p-positions: the
+    P-positions of a Black Hole game of one to three bins; remoteness: a layer's
+    wins and losses by remoteness."""
     from zeckdb import api, plots
     from zeckdb.ranges import parse_ns
     from zeckdb.render import render
@@ -492,9 +500,11 @@ def draw(
     max_nodes: int = typer.Option(500, "--max-nodes", min=1, max=100_000, help="Refuse layers with more positions than this."),
     db: Optional[str] = DbOption,
 ) -> None:
-    """Draw the game graph of one layer with Graphviz: positions labelled as on the command
-    line, moves as labelled arrows, P- and N-positions told apart, the winner's strategy
-    graph highlighted, the start and the terminals marked."""
+    """Draw the game graph of one small layer with Graphviz (DOT, SVG or PNG).
+
+    Positions are labelled as on the command line, moves are arrows labelled
+    with their names, P- and N-positions are told apart, the winner's strategy
+    graph is highlighted, the start and the terminals are marked."""
     from zeckdb import api
     from zeckdb.draw import FORMATS, layer_dot, render
     from zeckdb.ranges import parse_count
@@ -526,9 +536,11 @@ def export(
     n: Optional[str] = typer.Option(None, "--n", help="Which n: 7, 1..150 or 1..20,30 [default: all built].", show_default=False),
     db: Optional[str] = DbOption,
 ) -> None:
-    """Export positions, moves (edges), summaries and length distributions as Parquet or CSV
-    files partitioned like DIR/positions/variant=V/n=N/, with a manifest (rows and sha256 per
-    file) and a README saying how DuckDB, pandas, polars and pyarrow read them back."""
+    """Export the database as Parquet or CSV files, partitioned by variant and n.
+
+    Positions, moves (edges), summaries and length distributions, laid out like
+    DIR/positions/variant=V/n=N/, with a manifest (rows and sha256 per file) and
+    a README saying how DuckDB, pandas, polars and pyarrow read them back."""
     from zeckdb import api
     from zeckdb.export import FORMATS, check_target, export as run_export, plan
     from zeckdb.ranges import parse_ns

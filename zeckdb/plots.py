@@ -48,6 +48,11 @@ def _rows(store: Store, query: str, variant: str, ns: list[int] | None, params: 
     return result.columns, result.rows
 
 
+def _series(columns: list[str], rows: list[tuple]) -> dict[str, list]:
+    """The rows of a query as one list per column."""
+    return {name: [r[i] for r in rows] for i, name in enumerate(columns)}
+
+
 def _new_figure(width: float, height: float):
     from matplotlib.figure import Figure  # files only: a Figure needs no screen and no pyplot state
 
@@ -105,15 +110,14 @@ def length_distribution(store: Store, variant: str, ns: list[int], measure: str 
 
 def winners(store: Store, variant: str, ns: list[int] | None) -> Plot:
     columns, rows = _rows(store, "winners", variant, ns)
-    at = {c: i for i, c in enumerate(columns)}
-    n = [r[at["n"]] for r in rows]
+    c = _series(columns, rows)
     fig = _new_figure(7.0, 5.0)
     ax_top, ax_bottom = fig.subplots(2, 1, sharex=True, height_ratios=[1, 2])
-    ax_top.scatter(n, [r[at["winner"]] for r in rows], s=8, color="#4a78c2")
+    ax_top.scatter(c["n"], c["winner"], s=8, color="#4a78c2")
     ax_top.set_yticks([1, 2], ["Player 1", "Player 2"])
     ax_top.set_ylim(0.5, 2.5)
     ax_top.set_title(f"{variant}: who wins from the start of n, perfect play", fontsize=10)
-    ax_bottom.plot(n, [r[at["p1_fraction"]] for r in rows], color="#4a78c2", label="fraction of n <= N that Player 1 wins")
+    ax_bottom.plot(c["n"], c["p1_fraction"], color="#4a78c2", label="fraction of n <= N that Player 1 wins")
     ax_bottom.axhline(1 / PHI, color="#d1495b", linestyle="--", label="1/phi = 0.618 (reversed game, Conjecture 1.3)")
     ax_bottom.set_xlabel("n")
     ax_bottom.set_ylabel("running fraction of Player 1 wins")
@@ -125,16 +129,14 @@ def winners(store: Store, variant: str, ns: list[int] | None) -> Plot:
 
 def lengths(store: Store, variant: str, ns: list[int] | None) -> Plot:
     columns, rows = _rows(store, "lengths", variant, ns)
-    at = {c: i for i, c in enumerate(columns)}
-    n = [r[at["n"]] for r in rows]
+    c = _series(columns, rows)
     fig, (ax,) = _figure(1)
-    ax.plot(n, [r[at["max_length"]] for r in rows], color="#d1495b", label="longest game")
-    ax.plot(n, [r[at["min_length"]] for r in rows], color="#4a78c2", label="shortest game")
-    if any(r[at["n_minus_z"]] is not None for r in rows):
-        ax.plot(n, [r[at["n_minus_z"]] for r in rows], color="black", linestyle=":", label="n - Z(n)")
-    if any(r[at["max_bound"]] is not None for r in rows):
-        ax.plot(n, [r[at["max_bound"]] for r in rows], color="#888", linestyle="--",
-                label="Theorem 1.4 bound on the longest reversed game")
+    ax.plot(c["n"], c["max_length"], color="#d1495b", label="longest game")
+    ax.plot(c["n"], c["min_length"], color="#4a78c2", label="shortest game")
+    if any(x is not None for x in c["n_minus_z"]):
+        ax.plot(c["n"], c["n_minus_z"], color="black", linestyle=":", label="n - Z(n)")
+    if any(x is not None for x in c["max_bound"]):
+        ax.plot(c["n"], c["max_bound"], color="#888", linestyle="--", label="Theorem 1.4 bound on the longest reversed game")
     ax.set_title(f"{variant}: shortest and longest game from the start of n", fontsize=10)
     ax.set_xlabel("n")
     ax.set_ylabel("moves")
@@ -194,11 +196,10 @@ def p_positions(store: Store, variant: str) -> Plot:
 
 def remoteness(store: Store, variant: str, n: int) -> Plot:
     columns, rows = _rows(store, "remoteness", variant, [n])
-    at = {c: i for i, c in enumerate(columns)}
-    r = [row[at["remoteness"]] for row in rows]
+    c = _series(columns, rows)
     fig, (ax,) = _figure(1)
-    ax.bar([x - 0.2 for x in r], [row[at["wins"]] for row in rows], width=0.4, color="#3a9d5d", label="wins")
-    ax.bar([x + 0.2 for x in r], [row[at["losses"]] for row in rows], width=0.4, color="#d1495b", label="losses")
+    ax.bar([x - 0.2 for x in c["remoteness"]], c["wins"], width=0.4, color="#3a9d5d", label="wins")
+    ax.bar([x + 0.2 for x in c["remoteness"]], c["losses"], width=0.4, color="#d1495b", label="losses")
     ax.set_title(f"{variant}, n = {n}: positions by remoteness and value for the player to move", fontsize=10)
     ax.set_xlabel("remoteness (moves to the end with perfect play)")
     ax.set_ylabel("positions")
