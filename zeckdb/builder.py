@@ -3,7 +3,7 @@
 Layers are built in ascending n, through three stages that overlap on
 different n (numba kernels and DuckDB release the GIL): solve (this thread),
 length distributions (two threads), write (one thread, one transaction per
-(variant, n)). At most three layers are in flight, so memory is bounded by
+n, split between variants when a reader waits). At most three layers are in flight, so memory is bounded by
 the largest n, not by the range. The writer closes the file whenever it has
 nothing to write or a reader waits (zeckdb.locking): the database stays
 readable, layer by layer, while it is built. Variants sharing a graph share its enumeration and its
