@@ -553,8 +553,9 @@ def export(
     check_target(folder)  # before the database is opened
     t0 = time.perf_counter()
     with api.open_db(db) as store:
-        with _progress(len(plan(store, names, ns)), "exporting") as advance:
-            manifest = run_export(store, folder, fmt, names, ns, progress=advance)
+        parts = plan(store, names, ns)
+        with _progress(len(parts), "exporting") as advance:
+            manifest = run_export(store, folder, parts, fmt, progress=advance)
     seconds = time.perf_counter() - t0
     files = [f for t in manifest["tables"].values() for f in t["files"]]
     typer.echo(f"exported {sum(t['rows'] for t in manifest['tables'].values()):,} rows in {len(files)} {fmt} files "

@@ -3,11 +3,11 @@
 Layers are built in ascending n, through three stages that overlap on
 different n (numba kernels and DuckDB release the GIL): solve (this thread),
 length distributions (two threads), write (one thread, one transaction per
-n, split between variants when a reader waits). At most three layers are in flight, so memory is bounded by
-the largest n, not by the range. The writer closes the file whenever it has
-nothing to write or a reader waits (zeckdb.locking): the database stays
-readable, layer by layer, while it is built. Variants sharing a graph share its enumeration and its
-stored edges.
+n, split between variants when a reader waits). At most three layers are in
+flight, so memory is bounded by the largest n, not by the range. The writer
+closes the file whenever it has nothing to write or a reader waits
+(zeckdb.locking): the database stays readable, layer by layer, while it is
+built. Variants sharing a graph share its enumeration and its stored edges.
 """
 
 from __future__ import annotations
@@ -181,9 +181,11 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
     stored_graphs = {v.graph_name: set() if force else store.graph_ns(v.graph_name) for v in variants}
     store.let_go()  # readers meanwhile: the first layers wait for the kernels to compile
 
-    queued = [0]  # writes handed over and not finished
+    queued = 0  # writes handed over and not finished
+    queue_lock = threading.Lock()
 
     def write(records: list[LayerRecord], analysed: list[Future]) -> None:
+        nonlocal queued
         try:
             for f in analysed:
                 f.result()
@@ -191,8 +193,8 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
             store.write_layers(records)
         finally:
             with queue_lock:
-                queued[0] -= 1
-                idle = queued[0] == 0
+                queued -= 1
+                idle = queued == 0
         # Readers open the file between commits: at once when the writer has nothing to
         # write (while the next layer is solved), else when one is waiting.
         if idle:
@@ -202,7 +204,6 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
         if progress:
             progress(sum(r.variant.estimate_work(r.n) for r in records), f"n={records[0].n}")
 
-    queue_lock = threading.Lock()
     in_flight: deque[Future] = deque()
     lower = LowerLayers(todo)
     # two analysts: at large n the distributions cost more than solving and writing together
@@ -218,7 +219,7 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
                     in_flight.popleft().result()
                 analysed = [analysts.submit(_add_distribution, r) for r in records]
                 with queue_lock:
-                    queued[0] += 1
+                    queued += 1
                 in_flight.append(writer.submit(write, records, analysed))
                 for r in records:
                     report.built.append((r.variant.name, n))

@@ -25,7 +25,8 @@ P_FILL, N_FILL, STRATEGY = "#f8d4d0", "#d5f0d5", "#1f4e9c"
 
 
 def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A DOT string: quotes and backslashes escaped, line breaks as DOT's \\n."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = False, max_nodes: int = MAX_NODES) -> str:
@@ -43,10 +44,9 @@ def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = Fal
                          f"positions, over --max-nodes {max_nodes}: draw a smaller n"
                          + ("" if strategy_only else ", or --strategy-only") + ", or raise --max-nodes")
     kept = {r[0] for r in rows}
-    has_dst_n = "dst_n" in [d[0] for d in store.con.execute("SELECT * FROM moves LIMIT 0").description]
     moves = store.con.execute(
-        f"""SELECT src, dst, {"coalesce(dst_n, n)" if has_dst_n else "n"} AS dst_n, move FROM moves
-            WHERE variant = ? AND n = ? ORDER BY src, dst""", [variant.name, n]).fetchall()
+        """SELECT src, dst, coalesce(dst_n, n) AS dst_n, move FROM moves
+           WHERE variant = ? AND n = ? ORDER BY src, dst""", [variant.name, n]).fetchall()
     moves = [m for m in moves if m[0] in kept and (m[2] != n or m[1] in kept)]
     outside = sorted({(m[2], m[1]) for m in moves if m[2] != n})
     labels = {}
@@ -69,7 +69,7 @@ def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = Fal
            "    legend_p -> legend_n -> legend_s -> legend_start [style=invis];",
            "  }"]
     for pid, vector, outcome, remoteness, is_start, is_terminal, strategic in rows:
-        attrs = {"label": f"{variant.format(vector)}\\nremoteness {remoteness}",
+        attrs = {"label": f"{variant.format(vector)}\nremoteness {remoteness}",
                  "shape": "box" if outcome == "loss" else "ellipse",
                  "fillcolor": P_FILL if outcome == "loss" else N_FILL}
         if is_terminal:
@@ -78,10 +78,10 @@ def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = Fal
             attrs["peripheries"] = "2"
         if strategic:
             attrs.update(color=STRATEGY, penwidth="3")
-        out.append(f"  p{pid} [" + ", ".join(f"{k}={_quote(v) if k != 'label' else chr(34) + v + chr(34)}"
-                                            for k, v in attrs.items()) + "];")
+        out.append(f"  p{pid} [" + ", ".join(f"{k}={_quote(v)}" for k, v in attrs.items()) + "];")
     for (dst_n, dst), (vector, outcome) in labels.items():
-        out.append(f"  q{dst_n}_{dst} [label=\"{variant.format(vector)}\\n(n = {dst_n})\", style=\"dashed\", "
+        label = _quote(f"{variant.format(vector)}\n(n = {dst_n})")
+        out.append(f"  q{dst_n}_{dst} [label={label}, style=\"dashed\", "
                    f"shape={'box' if outcome == 'loss' else 'ellipse'}];")
     strategic = {r[0] for r in rows if r[6]}
     for src, dst, dst_n, name in moves:

@@ -85,13 +85,12 @@ def plan(store: Store, variants: list[str] | None, ns: list[int] | None) -> list
     return parts
 
 
-def export(store: Store, folder: Path, fmt: str = "parquet", variants: list[str] | None = None,
-           ns: list[int] | None = None, progress: Callable[[int, str], None] | None = None) -> dict:
-    """Write the export (see the module's docstring); returns its manifest."""
+def export(store: Store, folder: Path, parts: list[Part], fmt: str = "parquet",
+           progress: Callable[[int, str], None] | None = None) -> dict:
+    """Write the files `plan` chose (see the module's docstring); returns the manifest."""
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt[:20]!r}: choose parquet or csv")
     check_target(folder)
-    parts = plan(store, variants, ns)
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.partial-", dir=folder.parent if str(folder.parent) else "."))
     try:
         with ThreadPoolExecutor(2) as pool:  # DuckDB's reads and pyarrow's writes release the GIL

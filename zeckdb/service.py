@@ -77,7 +77,7 @@ class SharedReader:
     def __init__(self, path: Path, wait: float = READ_WAIT_SECONDS):
         self.path = path
         self.wait = wait
-        self.probe = Gate(path)  # only looks: whether a writer waits, whether a build runs
+        self.probe = Gate(path)  # only looks: whether a writer waits
         self.changed = threading.Condition()
         self.current: Store | None = self._open(wait)
         self.running = 0
@@ -141,9 +141,6 @@ class SharedReader:
             self.changed.notify_all()
         if current is not None:
             current.close()
-
-    def build_running(self) -> bool:
-        return self.probe.build_running()
 
     def close(self) -> None:
         self.stopped.set()

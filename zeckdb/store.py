@@ -435,7 +435,8 @@ class Store:
     def write_layers(self, records: Iterable[LayerRecord]) -> None:
         """Write (replacing) (variant, n) layers in one transaction, all or nothing; when a
         reader waits for the file, the layers written so far are committed and it gets the
-        file before the rest (a commit per layer always would cost the default build 13%)."""
+        file before the rest (a commit per layer always cost the writer of the default build
+        of n = 1..100 117 s against 105 s)."""
         con = self.con
         con.execute("BEGIN TRANSACTION")
         in_transaction = True
