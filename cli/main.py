@@ -67,6 +67,9 @@ def build(
     n: str = typer.Option(DEFAULT_NS, "--n", help="Which n: 7, 1..150 or 1..20,30."),
     variant: Optional[list[str]] = typer.Option(None, "--variant", help="Variant to build (repeatable) [default: every variant, each up to the n it can build exhaustively].", show_default=False),
     force: bool = typer.Option(False, "--force", help="Rebuild (variant, n) pairs that are already built."),
+    summary_only: bool = typer.Option(False, "--summary-only", help="Store only each n's summary (winner, "
+                                      "remoteness, shortest and longest game, ...), not its positions: "
+                                      "n = 300 and beyond (zeckendorf, reversed, build-up)."),
     db: Optional[str] = DbOption,
 ) -> None:
     """Build every position, move and outcome for the chosen variants and n.
@@ -75,15 +78,25 @@ def build(
     atomically, so an interrupted build keeps what it finished and the same
     command resumes it. The database stays readable while it is built: other
     commands and `zeckdb serve` read the layers committed so far.
+
+    With --summary-only each layer is solved in one pass over its positions,
+    without storing them or their moves, and only its row of `builds` (and of
+    `random_play`) is kept: `winners`, `lengths` and `zeckdb status` answer for it,
+    lookups ask for a full build. Memory: 8 bytes per position of the largest n,
+    48 with the float columns (expected length, game count, random-play odds),
+    kept while two layers fit ZECKDB_SUMMARY_MEMORY (GiB, default 7).
     """
     from zeckdb.builder import build as run_build, check_targets, layer_weight, plan
     from zeckdb.ranges import format_ns, parse_ns
     from zeckdb.store import Store
     from zeckdb.variants import get_variant, variant_names
 
+    ns = parse_ns(n)
+    if summary_only:
+        _build_summaries(variant or ["zeckendorf", "reversed"], ns, force, db)
+        return
     names = variant or variant_names()
     variants = [get_variant(name) for name in names]
-    ns = parse_ns(n)
     skip = not variant  # by default each variant goes up to what it can build; named ones must fit
     for name, beyond in check_targets(variants, ns, skip).items():  # before the file is touched
         v = get_variant(name)
@@ -116,6 +129,31 @@ def build(
         f"built {', '.join(names)} for n = {format_ns(built_ns)}: {report.positions:,} positions, "
         f"{report.edges:,} edges in {report.seconds:.1f} s -> {store.path}"
     )
+
+
+def _build_summaries(names: list[str], ns: list[int], force: bool, db: Optional[str]) -> None:
+    from zeckdb.builder import build_summaries, check_summary_targets, plan_summaries, summary_memory
+    from zeckdb.ranges import format_ns
+    from zeckdb.store import Store
+    from zeckdb.variants import get_variant
+
+    variants = [get_variant(name) for name in names]
+    memory = summary_memory()
+    check_summary_targets(variants, ns, memory)  # before the file is touched
+    with Store.open_write(db, on_wait=lambda: _echo_err("zeckdb: waiting for readers to close the database")) as store:
+        jobs = plan_summaries(store, variants, ns, force, memory, workers=2)
+        try:
+            with _progress(sum(job.positions for job in jobs), verb="summarising") as advance:
+                report = build_summaries(store, jobs, memory=memory, progress=advance)
+        except KeyboardInterrupt:
+            _echo_err("zeckdb: interrupted; every finished n is committed, run the same command again to resume")
+            raise typer.Exit(130) from None
+    if not report.built:
+        typer.echo(f"nothing to build: {', '.join(names)} for n = {format_ns(ns)} already summarised or built in "
+                   f"{store.path} (--force recomputes summaries)")
+        return
+    typer.echo(f"summarised {', '.join(report.variants)} for n = {format_ns(report.ns)}: {report.positions:,} positions, "
+               f"{report.edges:,} moves solved in {report.seconds:.1f} s, nothing but the summaries stored -> {store.path}")
 
 
 class _progress:
@@ -166,7 +204,8 @@ def variants(fmt: str = FormatOption) -> None:
 
 @app.command()
 def status(db: Optional[str] = DbOption) -> None:
-    """List what the database holds: per variant the n built, positions, edges."""
+    """List what the database holds: per variant the n built, positions, edges, and
+    which n hold only their summary (built with --summary-only)."""
     from zeckdb import api
 
     with api.open_db(db) as store:
@@ -184,6 +223,8 @@ def status(db: Optional[str] = DbOption) -> None:
     for r in rows:
         typer.echo(f"  {r['variant']:<{name_width}}  n = {r['ns']:<{ns_width}}  {r['positions']:>12,} "
                    f"positions {r['edges']:>13,} edges  ({r['seconds']:.1f} s to build)")
+        if r["summary_ns"]:
+            typer.echo(f"  {'':<{name_width}}  of which summary only (no positions stored): n = {r['summary_ns']}")
     typer.echo("`zeckdb verify` checks every stored row against the others and the checksums of the build")
 
 

@@ -163,15 +163,17 @@ def status(store: Store) -> dict[str, Any]:
 
     return {"database": str(store.path), "size_bytes": store.path.stat().st_size, "schema_revision": SCHEMA_HEAD,
             "build_running": store.build_running(),
-            "variants": [{**row, "ns": format_ns(row["ns"])} for row in store.status()]}
+            "variants": [{**row, "ns": format_ns(row["ns"]), "summary_ns": format_ns(row["summary_ns"])}
+                         for row in store.status()]}
 
 
 def summary(store: Store, variant_name: str, ns: list[int] | None = None) -> list[dict[str, Any]]:
-    """The per-n summary rows (`builds`) of a variant, every built n or only `ns` (each must be built)."""
+    """The per-n summary rows (`builds`) of a variant, every built n or only `ns` (each must be built,
+    in full or with --summary-only)."""
     from .queries import check_built_ns
 
     variant = get_variant(variant_name)
-    built = store.built_ns(variant.name)
+    built = store.built_ns(variant.name) | store.summary_ns(variant.name)
     if not built:
         raise NotBuiltError(f"{variant.name} is not built in {store.path}: run `zeckdb build --variant {variant.name}`")
     check_built_ns({variant.name: built}, ns or [], variant.name)

@@ -97,6 +97,13 @@ class NamedQuery:
     def takes_ns(self) -> bool:
         return "ns" in self.used_params
 
+    @property
+    def reads_layers(self) -> bool:
+        """Whether it reads per-position tables, which layers built with --summary-only lack
+        (then it answers only for layers built in full; otherwise for summary layers too)."""
+        return re.search(r"\b(?:FROM|JOIN)\s+(?:positions|moves|edges|length_distribution|length_moments)\b",
+                         self.sql, re.IGNORECASE) is not None
+
     def applies_to(self, variant: str) -> bool:
         return not self.variants or any(re.fullmatch(re.escape(name).replace("M", "[0-9]+"), variant)
                                         for name in self.variants)
@@ -180,11 +187,15 @@ def _built_variants(store: Store, query: NamedQuery, variant: str | None) -> dic
         get_variant(variant)  # an unknown name is an error, not an empty result
         if not query.applies_to(variant):
             raise UsageError(f"query {query.name} is written for {', '.join(query.variants)}, not {variant}")
-        ns = store.built_ns(variant)
+        ns = store.built_ns(variant) | (set() if query.reads_layers else store.summary_ns(variant))
         if not ns:
-            raise NotBuiltError(f"{variant} is not built in {store.path}: run `zeckdb build --variant {variant}`")
+            raise NotBuiltError(f"{variant} is not built in {store.path}: run `zeckdb build --variant {variant}`"
+                                + (" (it has only summary layers, and this query reads positions)"
+                                   if store.summary_ns(variant) else ""))
         return {variant: ns}
-    built = {row["variant"]: set(row["ns"]) for row in store.status() if query.applies_to(row["variant"])}
+    built = {row["variant"]: set(row["ns"]) - (set(row["summary_ns"]) if query.reads_layers else set())
+             for row in store.status() if query.applies_to(row["variant"])}
+    built = {name: ns for name, ns in built.items() if ns}
     if not built:
         what = ", ".join(query.variants) if query.variants else "any variant"
         raise NotBuiltError(f"query {query.name} reads {what}, and none is built in {store.path}: run `zeckdb build`")

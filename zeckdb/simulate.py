@@ -58,14 +58,5 @@ def simulate(variant_name: str, n: int, games: int = 10_000, seed: int = 0) -> S
     start = np.zeros(len(weights), dtype=np.int64)
     for i, c in enumerate(variant.start(n)):
         start[i] = c
-    width = max(max(len(r.take), len(r.put)) for r in rules)
-    arrays = {name: np.zeros((len(rules), width), dtype=np.int64) for name in ("tb", "tc", "pb", "pc")}
-    for r, rule in enumerate(rules):
-        for j, (b, c) in enumerate(rule.take):
-            arrays["tb"][r, j], arrays["tc"][r, j] = b - 1, c
-        for j, (b, c) in enumerate(rule.put):
-            arrays["pb"][r, j], arrays["pc"][r, j] = b - 1, c
-    fallback = np.array([rule.fallback for rule in rules], dtype=np.bool_)
-    lengths = random_game_lengths(start, arrays["tb"], arrays["tc"], arrays["pb"], arrays["pc"], fallback,
-                                  games, seed)
+    lengths = random_game_lengths(start, *ChipGame.rule_arrays(rules), games, seed)
     return Simulation(variant.name, n, games, seed, lengths)

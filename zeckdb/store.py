@@ -23,7 +23,7 @@ from .errors import DatabaseError, NotBuiltError
 from .locking import POLL_SECONDS, READ_WAIT_SECONDS, Gate
 from .variants import Variant
 
-SCHEMA_HEAD = "0004"  # tests check this equals Alembic's head revision
+SCHEMA_HEAD = "0005"  # tests check this equals Alembic's head revision
 DEFAULT_DB = "zeckdb.duckdb"
 POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
                     "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal",
@@ -391,9 +391,15 @@ class Store:
 
     # -- what is built -----------------------------------------------------
     def built_ns(self, variant: str) -> set[int]:
-        """The n whose layer is complete (layers from an older schema miss random_play and are not)."""
-        rows = self.con.execute(
-            "SELECT n FROM builds JOIN random_play USING (variant, n) WHERE variant = ?", [variant]).fetchall()
+        """The n whose layer is complete, positions and moves (layers from an older schema miss
+        random_play and are not; summary layers are not either)."""
+        rows = self.con.execute("SELECT n FROM builds JOIN random_play USING (variant, n) "
+                                "WHERE variant = ? AND NOT summary_only", [variant]).fetchall()
+        return {r[0] for r in rows}
+
+    def summary_ns(self, variant: str) -> set[int]:
+        """The n built with --summary-only: a builds row, no positions."""
+        rows = self.con.execute("SELECT n FROM builds WHERE variant = ? AND summary_only", [variant]).fetchall()
         return {r[0] for r in rows}
 
     def present_ns(self, variant: str) -> set[int]:
@@ -405,11 +411,16 @@ class Store:
         return {r[0] for r in rows}
 
     def status(self) -> list[dict[str, Any]]:
+        """Per variant: every n with a summary row (`ns`), those of them built with --summary-only
+        (`summary_ns`), and the positions and moves of the layers stored in full."""
         rows = self.con.execute(
-            """SELECT b.variant, list(b.n ORDER BY b.n), sum(b.positions), sum(b.edges), sum(b.seconds)
+            """SELECT b.variant, list(b.n ORDER BY b.n), list(b.n ORDER BY b.n) FILTER (summary_only),
+                      coalesce(sum(b.positions) FILTER (NOT summary_only), 0),
+                      coalesce(sum(b.edges) FILTER (NOT summary_only), 0), sum(b.seconds)
                FROM builds b GROUP BY b.variant ORDER BY b.variant"""
         ).fetchall()
-        return [dict(variant=v, ns=ns, positions=int(p), edges=int(e), seconds=float(s)) for v, ns, p, e, s in rows]
+        return [dict(variant=v, ns=ns, summary_ns=summary or [], positions=int(p), edges=int(e), seconds=float(s))
+                for v, ns, summary, p, e, s in rows]
 
     # -- writing -----------------------------------------------------------
     def register_variant(self, variant: Variant) -> None:
@@ -535,9 +546,40 @@ class Store:
                          {"variant": variant, "n": n})
         self.con.unregister("layer_lengths")
 
+    def write_summary(self, variant: Variant, summary: Any, replace: bool) -> None:
+        """Write one summary-only layer (engine.summary.Summary): its builds row and, where the
+        random-play odds were computed, its random_play row; one transaction."""
+        con = self.con
+        con.execute("BEGIN TRANSACTION")
+        try:
+            if replace:
+                for table in ("builds", "random_play"):
+                    con.execute(f"DELETE FROM {table} WHERE variant = ? AND n = ?", [variant.name, summary.n])
+            s = summary
+            con.execute(
+                """INSERT INTO builds (variant, n, positions, edges, start_id, start_position, winner, min_length,
+                       max_length, start_remoteness, games, games_approx, expected_length, seconds, engine_version,
+                       summary_only)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, true)""",
+                [variant.name, s.n, s.positions, s.edges, s.start_id, variant.format(variant.start(s.n)), s.winner,
+                 s.min_length, s.max_length, s.start_remoteness, s.games_approx, s.expected_length, s.seconds,
+                 ENGINE_VERSION])
+            if s.p1_wins_random is not None:
+                con.execute("INSERT INTO random_play VALUES (?, ?, ?, ?, ?)",
+                            [variant.name, s.n, s.p1_wins_random, s.p1_wins_p1_perfect, s.p1_wins_p2_perfect])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+
     # -- reading -----------------------------------------------------------
-    def require_built(self, variant: str, n: int) -> None:
-        if not self.con.execute("SELECT 1 FROM builds WHERE variant = ? AND n = ?", [variant, n]).fetchone():
+    def require_built(self, variant: str, n: int, positions: bool = True) -> None:
+        """Raise NotBuiltError unless layer n is built (with `positions`: in full, not --summary-only)."""
+        row = self.con.execute("SELECT summary_only FROM builds WHERE variant = ? AND n = ?", [variant, n]).fetchone()
+        if row and row[0] and positions:
+            raise NotBuiltError(f"n = {n} was built with --summary-only: build it in full to look up positions "
+                                f"(`zeckdb build --variant {variant} --n {n}`)")
+        if not row:
             if self.build_running():
                 raise NotBuiltError(f"n = {n} is not built yet: {self.path} holds no {variant} positions for n = {n}, "
                                     "and a build is writing it; try again once it has committed that n")
@@ -546,7 +588,7 @@ class Store:
             )
 
     def summary(self, variant: str, n: int) -> dict[str, Any]:
-        self.require_built(variant, n)
+        self.require_built(variant, n, positions=False)
         cur = self.con.execute("SELECT * FROM builds WHERE variant = ? AND n = ?", [variant, n])
         names = [d[0] for d in cur.description]
         return dict(zip(names, cur.fetchone()))

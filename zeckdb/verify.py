@@ -78,14 +78,14 @@ def verify(store: Store, variant: str | None = None, ns: list[int] | None = None
 
 
 def layers_to_verify(store: Store, variant: str | None, ns: list[int] | None) -> list[tuple[str, int, int]]:
-    """(variant, n, positions) of the built layers selected."""
+    """(variant, n, positions) of the built layers selected (summary layers have no rows to check)."""
     from .errors import NotBuiltError
     from .ranges import format_ns
 
     if variant is not None:
         get_variant(variant)
     rows = store.con.execute("SELECT variant, n, positions FROM builds WHERE ($variant IS NULL OR variant = $variant) "
-                             "ORDER BY variant, n", {"variant": variant}).fetchall()
+                             "AND NOT summary_only ORDER BY variant, n", {"variant": variant}).fetchall()
     if variant is not None and not rows:
         raise NotBuiltError(f"{variant} is not built in {store.path}: nothing to verify")
     if ns is not None:

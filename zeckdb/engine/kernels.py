@@ -361,3 +361,183 @@ def random_game_lengths(start, take_bin, take_count, put_bin, put_count, fallbac
             length += 1
         lengths[g] = length
     return lengths
+
+
+# -- summary mode: a layer solved in one pass, without its moves -------------------
+
+@jit
+def colex_rank(c, weights, ways, n):
+    """Rank of the count vector c (value n) among the vectors of value n, heaviest bin
+    most significant: the id of the full build (ChipGame.id_of)."""
+    rank = 0
+    remaining = n
+    for j in range(c.shape[0] - 1, 0, -1):
+        if c[j]:
+            rank += ways[j, remaining] - ways[j, remaining - c[j] * weights[j]]
+            remaining -= c[j] * weights[j]
+    return rank
+
+
+@jit
+def _next_colex(c, weights):
+    """c -> the vector of next higher rank (bin 2 varies fastest); False after the last."""
+    low = c[0]  # value held in the bins below j
+    for j in range(1, c.shape[0]):
+        if weights[j] <= low:  # room for one more chip in bin j
+            low -= weights[j]
+            c[j] += 1
+            for k in range(1, j):
+                c[k] = 0
+            c[0] = low
+            return True
+        low += c[j] * weights[j]
+    return False
+
+
+@jit
+def _previous_colex(c, weights):
+    """c -> the vector of next lower rank; False before the first (all chips in bin 1)."""
+    low = c[0]
+    for j in range(1, c.shape[0]):
+        if c[j] > 0:
+            c[j] -= 1
+            low += weights[j]
+            for k in range(j - 1, 0, -1):
+                c[k] = low // weights[k]
+                low -= c[k] * weights[k]
+            c[0] = low
+            return True
+    return False
+
+
+@jit
+def summary_layer(n, weights, ways, take_bin, take_count, put_bin, put_count, fallback, descending, ints, floats):
+    """Solve every position of value n of a chip game in one pass over its ranks, a
+    position's moves found by arithmetic on its counts, nothing of the graph stored.
+
+    Every move must go one way in rank: to higher ranks when `descending` (positions
+    are solved from the highest rank down), to lower ones otherwise; a move that does
+    not is reported (return value -1 - rank of the offender) and nothing is trusted.
+    Per rank, in place: ints[:, 0..2] remoteness, fewest and most moves to the end
+    (win: remoteness odd); with floats (5 columns, else 0): expected moves under
+    uniform random play, number of complete games, and random-play odds q, a, b
+    (as kernels.random_play). Returns the number of moves.
+    """
+    bins = weights.shape[0]
+    size = ways[bins - 1, n]
+    n_rules, width = take_bin.shape
+    keep_floats = floats.shape[1] > 0
+    c = np.zeros(bins, dtype=np.int64)
+    legal = np.empty(n_rules, dtype=np.int64)
+    # A move changes only the rank terms of the bins from the lowest to the highest it
+    # touches (below, counts and the value held are unchanged; above, counts are), so a
+    # child's rank is the parent's with those few terms recomputed.
+    delta = np.zeros((n_rules, bins), dtype=np.int64)  # a rule's change to each bin
+    lowest = np.full(n_rules, bins, dtype=np.int64)
+    highest = np.zeros(n_rules, dtype=np.int64)
+    for r in range(n_rules):
+        for j in range(width):
+            delta[r, take_bin[r, j]] -= take_count[r, j]
+            delta[r, put_bin[r, j]] += put_count[r, j]
+        for b in range(bins):
+            if delta[r, b] != 0:
+                lowest[r] = min(lowest[r], max(b, 1))
+                highest[r] = max(highest[r], b)
+    held = np.zeros(bins, dtype=np.int64)  # value in bins 0..j
+    term = np.zeros(bins, dtype=np.int64)  # bin j's term of the rank
+    if descending:  # start from the highest rank: the greedy (lexicographically largest) vector
+        low = n
+        for k in range(bins - 1, 0, -1):
+            c[k] = low // weights[k]
+            low -= c[k] * weights[k]
+        c[0] = low
+    else:
+        c[0] = n
+    edges = 0
+    for step in range(size):
+        i = size - 1 - step if descending else step
+        remaining = n
+        for j in range(bins - 1, 0, -1):
+            held[j] = remaining
+            term[j] = ways[j, remaining] - ways[j, remaining - c[j] * weights[j]]
+            remaining -= c[j] * weights[j]
+        k = 0
+        for use_fallback in (False, True):
+            for r in range(n_rules):
+                if fallback[r] != use_fallback:
+                    continue
+                ok = True
+                for j in range(width):
+                    if take_count[r, j] > 0 and c[take_bin[r, j]] < take_count[r, j]:
+                        ok = False
+                        break
+                if ok:
+                    legal[k] = r
+                    k += 1
+            if k:
+                break
+        edges += k
+        if k == 0:
+            ints[i, 0] = 0
+            ints[i, 1] = 0
+            ints[i, 2] = 0
+            if keep_floats:
+                floats[i, 0] = 0.0
+                floats[i, 1] = 1.0
+                floats[i, 2] = 0.0
+                floats[i, 3] = 0.0
+                floats[i, 4] = 1.0  # the random player cannot move and loses
+        else:
+            best_win = 32767
+            best_loss = -1
+            mn = 32767
+            mx = -1
+            wins = 0
+            ex = 0.0
+            games = 0.0
+            sq = 0.0
+            best_b = 0.0
+            sa = 0.0
+            for m in range(k):
+                r = legal[m]
+                child = i
+                value = held[highest[r]]
+                for j in range(highest[r], lowest[r] - 1, -1):
+                    placed = (c[j] + delta[r, j]) * weights[j]
+                    child += ways[j, value] - ways[j, value - placed] - term[j]
+                    value -= placed
+                if (child <= i) if descending else (child >= i):
+                    return -1 - i
+                rem = ints[child, 0]
+                if rem % 2 == 0:  # the child is lost for its mover
+                    wins += 1
+                    if rem < best_win:
+                        best_win = rem
+                elif rem > best_loss:
+                    best_loss = rem
+                if ints[child, 1] < mn:
+                    mn = ints[child, 1]
+                if ints[child, 2] > mx:
+                    mx = ints[child, 2]
+                if keep_floats:
+                    ex += floats[child, 0]
+                    games += floats[child, 1]
+                    sq += 1.0 - floats[child, 2]
+                    if floats[child, 4] > best_b:
+                        best_b = floats[child, 4]
+                    sa += floats[child, 3]
+            ints[i, 0] = 1 + (best_win if wins > 0 else best_loss)
+            ints[i, 1] = 1 + mn
+            ints[i, 2] = 1 + mx
+            if keep_floats:
+                floats[i, 0] = 1.0 + ex / k
+                floats[i, 1] = games
+                floats[i, 2] = sq / k
+                floats[i, 3] = best_b
+                floats[i, 4] = sa / k
+        if step + 1 < size:
+            if descending:
+                _previous_colex(c, weights)
+            else:
+                _next_colex(c, weights)
+    return edges

@@ -75,8 +75,22 @@ class ChipGame(Variant):
 
     def game_for(self, n: int) -> tuple[tuple[int, ...], tuple[Rule, ...]]:
         """OPTIONAL: bin weights and rules (in the direction of play) covering any n, for
-        simulations beyond max_n; by default those of the exhaustive builds."""
+        simulations and summaries beyond max_n; by default those of the exhaustive builds."""
         return self.weights, self.play_rules
+
+    @staticmethod
+    def rule_arrays(rules: tuple[Rule, ...]) -> tuple[np.ndarray, ...]:
+        """Rules as count arithmetic for the kernels that play on count vectors: per rule
+        and slot, the bin (from 0) and count taken and put, and whether it is a fallback."""
+        width = max((max(len(r.take), len(r.put)) for r in rules), default=1)
+        arrays = [np.zeros((len(rules), width), dtype=np.int64) for _ in range(4)]
+        take_bin, take_count, put_bin, put_count = arrays
+        for r, rule in enumerate(rules):
+            for j, (b, c) in enumerate(rule.take):
+                take_bin[r, j], take_count[r, j] = b - 1, c
+            for j, (b, c) in enumerate(rule.put):
+                put_bin[r, j], put_count[r, j] = b - 1, c
+        return take_bin, take_count, put_bin, put_count, np.array([r.fallback for r in rules], dtype=np.bool_)
 
     # -- positions -------------------------------------------------------
     def value(self, position: Position) -> int:

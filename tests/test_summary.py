@@ -1,0 +1,171 @@
+"""Summary mode (`zeckdb build --summary-only`): a layer solved in one pass, only its summary kept.
+
+Checked against the full build (every summary column, n <= 60, every variant that has
+a summary mode), against the independent reference solver, against GAMES.md's
+facts, and as a user meets it: status, queries, lookups, replacement by a full build.
+"""
+
+from __future__ import annotations
+
+import math
+
+import duckdb
+import pytest
+
+from zeckdb.builder import build
+from zeckdb.engine.summary import rank_direction, solve_summary, supports_summary
+from zeckdb.store import Store
+from zeckdb.variants import get_variant, variant_names
+from zeckdb.variants.chips import Rule
+
+from . import reference as ref
+from .conftest import rows, run
+
+SUMMARY_N = 60
+SUMMARY_VARIANTS = [name for name in variant_names() if supports_summary(get_variant(name))]
+EXACT = ["positions", "edges", "start_id", "start_position", "winner", "min_length", "max_length",
+         "start_remoteness"]
+FLOATS = ["games_approx", "expected_length"]
+ODDS = ["p1_wins_random", "p1_wins_p1_perfect", "p1_wins_p2_perfect"]
+
+
+def test_the_variants_with_a_summary_mode():
+    # the chip games whose moves stay in the layer and go one way in rank; the others are built in full
+    assert SUMMARY_VARIANTS == ["zeckendorf", "reversed", "build-up"]
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory):
+    """The same layers built in full and with --summary-only, as two databases."""
+    folder = tmp_path_factory.mktemp("summary")
+    ns = list(range(1, SUMMARY_N + 1))
+    with Store.open_write(folder / "full.duckdb") as store:
+        build(store, SUMMARY_VARIANTS, ns)
+    code = None
+    from zeckdb.cli.main import main
+
+    try:
+        main(["build", "--summary-only", "--n", f"1..{SUMMARY_N}", "--db", str(folder / "summary.duckdb"),
+              *[arg for name in SUMMARY_VARIANTS for arg in ("--variant", name)]])
+    except SystemExit as exc:
+        code = exc.code
+    assert not code
+    return folder / "full.duckdb", folder / "summary.duckdb"
+
+
+def _layers(path) -> dict:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return {(r["variant"], r["n"]): r for r in rows(con, "SELECT * FROM builds LEFT JOIN random_play USING (variant, n)")}
+    finally:
+        con.close()
+
+
+def test_summary_mode_agrees_with_the_full_build_on_every_summary_column(both):
+    full, summary = (_layers(path) for path in both)
+    assert set(full) == set(summary) == {(v, n) for v in SUMMARY_VARIANTS for n in range(1, SUMMARY_N + 1)}
+    for layer, want in full.items():
+        got = summary[layer]
+        assert got["summary_only"] and not want["summary_only"]
+        assert {k: got[k] for k in EXACT} == {k: want[k] for k in EXACT}, layer
+        for k in FLOATS + ODDS:  # the same sums in another order of the moves: the last bits may differ
+            assert math.isclose(got[k], want[k], rel_tol=1e-12, abs_tol=1e-15), (layer, k, got[k], want[k])
+        assert got["games"] is None  # the exact count is the full build's (summary mode keeps the float)
+
+
+@pytest.mark.parametrize("variant", ["zeckendorf", "reversed", "build-up"])
+def test_summary_mode_agrees_with_the_reference_solver(variant):
+    for n in range(1, 16):
+        start = ref.family_start(variant, n) if variant == "build-up" else ref.start(variant, n)
+        want = ref.solve(variant, start)
+        got = solve_summary(get_variant(variant), n)
+        assert (got.winner, got.start_remoteness, got.min_length, got.max_length) == (
+            1 if want["win"] else 2, want["remoteness"], want["min"], want["max"]), (variant, n)
+        assert got.games_approx == want["games"]
+        assert math.isclose(got.expected_length, float(want["expected"]), rel_tol=1e-12)
+        q, a, b = ref.random_odds(variant, start)
+        assert math.isclose(got.p1_wins_random, float(q), rel_tol=1e-12, abs_tol=1e-15)
+        assert math.isclose(got.p1_wins_p1_perfect, float(a), rel_tol=1e-12, abs_tol=1e-15)
+        assert math.isclose(got.p1_wins_p2_perfect, float(1 - b), rel_tol=1e-12, abs_tol=1e-15)  # Player 2 perfect
+
+
+def test_summary_mode_beyond_the_full_builds_limit_meets_the_published_facts():
+    # GAMES.md: the shortest game has n - Z(n) moves in both games; Player 2 wins the Zeckendorf game for n >= 3
+    for n in (201, 230):
+        for variant in ("zeckendorf", "reversed"):
+            s = solve_summary(get_variant(variant), n, floats=False)
+            assert s.min_length == n - ref.z_count(n), (variant, n)
+            assert s.expected_length is None and s.p1_wins_random is None
+        assert solve_summary(get_variant("zeckendorf"), n, floats=False).winner == 2
+        # the longest reversed game is within the reversed paper's bound (Theorem 1.4)
+        longest = solve_summary(get_variant("reversed"), n, floats=False).max_length
+        assert longest <= math.floor(ref.PHI ** 2 * n - ref.z_index_sum(n) - 2 * ref.z_count(n) + ref.PHI - 1)
+
+
+def test_positions_of_a_layer_counted_against_an_independent_count():
+    # the one-pass solver's layer size is the number of partitions of n into Fibonacci numbers
+    def partitions(n: int, parts: list[int]) -> int:
+        ways = [1] + [0] * n
+        for p in parts:
+            for v in range(p, n + 1):
+                ways[v] += ways[v - p]
+        return ways[n]
+
+    for n in (77, 230):
+        assert solve_summary(get_variant("reversed"), n, floats=False).positions == \
+            partitions(n, [f for f in ref.FIB if f <= n])
+
+
+def test_rank_direction_is_read_from_the_rules():
+    assert rank_direction((1, 2, 3), (Rule("up", ((1, 2),), ((2, 1),)),)) == 1
+    assert rank_direction((1, 2, 3), (Rule("down", ((2, 1),), ((1, 2),)),)) == -1
+    mixed = (Rule("up", ((1, 2),), ((2, 1),)), Rule("down", ((3, 1),), ((1, 1), (2, 1))))
+    assert rank_direction((1, 2, 3), mixed) == 0
+    assert rank_direction((1, 2, 3), (Rule("leaves", ((1, 2),), ()),)) == 0  # value not kept
+    assert not supports_summary(get_variant("quilt")) and not supports_summary(get_variant("black-hole-4"))
+
+
+def test_a_user_meets_summary_layers(tmp_path, capsys):
+    db = str(tmp_path / "z.duckdb")
+    code, out, err = run(capsys, "build", "--summary-only", "--n", "1..30", "--db", db)
+    assert code == 0 and "summarised reversed, zeckendorf for n = 1..30" in out
+    code, out, _ = run(capsys, "status", "--db", db)
+    assert "of which summary only (no positions stored): n = 1..30" in out
+    code, out, _ = run(capsys, "query", "winners", "--variant", "reversed", "--n", "30", "--format", "csv", "--db", db)
+    assert code == 0 and "reversed,30," in out
+    code, out, err = run(capsys, "position", "reversed", "--start", "30", "--db", db)
+    assert code == 1 and not out and err.count("\n") == 1
+    assert "n = 30 was built with --summary-only: build it in full to look up positions" in err
+    code, out, err = run(capsys, "query", "remoteness", "--variant", "reversed", "--n", "30", "--db", db)
+    assert code == 1 and "only summary layers" in err
+    # a second run has nothing to do; a full build of one n replaces its summary
+    code, out, _ = run(capsys, "build", "--summary-only", "--n", "1..30", "--db", db)
+    assert code == 0 and "nothing to build" in out
+    code, out, _ = run(capsys, "build", "--variant", "reversed", "--n", "30", "--db", db)
+    assert code == 0
+    code, out, _ = run(capsys, "position", "reversed", "--start", "30", "--db", db)
+    assert code == 0 and out
+    code, out, _ = run(capsys, "status", "--db", db)
+    assert "n = 1..29\n" in out  # reversed: summary only below 30 now
+    # --force recomputes summaries, never turns a full layer back into one
+    code, out, _ = run(capsys, "build", "--summary-only", "--force", "--variant", "reversed", "--n", "29..30", "--db", db)
+    assert code == 0 and "n = 29:" in out
+    code, out, _ = run(capsys, "position", "reversed", "--start", "30", "--db", db)
+    assert code == 0
+
+
+@pytest.mark.parametrize("args, env, message", [
+    (["--variant", "quilt", "--n", "10"], None, "quilt has no summary mode"),
+    (["--variant", "fibonacci-nim", "--n", "10"], None, "fibonacci-nim has no summary mode"),
+    (["--n", "3000"], None, "n = 3000 needs 373900542.56 GiB in summary mode"),
+    (["--n", "1..200"], "0.01", "n = 200 needs 0.04 GiB in summary mode"),
+    (["--n", "10"], "lots", "ZECKDB_SUMMARY_MEMORY='lots' is not a memory size"),
+    (["--n", "10"], "-3", "is not a memory size"),
+])
+def test_bad_summary_requests_get_one_line_and_write_nothing(tmp_path, capsys, monkeypatch, args, env, message):
+    if env is not None:
+        monkeypatch.setenv("ZECKDB_SUMMARY_MEMORY", env)
+    db = tmp_path / "z.duckdb"
+    code, out, err = run(capsys, "build", "--summary-only", *args, "--db", str(db))
+    assert code != 0 and not out and message in err and err.count("\n") == 1, err
+    assert not db.exists() and not list(tmp_path.iterdir())  # refused before the file is touched
