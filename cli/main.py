@@ -468,7 +468,7 @@ def serve(
 @app.command()
 def simulate(
     variant: str = typer.Argument(..., help="Variant name, e.g. quilt."),
-    n: int = typer.Option(..., "--n", help="The n to play (any size: no database needed)."),
+    n: int = typer.Option(..., "--n", help="The n to play (no database needed; chip games at any n, the others up to the n they build)."),
     games: int = typer.Option(10_000, "--games", help="Number of random games."),
     seed: int = typer.Option(0, "--seed", help="Random seed (the same seed gives the same games)."),
     fmt: str = FormatOption,

@@ -17,7 +17,8 @@ GAMES = 20_000
 
 
 @pytest.mark.parametrize("variant, n", [("zeckendorf", 20), ("reversed", 20), ("quilt", 20), ("quilt", 6),
-                                        ("black-hole-4", 40), ("black-hole-empty-board-3", 30), ("build-up", 20)])
+                                        ("black-hole-4", 40), ("black-hole-empty-board-3", 30), ("build-up", 20),
+                                        ("fibonacci-nim", 60)])
 def test_simulation_matches_the_exact_distribution(con, variant, n):
     exact = {r["length"]: r["probability"] for r in rows(
         con, "SELECT length, probability FROM length_distribution WHERE variant = ? AND n = ? AND measure = 'P'",
@@ -48,7 +49,8 @@ def test_beyond_the_exhaustive_limit():
 @pytest.mark.parametrize("args, message", [
     (("quilt", 0), "n = 0 is out of range"), (("nim", 5), "unknown variant 'nim'"),
     (("quilt", 5, 0), "--games 0 is out of range"),
-    (("fibonacci-nim", 5), "does not support fibonacci-nim yet"),
+    (("fibonacci-nim", 1001), "out of range for simulating fibonacci-nim: its moves are generated"),
+    (("fibonacci-nim", 50, 100_001), "--games 100001 is out of range for fibonacci-nim"),
 ])
 def test_bad_input(args, message):
     with pytest.raises(UsageError, match=message):

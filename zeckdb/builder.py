@@ -277,16 +277,16 @@ def plan_summaries(store: Store, variants: list[Variant], ns: list[int], force: 
     from .engine.summary import INT_BYTES, layer_bytes
 
     check_summary_targets(variants, ns, memory)
+    stored = {v.name: (store.built_ns(v.name), store.summary_ns(v.name), store.present_ns(v.name)) for v in variants}
     jobs = []
     for n in sorted(set(ns)):
         for v in variants:
-            full, summary = n in store.built_ns(v.name), n in store.summary_ns(v.name)
-            if full or (summary and not force):
+            full, summaries, present = stored[v.name]
+            if n in full or (n in summaries and not force):
                 continue
             small, big = layer_bytes(v, n, floats=False), layer_bytes(v, n, floats=True)
             floats = big * workers <= memory
-            jobs.append(SummaryJob(v, n, small // INT_BYTES, floats, big if floats else small,
-                                   replace=summary or n in store.present_ns(v.name)))
+            jobs.append(SummaryJob(v, n, small // INT_BYTES, floats, big if floats else small, replace=n in present))
     return jobs
 
 

@@ -7,11 +7,12 @@ distribution (length_distribution, measure P), use that instead.
 from __future__ import annotations
 
 from dataclasses import dataclass
+import random
 
 import numpy as np
 
 from .errors import UsageError
-from .variants import get_variant
+from .variants import Variant, get_variant
 from .variants.chips import ChipGame
 
 MAX_GAMES = 10_000_000
@@ -44,19 +45,51 @@ class Simulation:
 
 
 def simulate(variant_name: str, n: int, games: int = 10_000, seed: int = 0) -> Simulation:
-    """Play `games` games of n, both players choosing uniformly among the legal moves."""
-    from .engine.kernels import random_game_lengths
+    """Play `games` games of n, both players choosing uniformly among the legal moves.
 
+    Chip games are played by a compiled loop on their rule data (the rules the engine
+    builds from, covering any n); every other variant by its own move generator
+    (`play_moves`), up to the n it builds."""
     variant = get_variant(variant_name)
-    if not isinstance(variant, ChipGame):
-        raise UsageError(f"zeckdb simulate does not support {variant.name} yet: it plays chip games")
-    if n < 1:
-        raise UsageError(f"n = {n} is out of range: n starts at 1")
+    if n < max(variant.min_n, 1):
+        raise UsageError(f"n = {n} is out of range: n starts at {max(variant.min_n, 1)}")
     if not 1 <= games <= MAX_GAMES:
         raise UsageError(f"--games {games} is out of range: play 1 to {MAX_GAMES:,} games")
+    if isinstance(variant, ChipGame):
+        lengths = _play_chip_game(variant, n, games, seed)
+    else:
+        if n > variant.max_n:
+            raise UsageError(f"n = {n} is out of range for simulating {variant.name}: its moves are generated "
+                             f"one position at a time, up to n = {variant.max_n}")
+        if games > MAX_GENERIC_GAMES:
+            raise UsageError(f"--games {games} is out of range for {variant.name}: play 1 to {MAX_GENERIC_GAMES:,} "
+                             "games (its moves are generated in Python)")
+        lengths = _play_moves(variant, n, games, seed)
+    return Simulation(variant.name, n, games, seed, lengths)
+
+
+#: games played through a variant's play_moves (Python, a list of moves per position)
+MAX_GENERIC_GAMES = 100_000
+
+
+def _play_chip_game(variant: ChipGame, n: int, games: int, seed: int) -> np.ndarray:
+    from .engine.kernels import random_game_lengths
+
     weights, rules = variant.game_for(n)
     start = np.zeros(len(weights), dtype=np.int64)
     for i, c in enumerate(variant.start(n)):
         start[i] = c
-    lengths = random_game_lengths(start, *ChipGame.rule_arrays(rules), games, seed)
-    return Simulation(variant.name, n, games, seed, lengths)
+    return random_game_lengths(start, *ChipGame.rule_arrays(rules), games, seed)
+
+
+def _play_moves(variant: Variant, n: int, games: int, seed: int) -> np.ndarray:
+    rng = random.Random(seed)
+    start = variant.start(n)
+    lengths = np.empty(games, dtype=np.int64)
+    for g in range(games):
+        position, length = start, 0
+        while moves := variant.play_moves(position):
+            position = rng.choice(moves)[1]
+            length += 1
+        lengths[g] = length
+    return lengths
