@@ -3,6 +3,7 @@ then onward toward n = 400 for as long as allowed; prints seconds and memory per
 
     python bench/bench_summary.py                          # n = 151..300 (about 20 minutes), check 151..170
     python bench/bench_summary.py --onward 400 --hours 3   # then n = 301.. until 400 or 3 hours
+    python bench/bench_summary.py --lean                   # only winner, remoteness, shortest and longest
 
 Every layer of both core games is solved (zeckendorf and reversed, two at a time on the
 two cores) into a fresh database; n = 1..150 first (seconds), so the running Player-1
@@ -31,7 +32,7 @@ def peak_gib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 2**30
 
 
-def run(db: Path, ns: list[int], memory_gib: float, log) -> float:
+def run(db: Path, ns: list[int], memory_gib: float, log, lean: bool = False) -> float:
     from zeckdb.builder import build_summaries, plan_summaries
     from zeckdb.store import Store
     from zeckdb.variants import get_variant
@@ -40,8 +41,10 @@ def run(db: Path, ns: list[int], memory_gib: float, log) -> float:
     memory = int(memory_gib * 2**30)
     t0 = time.perf_counter()
     with Store.open_write(db) as store:
-        jobs = plan_summaries(store, variants, ns, False, memory, workers=2)
+        jobs = plan_summaries(store, variants, ns, False, memory, workers=2, lean=lean)
         build_summaries(store, jobs, memory=memory, on_layer=log)
+    if not jobs:
+        print(f"  n = {ns[0]}..{ns[-1]}: already in {db}", flush=True)
     return time.perf_counter() - t0
 
 
@@ -52,6 +55,7 @@ def main() -> None:
     parser.add_argument("--hours", type=float, default=3.0, help="time allowed for the onward part")
     parser.add_argument("--check", default="151..170", help="n built in full as well and compared ('' for none)")
     parser.add_argument("--db", type=Path, default=None, help="database file (default: a temporary one)")
+    parser.add_argument("--lean", action="store_true", help="keep only winner, remoteness, shortest and longest game")
     args = parser.parse_args()
     from zeckdb.ranges import parse_ns
     from zeckdb.store import Store
@@ -63,13 +67,13 @@ def main() -> None:
               f"{s.seconds:8.1f} s  state {s.state_bytes / 2**30:5.2f} GiB  peak so far {peak_gib():5.2f} GiB  "
               f"winner {s.winner}", flush=True)
 
-    print(f"summary mode, zeckendorf + reversed -> {db}", flush=True)
+    print(f"summary mode{' (--lean)' if args.lean else ''}, zeckendorf + reversed -> {db}", flush=True)
     t = run(db, list(range(1, 151)), 7.0, lambda s: None)
     print(f"n = 1..150: {t:.1f} s", flush=True)
-    t = run(db, list(range(151, args.to + 1)), 7.0, log)
+    t = run(db, list(range(151, args.to + 1)), 7.0, log, args.lean)
     peak = peak_gib()
     print(f"n = 151..{args.to}: {t:.1f} s wall ({t / 60:.1f} min), peak {peak:.2f} GiB", flush=True)
-    if args.to == 300:
+    if args.to == 300 and t > 60:
         print(f"  target 20 min: ratio {t / TARGETS['seconds_151_300']:.2f}; target 8 GiB: ratio "
               f"{peak / TARGETS['peak_gib_151_300']:.2f}", flush=True)
     reached = args.to
@@ -79,7 +83,7 @@ def main() -> None:
         for n in range(args.to + 1, args.onward + 1):
             if time.perf_counter() > deadline:
                 break
-            run(db, [n], 15.0, log)
+            run(db, [n], 15.0, log, args.lean)
             reached = n
         print(f"onward: n = {args.to + 1}..{reached} in {time.perf_counter() - t0:.0f} s, peak {peak_gib():.2f} GiB "
               f"(16 GiB allowed)", flush=True)

@@ -154,7 +154,24 @@ def test_a_user_meets_summary_layers(tmp_path, capsys):
     assert code == 0
 
 
+def test_lean_summaries_keep_the_four_columns(tmp_path, capsys):
+    db = str(tmp_path / "z.duckdb")
+    code, out, _ = run(capsys, "build", "--summary-only", "--lean", "--variant", "reversed", "--n", "10..12", "--db", db)
+    assert code == 0
+    con = duckdb.connect(db, read_only=True)
+    got = rows(con, "SELECT n, winner, start_remoteness, min_length, max_length, expected_length, games_approx "
+                    "FROM builds ORDER BY n")
+    assert con.execute("SELECT count(*) FROM random_play").fetchone()[0] == 0
+    con.close()
+    for row in got:
+        want = ref.solve("reversed", ref.start("reversed", row["n"]))
+        assert (row["winner"], row["start_remoteness"], row["min_length"], row["max_length"]) == (
+            1 if want["win"] else 2, want["remoteness"], want["min"], want["max"])
+        assert row["expected_length"] is None and row["games_approx"] is None
+
+
 @pytest.mark.parametrize("args, env, message", [
+    (["--n", "10", "--lean"], "full", "--lean goes with --summary-only"),
     (["--variant", "quilt", "--n", "10"], None, "quilt has no summary mode"),
     (["--variant", "fibonacci-nim", "--n", "10"], None, "fibonacci-nim has no summary mode"),
     (["--n", "3000"], None, "n = 3000 needs 373900542.56 GiB in summary mode"),
@@ -163,9 +180,9 @@ def test_a_user_meets_summary_layers(tmp_path, capsys):
     (["--n", "10"], "-3", "is not a memory size"),
 ])
 def test_bad_summary_requests_get_one_line_and_write_nothing(tmp_path, capsys, monkeypatch, args, env, message):
-    if env is not None:
+    if env not in (None, "full"):
         monkeypatch.setenv("ZECKDB_SUMMARY_MEMORY", env)
     db = tmp_path / "z.duckdb"
-    code, out, err = run(capsys, "build", "--summary-only", *args, "--db", str(db))
+    code, out, err = run(capsys, "build", *([] if env == "full" else ["--summary-only"]), *args, "--db", str(db))
     assert code != 0 and not out and message in err and err.count("\n") == 1, err
     assert not db.exists() and not list(tmp_path.iterdir())  # refused before the file is touched

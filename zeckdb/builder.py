@@ -19,11 +19,13 @@ import threading
 import time
 from typing import TYPE_CHECKING, Callable
 
-from .store import LayerRecord, Store
+from .store import LayerTables, Store
 from .variants import Variant, get_variant
 
 if TYPE_CHECKING:
-    from .engine.solve import SolvedLayer
+    import numpy as np
+
+    from .engine.solve import Distribution, Solution, SolvedLayer
 
 Progress = Callable[[int, str], None]  # (work just done, in Variant.estimate_work units; description)
 
@@ -151,6 +153,79 @@ def _compute(n: int, steps: list[Step], stored_graphs: dict[str, set[int]], lowe
     return records, recomputed
 
 
+@dataclass
+class LayerRecord:
+    """A solved (variant, n) layer on its way to the writer."""
+
+    variant: Variant
+    n: int
+    keys: "np.ndarray"
+    counts: "np.ndarray"
+    solution: "Solution"
+    n_edges: int
+    edges: tuple | None  # (src, dst, code, dst_n or None) when the graph layer is new (Graph.stored_edges)
+    seconds: float
+    distribution: "Distribution | None" = None  # filled by the builder's second stage
+    mirror: "LayerRecord | None" = None  # a layer whose games are this one's reversed (engine.solve.mirrors)
+    replace: bool = True  # rows of this layer (or of its graph layer) may exist: delete them first
+
+
+def layer_tables(rec: LayerRecord) -> LayerTables:
+    """The rows the store writes for a solved layer, as plain Arrow tables and dicts."""
+    import numpy as np
+    import pyarrow as pa
+
+    from . import ENGINE_VERSION
+
+    v, n, sol = rec.variant, rec.n, rec.solution
+    size = len(rec.keys)
+    ids = np.arange(size, dtype=np.int32)
+    columns = {"id": ids, **{name: rec.counts[:, j] for j, name in enumerate(v.columns)}}
+    columns.update(
+        outcome=pa.DictionaryArray.from_arrays(pa.array(sol.win.astype(np.int8)), pa.array(["loss", "win"])),
+        remoteness=sol.remoteness, min_remaining=sol.min_remaining, max_remaining=sol.max_remaining,
+        games_to_end=sol.games, expected_remaining=sol.expected, grundy=sol.grundy,
+        winning_moves=sol.winning_moves, is_start=ids == sol.start, is_terminal=sol.max_remaining == 0,
+        in_winning_strategies=sol.in_strategies,
+        legal_moves=np.diff(sol.play.offsets[: size + 1]).astype(np.int16))
+    edges = None
+    if rec.edges is not None:
+        src, dst, code, dst_n = rec.edges
+        edges = {"src": src, "dst": dst, "code": code}
+        if dst_n is not None:  # NULL where the move stays in the layer
+            edges["dst_n"] = pa.array(dst_n, mask=dst_n == n)
+        edges = pa.table(edges)
+    s = sol.start
+    build = dict(positions=size, edges=rec.n_edges, start_id=s, start_position=v.format(v.start(n)),
+                 winner=1 if sol.win[s] else 2, min_length=int(sol.min_remaining[s]),
+                 max_length=int(sol.max_remaining[s]), start_remoteness=int(sol.remoteness[s]),
+                 games=str(sol.start_games), games_approx=float(sol.games[s]), expected_length=float(sol.expected[s]),
+                 seconds=rec.seconds, engine_version=ENGINE_VERSION)
+    random_play = dict(p1_wins_random=sol.p1_wins_random, p1_wins_p1_perfect=sol.p1_wins_p1_perfect,
+                       p1_wins_p2_perfect=sol.p1_wins_p2_perfect)
+    lengths = None
+    if rec.distribution is not None:
+        lengths = _length_rows(int(sol.min_remaining[s]), rec.distribution)
+    return LayerTables(v.name, v.graph_name, n, pa.table(columns), build, random_play, edges,
+                       (size, rec.n_edges) if edges is not None else None, lengths, rec.replace)
+
+
+def _length_rows(shortest: int, dist: "Distribution"):
+    """length_distribution's rows of a layer: P then mu, every length from the shortest game on."""
+    import numpy as np
+    import pyarrow as pa
+
+    lengths = np.arange(shortest, len(dist.probability), dtype=np.int32)
+    exact = dist.games_exact[shortest:] if dist.games_exact is not None else [None] * len(lengths)
+    return pa.table({
+        "measure": ["P"] * len(lengths) + ["mu"] * len(lengths),
+        "length": np.concatenate([lengths, lengths]),
+        "probability": np.concatenate([dist.probability[shortest:], dist.games[shortest:] / dist.games.sum()]),
+        "games": pa.array([None] * len(lengths) + dist.games[shortest:].tolist(), pa.float64()),
+        "games_exact": pa.array([None] * len(lengths) + [None if g is None else str(g) for g in exact], pa.string()),
+    })
+
+
 def _add_distribution(record: LayerRecord) -> None:
     from .engine.solve import length_distribution
 
@@ -190,7 +265,7 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
             for f in analysed:
                 f.result()
             _take_counts_from_mirrors(records)
-            store.write_layers(records)
+            store.write_layers([layer_tables(r) for r in records])
         finally:
             with queue_lock:
                 queued -= 1
@@ -270,10 +345,10 @@ def check_summary_targets(variants: list[Variant], ns: list[int], memory: int) -
 
 
 def plan_summaries(store: Store, variants: list[Variant], ns: list[int], force: bool, memory: int,
-                   workers: int) -> list[SummaryJob]:
+                   workers: int, lean: bool = False) -> list[SummaryJob]:
     """The (variant, n) summary layers still to compute, in ascending n. A layer built in full
     already has its summary and is never replaced by one; with force, summary layers are recomputed.
-    Each layer keeps the float columns while `workers` layers like it fit `memory`."""
+    Each layer keeps the float columns while `workers` layers like it fit `memory`, never if `lean`."""
     from .engine.summary import INT_BYTES, layer_bytes
 
     check_summary_targets(variants, ns, memory)
@@ -285,7 +360,7 @@ def plan_summaries(store: Store, variants: list[Variant], ns: list[int], force: 
             if n in full or (n in summaries and not force):
                 continue
             small, big = layer_bytes(v, n, floats=False), layer_bytes(v, n, floats=True)
-            floats = big * workers <= memory
+            floats = not lean and big * workers <= memory
             jobs.append(SummaryJob(v, n, small // INT_BYTES, floats, big if floats else small, replace=n in present))
     return jobs
 

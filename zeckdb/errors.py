@@ -42,3 +42,7 @@ class NotBuiltError(ZeckdbError, LookupError):
 
 class QueryLimitError(ZeckdbError):
     """A query ran into its time or memory limit."""
+
+
+class ClusterError(ZeckdbError, RuntimeError):
+    """A task of a distributed build failed on the cluster (a worker died, a shard was unreadable)."""

@@ -234,19 +234,19 @@ def _check_writable(path: Path) -> None:
 
 
 @dataclass
-class LayerRecord:
-    """What the builder hands over to be written for one (variant, n)."""
+class LayerTables:
+    """One (variant, n) layer as plain rows, what the store writes: the builder makes them
+    from its solution (builder.layer_tables); nothing here reads the engine's objects."""
 
-    variant: Variant
+    variant: str
+    graph: str
     n: int
-    keys: np.ndarray
-    counts: np.ndarray
-    solution: Any  # engine.solve.Solution
-    n_edges: int
-    edges: tuple | None  # (src, dst, code, dst_n or None) when the graph layer is new (Graph.stored_edges)
-    seconds: float
-    distribution: Any = None  # engine.solve.Distribution, filled by the builder's second stage
-    mirror: "LayerRecord | None" = None  # a layer whose games are this one's reversed (engine.solve.mirrors)
+    positions: Any  # pyarrow.Table: id, the count columns, then POSITION_COLUMNS (outcome as 'win'/'loss')
+    build: dict[str, Any]  # the builds row but its checksums (the store computes them from the rows written)
+    random_play: dict[str, Any] | None  # p1_wins_random, p1_wins_p1_perfect, p1_wins_p2_perfect
+    edges: Any = None  # pyarrow.Table src, dst, code[, dst_n]: the graph layer's edges, when it is written with this
+    graph_size: tuple[int, int] | None = None  # (positions, edges) of that graph layer
+    lengths: Any = None  # pyarrow.Table measure, length, probability, games, games_exact
     replace: bool = True  # rows of this layer (or of its graph layer, for `edges`) may exist: delete them first
 
 
@@ -443,7 +443,7 @@ class Store:
         )
         self.con.execute("COMMIT")
 
-    def write_layers(self, records: Iterable[LayerRecord]) -> None:
+    def write_layers(self, records: Iterable[LayerTables]) -> None:
         """Write (replacing) (variant, n) layers in one transaction, all or nothing; when a
         reader waits for the file, the layers written so far are committed and it gets the
         file before the rest (a commit per layer always cost the writer of the default build
@@ -467,84 +467,42 @@ class Store:
                 con.execute("ROLLBACK")
             raise
 
-    def _insert_layer(self, con: duckdb.DuckDBPyConnection, rec: LayerRecord) -> None:
-        import pyarrow as pa
-
-        v, n, sol = rec.variant, rec.n, rec.solution
-        if rec.replace:  # a scan per table: on a big file, skipping it for new layers saves the writer seconds
+    def _insert_layer(self, con: duckdb.DuckDBPyConnection, layer: LayerTables) -> None:
+        name, n = layer.variant, layer.n
+        if layer.replace:  # a scan per table: on a big file, skipping it for new layers saves the writer seconds
             for table in LAYER_TABLES:
-                con.execute(f"DELETE FROM {table} WHERE variant = ? AND n = ?", [v.name, n])
-        cols = {"id": np.arange(len(rec.keys), dtype=np.int32)}
-        for j, name in enumerate(v.columns):
-            cols[name] = rec.counts[:, j]
-        cols.update(win=sol.win, remoteness=sol.remoteness, min_remaining=sol.min_remaining,
-                    max_remaining=sol.max_remaining, games_to_end=sol.games,
-                    expected_remaining=sol.expected, grundy=sol.grundy,
-                    winning_moves=sol.winning_moves, in_winning_strategies=sol.in_strategies,
-                    legal_moves=np.diff(sol.play.offsets[: len(rec.keys) + 1]).astype(np.int16))
-        layer = pa.table(cols)
-        con.register("layer", layer)
-        counts = ", ".join(v.columns)
-        con.execute(
-            f"""INSERT INTO positions (variant, n, id, {counts}, {", ".join(POSITION_COLUMNS)})
-                SELECT $variant, $n, id, {counts},
-                       CASE WHEN win THEN 'win' ELSE 'loss' END, remoteness, min_remaining,
-                       max_remaining, games_to_end, expected_remaining, grundy, winning_moves,
-                       id = $start, max_remaining = 0, in_winning_strategies, legal_moves
-                FROM layer""",
-            {"variant": v.name, "n": n, "start": sol.start},
-        )
-        con.unregister("layer")
-        if rec.edges is not None:
-            src, dst, code, dst_n = rec.edges
-            if rec.replace:
-                con.execute("DELETE FROM edges WHERE graph = ? AND n = ?", [v.graph_name, n])
-                con.execute("DELETE FROM graph_layers WHERE graph = ? AND n = ?", [v.graph_name, n])
-            columns = {"src": src, "dst": dst, "code": code}
-            if dst_n is not None:  # NULL where the move stays in the layer
-                columns["dst_n"] = pa.array(dst_n, mask=dst_n == n)
-            con.register("layer_edges", pa.table(columns))
-            con.execute(f"""INSERT INTO edges (graph, n, src, dst, code, dst_n)
-                            SELECT $graph, $n, src, dst, code, {"dst_n" if dst_n is not None else "NULL"}
-                            FROM layer_edges""",
-                        {"graph": v.graph_name, "n": n})
-            con.unregister("layer_edges")
-            con.execute("INSERT INTO graph_layers VALUES (?, ?, ?, ?)",
-                        [v.graph_name, n, len(rec.keys), rec.n_edges])
-        s = sol.start
-        positions_checksum = con.execute(POSITIONS_CHECKSUM, {"variant": v.name, "n": n}).fetchone()[0]
-        edges_checksum = con.execute(EDGES_CHECKSUM, {"graph": v.graph_name, "n": n}).fetchone()[0]
-        con.execute(
-            """INSERT INTO builds (variant, n, positions, edges, start_id, start_position, winner,
-                   min_length, max_length, start_remoteness, games, games_approx, expected_length,
-                   seconds, engine_version, positions_checksum, edges_checksum)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            [v.name, n, len(rec.keys), rec.n_edges, s, v.format(v.start(n)),
-             1 if sol.win[s] else 2, int(sol.min_remaining[s]), int(sol.max_remaining[s]),
-             int(sol.remoteness[s]), str(sol.start_games), float(sol.games[s]),
-             float(sol.expected[s]), rec.seconds, ENGINE_VERSION, positions_checksum, edges_checksum],
-        )
-        con.execute("INSERT INTO random_play VALUES (?, ?, ?, ?, ?)",
-                    [v.name, n, sol.p1_wins_random, sol.p1_wins_p1_perfect, sol.p1_wins_p2_perfect])
-        if rec.distribution is not None:
-            self._write_distribution(v.name, n, int(sol.min_remaining[s]), rec.distribution)
+                con.execute(f"DELETE FROM {table} WHERE variant = ? AND n = ?", [name, n])
+        self._insert_rows(con, "positions", layer.positions, {"variant": name, "n": n})
+        if layer.edges is not None:
+            if layer.replace:
+                con.execute("DELETE FROM edges WHERE graph = ? AND n = ?", [layer.graph, n])
+                con.execute("DELETE FROM graph_layers WHERE graph = ? AND n = ?", [layer.graph, n])
+            self._insert_rows(con, "edges", layer.edges, {"graph": layer.graph, "n": n})
+            con.execute("INSERT INTO graph_layers VALUES (?, ?, ?, ?)", [layer.graph, n, *layer.graph_size])
+        row = dict(layer.build,
+                   positions_checksum=con.execute(POSITIONS_CHECKSUM, {"variant": name, "n": n}).fetchone()[0],
+                   edges_checksum=con.execute(EDGES_CHECKSUM, {"graph": layer.graph, "n": n}).fetchone()[0])
+        self._insert_row(con, "builds", {"variant": name, "n": n, **row})
+        if layer.random_play is not None:
+            self._insert_row(con, "random_play", {"variant": name, "n": n, **layer.random_play})
+        if layer.lengths is not None:
+            self._insert_rows(con, "length_distribution", layer.lengths, {"variant": name, "n": n})
 
-    def _write_distribution(self, variant: str, n: int, shortest: int, dist: Any) -> None:
-        import pyarrow as pa
+    @staticmethod
+    def _insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: Any, constants: dict[str, Any]) -> None:
+        """INSERT an Arrow table's columns (by name) with the same `constants` on every row."""
+        con.register("incoming", rows)
+        try:
+            names = list(constants) + rows.column_names
+            con.execute(f"INSERT INTO {table} ({', '.join(names)}) "
+                        f"SELECT {', '.join('$' + k for k in constants)}, {', '.join(rows.column_names)} FROM incoming",
+                        constants)
+        finally:
+            con.unregister("incoming")
 
-        lengths = np.arange(shortest, len(dist.probability), dtype=np.int32)
-        exact = dist.games_exact[shortest:] if dist.games_exact is not None else [None] * len(lengths)
-        table = pa.table({
-            "measure": ["P"] * len(lengths) + ["mu"] * len(lengths),
-            "length": np.concatenate([lengths, lengths]),
-            "probability": np.concatenate([dist.probability[shortest:], dist.games[shortest:] / dist.games.sum()]),
-            "games": pa.array([None] * len(lengths) + dist.games[shortest:].tolist(), pa.float64()),
-            "games_exact": pa.array([None] * len(lengths) + [None if g is None else str(g) for g in exact], pa.string()),
-        })
-        self.con.register("layer_lengths", table)
-        self.con.execute("INSERT INTO length_distribution SELECT $variant, $n, * FROM layer_lengths",
-                         {"variant": variant, "n": n})
-        self.con.unregister("layer_lengths")
+    @staticmethod
+    def _insert_row(con: duckdb.DuckDBPyConnection, table: str, row: dict[str, Any]) -> None:
+        con.execute(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", list(row.values()))
 
     def write_summary(self, variant: Variant, summary: Any, replace: bool) -> None:
         """Write one summary-only layer (engine.summary.Summary): its builds row and, where the

@@ -380,7 +380,8 @@ def colex_rank(c, weights, ways, n):
 
 @jit
 def _next_colex(c, weights):
-    """c -> the vector of next higher rank (bin 2 varies fastest); False after the last."""
+    """c -> the vector of next higher rank (bin 2 varies fastest). Returns the highest bin
+    changed (bins above it are as they were), 0 after the last vector."""
     low = c[0]  # value held in the bins below j
     for j in range(1, c.shape[0]):
         if weights[j] <= low:  # room for one more chip in bin j
@@ -389,14 +390,15 @@ def _next_colex(c, weights):
             for k in range(1, j):
                 c[k] = 0
             c[0] = low
-            return True
+            return j
         low += c[j] * weights[j]
-    return False
+    return 0
 
 
 @jit
 def _previous_colex(c, weights):
-    """c -> the vector of next lower rank; False before the first (all chips in bin 1)."""
+    """c -> the vector of next lower rank; the highest bin changed, 0 before the first
+    (all chips in bin 1)."""
     low = c[0]
     for j in range(1, c.shape[0]):
         if c[j] > 0:
@@ -406,8 +408,8 @@ def _previous_colex(c, weights):
                 c[k] = low // weights[k]
                 low -= c[k] * weights[k]
             c[0] = low
-            return True
-    return False
+            return j
+    return 0
 
 
 @jit
@@ -454,10 +456,12 @@ def summary_layer(n, weights, ways, take_bin, take_count, put_bin, put_count, fa
     else:
         c[0] = n
     edges = 0
+    changed = bins - 1  # the rank terms of bins above the highest one changed stay as they were
+    held[bins - 1] = n
     for step in range(size):
         i = size - 1 - step if descending else step
-        remaining = n
-        for j in range(bins - 1, 0, -1):
+        remaining = held[changed]  # the value in bins 0..changed did not change either
+        for j in range(changed, 0, -1):
             held[j] = remaining
             term[j] = ways[j, remaining] - ways[j, remaining - c[j] * weights[j]]
             remaining -= c[j] * weights[j]
@@ -537,7 +541,7 @@ def summary_layer(n, weights, ways, take_bin, take_count, put_bin, put_count, fa
                 floats[i, 4] = sa / k
         if step + 1 < size:
             if descending:
-                _previous_colex(c, weights)
+                changed = _previous_colex(c, weights)
             else:
-                _next_colex(c, weights)
+                changed = _next_colex(c, weights)
     return edges

@@ -31,6 +31,7 @@ _FAMILIES: dict[str, tuple[Callable[[int], Variant], range, range]] = {
     "black-hole": (BlackHole, M_RANGE, range(2, 6)),
     "black-hole-empty-board": (BlackHoleEmptyBoard, M_RANGE, range(2, 6)),
 }
+FAMILY_EXAMPLE = 4  # the member whose start `zeckdb variants` shows for a family
 
 _instances: dict[str, Variant] = {}
 
@@ -43,12 +44,12 @@ def variant_names(all_members: bool = False) -> list[str]:
 
 def catalog() -> list[tuple[str, str, Variant]]:
     """(name, title, variant) for every registered variant; a family once, as `prefix-M`,
-    with its member M = 4 standing for it (its start, its n)."""
+    with its member M = FAMILY_EXAMPLE standing for it (its start, its n)."""
     out = [(name, get_variant(name).title, get_variant(name)) for name in _REGISTRY]
     for prefix, (_, accepted, _) in _FAMILIES.items():
-        example = get_variant(f"{prefix}-4")
+        example = get_variant(f"{prefix}-{FAMILY_EXAMPLE}")
         out.append((_family_label(prefix, accepted),
-                    f"{getattr(example, 'family_title', example.title)} (start shown: M = 4)", example))
+                    f"{example.family_title or example.title} (start shown: M = {FAMILY_EXAMPLE})", example))
     return out
 
 

@@ -30,6 +30,8 @@ OPTIONAL:
             decoded counts); needed only with lower_layers.
   layers_are_partitions  True if layer n holds every partition of n into the
             column weights (`zeckdb verify` checks the layer's size against them).
+  family_title  for a member of a family (`black-hole-M`): the family's title,
+            with M in it (`zeckdb variants` lists a family once, under it).
 
 Keys and ids: keys are what the engine computes with: distinct int64s, one per
 position, so that sorted keys link a move's result to its position. Ids are
@@ -62,6 +64,8 @@ class Variant(ABC):
     beyond_max_n: str = ""
     #: OPTIONAL: layer n holds every partition of n into the column weights (`zeckdb verify` counts them)
     layers_are_partitions: bool = False
+    #: OPTIONAL, for members of a family: the family's title (`zeckdb variants` lists the family once)
+    family_title: str = ""
 
     @property
     def graph_name(self) -> str:
