@@ -8,6 +8,7 @@ facts, and as a user meets it: status, queries, lookups, replacement by a full b
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -152,6 +153,18 @@ def test_a_user_meets_summary_layers(tmp_path, capsys):
     assert code == 0 and "n = 29:" in out
     code, out, _ = run(capsys, "position", "reversed", "--start", "30", "--db", db)
     assert code == 0
+    # the service: the page offers the n that can be looked up; a summary n answers 404 with the same line
+    from .http import get, serving
+
+    with serving(Path(db)) as server:
+        code, body, _ = get(server + "/v1/variants")
+        games = {g["variant"]: g for g in body}
+        assert (games["reversed"]["built"], games["reversed"]["summary_only"]) == ("30", "1..29")
+        assert (games["zeckendorf"]["built"], games["zeckendorf"]["summary_only"]) == (None, "1..30")
+        code, body, _ = get(server + "/v1/zeckendorf/starts/12")
+        assert code == 404 and "was built with --summary-only" in body["error"]
+        code, body, _ = get(server + "/v1/zeckendorf/summary?n=12")
+        assert code == 200 and body[0]["summary_only"] and body[0]["winner"] == 2
 
 
 def test_lean_summaries_keep_the_four_columns(tmp_path, capsys):

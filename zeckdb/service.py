@@ -198,18 +198,24 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
     def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
-    @app.get("/v1/variants", summary="The games, each with the n built")
+    @app.get("/v1/variants", summary="The games, each with the n built (in full: positions can be looked up) "
+                                     "and the n built with --summary-only")
     def variants() -> list[dict[str, Any]]:
+        from .ranges import format_ns
+
         with store() as s:
-            built = {row["variant"]: row["ns"] for row in api.status(s)["variants"]}
+            rows = s.status()
+        built = {r["variant"]: format_ns(sorted(set(r["ns"]) - set(r["summary_ns"]))) or None for r in rows}
+        summary = {r["variant"]: format_ns(r["summary_ns"]) or None for r in rows}
         games = []
         for game in api.variants():
             name = game["variant"]
             if " (M = " in name:  # a family: its built members
                 prefix = name.split("-M ")[0]
-                game["built"] = {v: ns for v, ns in built.items() if v.rpartition("-")[0] == prefix}
+                game["built"] = {v: ns for v, ns in built.items() if v.rpartition("-")[0] == prefix and ns}
             else:
                 game["built"] = built.get(name)
+                game["summary_only"] = summary.get(name)
             games.append(game)
         return games
 
