@@ -326,6 +326,29 @@ def winning_strategies(offsets, targets, order, win, start):
 
 
 @jit
+def legal_rules(c, take_bin, take_count, fallback, legal):
+    """The rules that apply to the count vector c, into legal[:k]; returns k. Fallback
+    rules count only where no other rule applies."""
+    n_rules, width = take_bin.shape
+    k = 0
+    for use_fallback in (False, True):
+        for r in range(n_rules):
+            if fallback[r] != use_fallback:
+                continue
+            ok = True
+            for j in range(width):
+                if take_count[r, j] > 0 and c[take_bin[r, j]] < take_count[r, j]:
+                    ok = False
+                    break
+            if ok:
+                legal[k] = r
+                k += 1
+        if k:
+            break
+    return k
+
+
+@jit
 def random_game_lengths(start, take_bin, take_count, put_bin, put_count, fallback, games, seed):
     """Lengths of `games` games from the count vector `start`, each move drawn uniformly
     from the legal ones (fallback rules only where nothing else is legal)."""
@@ -337,21 +360,7 @@ def random_game_lengths(start, take_bin, take_count, put_bin, put_count, fallbac
         c = start.copy()
         length = 0
         while True:
-            k = 0
-            for use_fallback in (False, True):
-                for r in range(n_rules):
-                    if fallback[r] != use_fallback:
-                        continue
-                    ok = True
-                    for j in range(width):
-                        if take_count[r, j] > 0 and c[take_bin[r, j]] < take_count[r, j]:
-                            ok = False
-                            break
-                    if ok:
-                        legal[k] = r
-                        k += 1
-                if k:
-                    break
+            k = legal_rules(c, take_bin, take_count, fallback, legal)
             if k == 0:
                 break
             r = legal[np.random.randint(k)]
@@ -465,21 +474,7 @@ def summary_layer(n, weights, ways, take_bin, take_count, put_bin, put_count, fa
             held[j] = remaining
             term[j] = ways[j, remaining] - ways[j, remaining - c[j] * weights[j]]
             remaining -= c[j] * weights[j]
-        k = 0
-        for use_fallback in (False, True):
-            for r in range(n_rules):
-                if fallback[r] != use_fallback:
-                    continue
-                ok = True
-                for j in range(width):
-                    if take_count[r, j] > 0 and c[take_bin[r, j]] < take_count[r, j]:
-                        ok = False
-                        break
-                if ok:
-                    legal[k] = r
-                    k += 1
-            if k:
-                break
+        k = legal_rules(c, take_bin, take_count, fallback, legal)
         edges += k
         if k == 0:
             ints[i, 0] = 0
