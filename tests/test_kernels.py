@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from zeckdb.engine import kernels
 
@@ -22,7 +23,7 @@ def chain_with_dead_ends(length: int):
 def test_path_counts_survive_probability_underflow():
     length = 1100  # 2^-1100 underflows a double
     offsets, targets = chain_with_dead_ends(length)
-    p, games, _ = kernels.length_distribution(offsets, targets, 0, length, True, 0)
+    p, games, _, _ = kernels.length_distribution(offsets, targets, 0, length, 0, False)
     assert games[1:length].tolist() == [1] * (length - 1)  # into the dead end of node k - 1 after k moves
     assert games[length] == 2  # the whole chain, or the last node's dead end
     assert p[length] == 0.0 and p[1] == 0.5
@@ -38,3 +39,62 @@ def test_topological_order_puts_children_first_and_detects_cycles():
             assert position[targets[e]] < position[v]
     cycle = kernels.topological_order(np.array([0, 1, 2], dtype=np.int64), np.array([1, 0], dtype=np.int32))
     assert len(cycle) < 2
+
+
+def random_single_terminal_dag(nodes: int, seed: int):
+    """Nodes 0..nodes-1, moves only to larger ids, node 0 the only source and the last node
+    the only terminal (every node lies on a path from 0 to it): the shape of a mirror pair."""
+    rng = np.random.default_rng(seed)
+    children = []
+    for v in range(nodes - 1):
+        out = {int(rng.integers(v + 1, nodes))}
+        out.update(int(w) for w in rng.integers(v + 1, nodes, size=int(rng.integers(0, 3))))
+        children.append(sorted(out))
+    children.append([])
+    for w in range(1, nodes):  # every node but 0 has a parent
+        if not any(w in c for c in children):
+            children[int(rng.integers(0, w))].append(w)
+    offsets = np.cumsum([0] + [len(c) for c in children]).astype(np.int64)
+    return children, offsets, np.array([w for c in children for w in c], dtype=np.int32)
+
+
+def test_one_sweep_gives_both_games_of_a_mirror_pair():
+    """Against every path enumerated: forward, a path's probability is the product of
+    1 / (moves out of each node it leaves); the mirror plays it backwards from the
+    terminal, so its probability is the product of 1 / (moves into each node but the first)."""
+    from fractions import Fraction
+
+    differ = 0
+    for seed in range(5):
+        children, offsets, targets = random_single_terminal_dag(12, seed)
+        parents = [sum(v in c for c in children) for v in range(len(children))]
+        forward, mirror, count = {}, {}, {}
+
+        def walk(v, length, p, m):
+            if not children[v]:
+                forward[length] = forward.get(length, 0) + p
+                mirror[length] = mirror.get(length, 0) + m
+                count[length] = count.get(length, 0) + 1
+                return
+            for w in children[v]:
+                walk(w, length + 1, p / len(children[v]), m / parents[w])
+
+        walk(0, 0, Fraction(1), Fraction(1))
+        longest = max(count)
+        p, games, exact, p_mirror = kernels.length_distribution(offsets, targets, 0, longest, 2, True)
+        for length in range(longest + 1):
+            assert p[length] == pytest.approx(float(forward.get(length, 0)), abs=1e-15)
+            assert p_mirror[length] == pytest.approx(float(mirror.get(length, 0)), abs=1e-15)
+            assert games[length] == count.get(length, 0) == int(exact[length][0])
+        differ += forward != mirror
+    assert differ  # the mirror is a game of its own, not the forward one again
+
+
+def test_id_order_is_used_only_when_every_move_goes_one_way_in_id():
+    from zeckdb.engine.solve import _id_order
+
+    up = _id_order(np.array([0, 0, 1]), np.array([1, 2, 2]), 3)
+    assert up.tolist() == [2, 1, 0]  # children (larger ids) first
+    assert _id_order(np.array([2, 1]), np.array([1, 0]), 3).tolist() == [0, 1, 2]
+    assert _id_order(np.array([0, 2]), np.array([1, 1]), 3) is None  # both ways: Kahn's order instead
+    assert _id_order(np.array([0, 0]), np.array([1, 5]), 3).tolist() == [2, 1, 0]  # 5: a lower layer's node

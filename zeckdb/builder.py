@@ -226,17 +226,20 @@ def _length_rows(shortest: int, dist: "Distribution"):
     })
 
 
-def _add_distribution(record: LayerRecord) -> None:
+def analyse(records: list[LayerRecord]) -> list[Callable[[], None]]:
+    """The length-distribution jobs of a batch of records, to run in any order: one per
+    record, but a record and the one mirroring it (LayerRecord.mirror) share one sweep."""
     from .engine.solve import length_distribution
 
-    record.distribution = length_distribution(record.solution, record.n, count_games=record.mirror is None)
+    def job(record: LayerRecord, mirrored_by: LayerRecord | None) -> Callable[[], None]:
+        def run() -> None:
+            mirror = mirrored_by.solution if mirrored_by else None
+            record.distribution = length_distribution(record.solution, record.n, mirror)
+            if mirrored_by is not None and record.distribution is not None:
+                mirrored_by.distribution = record.distribution.mirror
+        return run
 
-
-def _take_counts_from_mirrors(records: list[LayerRecord]) -> None:
-    for r in records:
-        if r.mirror is not None and r.distribution is not None:
-            r.distribution.games = r.mirror.distribution.games
-            r.distribution.games_exact = r.mirror.distribution.games_exact
+    return [job(r, next((m for m in records if m.mirror is r), None)) for r in records if r.mirror is None]
 
 
 def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool = False,
@@ -264,7 +267,6 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
         try:
             for f in analysed:
                 f.result()
-            _take_counts_from_mirrors(records)
             store.write_layers([layer_tables(r) for r in records])
         finally:
             with queue_lock:
@@ -292,7 +294,7 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
                     continue
                 while len(in_flight) >= 2:  # bound memory: this layer plus two behind it
                     in_flight.popleft().result()
-                analysed = [analysts.submit(_add_distribution, r) for r in records]
+                analysed = [analysts.submit(job) for job in analyse(records)]
                 with queue_lock:
                     queued += 1
                 in_flight.append(writer.submit(write, records, analysed))

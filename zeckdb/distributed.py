@@ -40,7 +40,7 @@ def solve_to_shards(root: str, n: int, steps: list[tuple[str, bool, bool]], grap
     """On a worker: solve layer n of each (variant, write, replace) step and write the layers
     to write as shards under root; the variants written, in order. `graph_stored`: the graphs
     whose layer n is stored already (its edges are not written again)."""
-    from .builder import LowerLayers, Step, _add_distribution, _compute, _take_counts_from_mirrors, layer_tables
+    from .builder import LowerLayers, Step, _compute, analyse, layer_tables
     from .variants import get_variant
 
     todo: dict[int, list[Step]] = {}
@@ -55,9 +55,8 @@ def solve_to_shards(root: str, n: int, steps: list[tuple[str, bool, bool]], grap
     for k in sorted(todo):
         stored = {g: ({k} if k != n or g in graph_stored else set()) for g in graphs}
         records, _ = _compute(k, todo[k], stored, lower)
-        for record in records:
-            _add_distribution(record)
-        _take_counts_from_mirrors(records)
+        for job in analyse(records):
+            job()
         for record in records:
             _write_shards(Path(root), layer_tables(record))
             written.append(record.variant.name)

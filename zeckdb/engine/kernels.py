@@ -212,13 +212,18 @@ def exact_games(offsets, targets, order, count):
 
 
 @jit
-def length_distribution(offsets, targets, start, max_len, count_games, limbs):
+def length_distribution(offsets, targets, start, max_len, limbs, mirror):
     """Distribution of the length of a game from `start`, one length step at a time.
 
     Returns, per length: the probability under P (each player picks a uniformly
-    random move), the number of complete games of that length (float, zeros
-    unless count_games) and, when limbs > 0, that number exactly as base-2^62
-    limbs. Memory is linear in the nodes (the current and the next step). Each
+    random move), the number of complete games of that length (float),
+    that number exactly as base-2^62 limbs when limbs > 0,
+    and, when `mirror`, the probability under P of the mirrored game: the one
+    played backwards along these moves from the graph's only terminal to `start`
+    (engine.solve.mirrors). A game of the mirror is one of these read backwards,
+    chosen with probability the product of 1 / (number of moves into each node
+    but `start`), so the same sweep carries it at the cost of one more value per
+    move. Memory is linear in the nodes (the current and the next step). Each
     step sweeps the nodes holding mass in id order, which keeps the scattered
     writes of each move kind moving forward together (a frontier list in
     arrival order was 5x slower at n = 150).
@@ -236,51 +241,66 @@ def length_distribution(offsets, targets, start, max_len, count_games, limbs):
         first[v], last[v] = a, b
         if hi > lo:
             inv_degree[v] = 1.0 / (hi - lo)
-    p_cur, p_nxt = np.zeros(n), np.zeros(n)  # probability under P of reaching each node in k moves
-    g_cur, g_nxt = np.zeros(n), np.zeros(n)  # number of paths reaching each node in k moves
+    inv_in_degree = np.zeros(n if mirror else 0)
+    if mirror:
+        for e in range(targets.shape[0]):
+            inv_in_degree[targets[e]] += 1.0
+        for v in range(n):
+            if inv_in_degree[v] > 0.0:
+                inv_in_degree[v] = 1.0 / inv_in_degree[v]
+    # per node: probability under P of reaching it in k moves, number of such paths, and
+    # the mirror's probability of them (the factor of the node itself applied when it is swept)
+    cur = np.zeros((n, 3))
+    nxt = np.zeros((n, 3))
     x_cur = np.zeros((n if limbs else 0, limbs), dtype=np.uint64)
     x_nxt = np.zeros((n if limbs else 0, limbs), dtype=np.uint64)
     out_p = np.zeros(max_len + 1)
     out_g = np.zeros(max_len + 1)
+    out_m = np.zeros(max_len + 1)
     out_x = np.zeros((max_len + 1, limbs), dtype=np.uint64)
-    p_cur[start] = 1.0
-    g_cur[start] = 1.0
+    cur[start, 0] = 1.0
+    cur[start, 1] = 1.0
+    cur[start, 2] = 1.0
     if limbs:
         x_cur[start, 0] = 1
     lo_id, hi_id = start, start  # nodes holding mass lie in [lo_id, hi_id]
     for k in range(max_len + 1):
         new_lo, new_hi = n, -1
         for v in range(lo_id, hi_id + 1):
-            pv = p_cur[v]
-            gv = g_cur[v]
-            if pv == 0.0 and gv == 0.0:  # P alone can underflow on long games; a reached node has a path
+            pv = cur[v, 0]
+            gv = cur[v, 1]
+            mv = cur[v, 2]
+            if gv == 0.0:  # not reached (a reached node has a path; P alone can underflow on long games)
                 continue
+            if mirror and k > 0:
+                mv *= inv_in_degree[v]
             lo, hi = offsets[v], offsets[v + 1]
             if lo == hi:
                 out_p[k] += pv
                 out_g[k] += gv
+                out_m[k] += mv
                 if limbs:
                     add_limbs(out_x[k], x_cur[v])
             else:
                 share = pv * inv_degree[v]
                 for e in range(lo, hi):
                     w = targets[e]
-                    p_nxt[w] += share
-                    if count_games:
-                        g_nxt[w] += gv
+                    nxt[w, 0] += share
+                    nxt[w, 1] += gv
+                    nxt[w, 2] += mv
                     if limbs:
                         add_limbs(x_nxt[w], x_cur[v])
                 new_lo = min(new_lo, first[v])
                 new_hi = max(new_hi, last[v])
-            p_cur[v] = 0.0
-            g_cur[v] = 0.0
+            cur[v, 0] = 0.0
+            cur[v, 1] = 0.0
+            cur[v, 2] = 0.0
             for j in range(limbs):
                 x_cur[v, j] = 0
-        p_cur, p_nxt = p_nxt, p_cur
-        g_cur, g_nxt = g_nxt, g_cur
+        cur, nxt = nxt, cur
         x_cur, x_nxt = x_nxt, x_cur
         lo_id, hi_id = new_lo, new_hi
-    return out_p, out_g, out_x
+    return out_p, out_g, out_x, out_m
 
 
 @jit

@@ -68,6 +68,7 @@ class Distribution:
     probability: np.ndarray  # under P: both players pick uniformly random moves
     games: np.ndarray  # number of complete games of each length (float)
     games_exact: list[int] | None  # the same, exactly, for n <= EXACT_LENGTH_COUNTS_MAX_N
+    mirror: "Distribution | None" = None  # a mirror solution's, when asked for with this one
 
 
 # Exact per-length game counts cost up to 2x the float pass (more limbs as n grows);
@@ -212,12 +213,27 @@ def _grouped(variant: Variant, n: int, keys: np.ndarray, src_id: np.ndarray, dst
     """The layer's graph: edges grouped by source id, own nodes ordered topologically."""
     offsets, perm = kernels.group(src_id, nodes)
     src_id, dst = src_id[perm], dst[perm]
-    order = kernels.topological_order(offsets, dst)
-    order = order[order < len(keys)]  # lower layers' nodes are solved already
+    order = _id_order(src_id, dst, len(keys))
+    if order is None:
+        order = kernels.topological_order(offsets, dst)
+        order = order[order < len(keys)]  # lower layers' nodes are solved already
     if len(order) < len(keys):
         raise EngineError(f"{variant.name}, n={n}: the moves form a cycle; a game must always end")
     return Graph(n, keys, order, offsets, src_id, dst, code[perm],
                  None if dst_n is None else dst_n[perm], None if dst_id is None else dst_id[perm])
+
+
+def _id_order(src: np.ndarray, dst: np.ndarray, size: int) -> np.ndarray | None:
+    """The own ids in descending (ascending) order when every move within the layer leads
+    to a larger (smaller) id, else None. Then the solving kernels walk the nodes and their
+    moves' targets in memory order: at n = 150 of the Zeckendorf game (whose moves all raise
+    the colex rank, the id) they solve 3.5x faster than in Kahn's order."""
+    own = dst < size
+    if not own.any() or bool(np.all(dst[own] > src[own])):
+        return np.arange(size - 1, -1, -1, dtype=np.int32)
+    if bool(np.all(dst[own] < src[own])):
+        return np.arange(size, dtype=np.int32)
+    return None
 
 
 def play_graph(variant: Variant, graph: Graph) -> Play:
@@ -299,20 +315,24 @@ def union_play(variant: Variant, graph: Graph, lower: dict[int, SolvedLayer]) ->
     return Play(np.concatenate(offsets), np.concatenate(targets), np.empty(0, dtype=np.int32))  # no solving on it
 
 
-def length_distribution(solution: Solution, n: int, count_games: bool = True) -> Distribution | None:
-    """The exact distribution of the length of a game from the start, under P and mu
-    (count_games=False: P only; the caller takes the game counts from a mirror).
+def length_distribution(solution: Solution, n: int, mirror: Solution | None = None) -> Distribution | None:
+    """The exact distribution of the length of a game from the start, under P and mu.
+    With `mirror` (a solution whose games are this one's reversed: `mirrors`), the mirror's
+    distribution comes from the same sweep, as `mirror_distribution`.
     None when the game spans layers whose union graph was not assembled (too big)."""
     play = solution.union if solution.union is not None else solution.play
     if solution.union is None and len(play.offsets) - 1 > solution.size:
         return None
     max_len = int(solution.max_remaining[solution.start])
     limbs = 0
-    if count_games and n <= EXACT_LENGTH_COUNTS_MAX_N:
+    if n <= EXACT_LENGTH_COUNTS_MAX_N:
         limbs = int(math.log2(max(solution.games[solution.start], 1.0)) // kernels.LIMB_BITS) + 2
-    p, games, exact = kernels.length_distribution(play.offsets, play.targets, solution.start,
-                                                  max_len, count_games, limbs)
-    return Distribution(p, games, [_limbs_to_int(row) for row in exact] if limbs else None)
+    p, games, exact, p_mirror = kernels.length_distribution(play.offsets, play.targets, solution.start, max_len,
+                                                            limbs, mirror is not None)
+    dist = Distribution(p, games, [_limbs_to_int(row) for row in exact] if limbs else None)
+    if mirror is not None:
+        dist.mirror = Distribution(p_mirror, games, dist.games_exact)  # the same games, reversed
+    return dist
 
 
 def _exact_games(play: Play, own_games: np.ndarray, graph: Graph, lower: dict[int, SolvedLayer] | None) -> np.ndarray:
