@@ -6,7 +6,11 @@
 
 It runs `zeckdb build` in a child process (wall time and peak memory of the
 whole command), then times lookups in one process, `zeckdb position` end to end
-and `zeckdb verify` of the whole file.
+and `zeckdb verify` of the whole file. Then, side by side, whole processes: a
+single-n `zeckdb build --variant zeckendorf --n K` into a new file against the
+plain dict-memo solver of bench/plain_solver.py (outcome, remoteness, shortest
+and longest game only) at K = --single (150), and the fixed start-up cost (the
+same build at n = 1: imports, compiled kernels loaded from numba's cache, schema).
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ import sys
 import tempfile
 import time
 
-TARGETS = {"build_s": 60.0, "peak_gib": 4.0, "file_gb": 1.5, "lookup_ms": 5.0, "cli_s": 1.0, "verify_s": 120.0}
+TARGETS = {"build_s": 60.0, "peak_gib": 4.0, "file_gb": 1.5, "lookup_ms": 5.0, "cli_s": 1.0, "verify_s": 120.0,
+           "single_speedup": 10.0}
+BENCH = Path(__file__).resolve().parent
 
 
 def measure_build(db: Path, ns: str, variants: list[str]) -> tuple[float, float]:
@@ -74,12 +80,32 @@ def measure_cli(db: Path, n: int) -> float:
     return statistics.median(runs)
 
 
+def measure_single(tmp: Path, n: int, runs: int = 3) -> tuple[float, float, float]:
+    """Median whole-process seconds: `zeckdb build --variant zeckendorf --n n` into a new file,
+    the same at n = 1 (the fixed start-up cost), and the plain solver at n."""
+    def timed(argv: list[str]) -> float:
+        t0 = time.perf_counter()
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return time.perf_counter() - t0
+
+    def build(k: int, i: int) -> float:
+        return timed([sys.executable, "-m", "zeckdb.cli.main", "build", "--variant", "zeckendorf", "--n", str(k),
+                      "--db", str(tmp / f"single-{k}-{i}.duckdb")])
+
+    zeck = statistics.median(build(n, i) for i in range(runs))
+    startup = statistics.median(build(1, i) for i in range(runs))
+    plain = statistics.median(timed([sys.executable, str(BENCH / "plain_solver.py"), str(n)]) for _ in range(runs))
+    return zeck, startup, plain
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", default="1..150")
     parser.add_argument("--variant", action="append", help="variant to build (repeatable; 'all' for the default "
                         "build of every variant) [default: zeckendorf and reversed]")
     parser.add_argument("--keep", help="write the database here and keep it (default: a temporary file)")
+    parser.add_argument("--single", type=int, default=150, help="n of the single-n builds against the plain solver "
+                        "(0: skip them)")
     args = parser.parse_args()
     max_n = int(args.n.split("..")[-1])
     with tempfile.TemporaryDirectory(dir=".") as tmp:
@@ -103,6 +129,13 @@ def main() -> None:
             ("`zeckdb verify` of the whole file", check, TARGETS["verify_s"], "s"),
         ]:
             print(f"  {label:<40} {value:9.3f} {unit:<4} target {target:g} {unit:<4} ratio {value / target:5.2f}")
+        if args.single:
+            zeck, startup, plain = measure_single(Path(tmp), args.single)
+            print(f"whole processes at n = {args.single} (median of 3): `zeckdb build --variant zeckendorf` "
+                  f"{zeck:.2f} s (every column), plain solver {plain:.2f} s (four numbers)")
+            print(f"  {'speed-up over the plain solver':<40} {plain / zeck:9.2f} x    target {TARGETS['single_speedup']:g} x"
+                  f"    ratio {plain / zeck / TARGETS['single_speedup']:5.2f}")
+            print(f"  {'start-up (the same build at n = 1)':<40} {startup:9.3f} s")
 
 
 if __name__ == "__main__":
