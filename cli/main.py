@@ -15,6 +15,7 @@ from typing import Optional
 import typer
 
 from zeckdb.errors import UsageError, ZeckdbError
+from zeckdb.variants import catalog
 
 app = typer.Typer(
     help="zeckdb: an exhaustive, SQL-backed position database for the Zeckendorf game family.\n\n"
@@ -24,8 +25,8 @@ app = typer.Typer(
     "`zeckdb serve` offers it all over HTTP with a web page; `zeckdb plot`, `zeckdb draw` and "
     "`zeckdb export` make figures, game-graph drawings and Parquet files. "
     "The database is ./zeckdb.duckdb unless --db or $ZECKDB_DB says otherwise.\n\n"
-    "Variants (`zeckdb variants` describes them): zeckendorf, reversed, build-up, quilt, fibonacci-nim, "
-    "black-hole-M and black-hole-empty-board-M (M = 2..12; a default build covers M = 2..5).",
+    f"Variants (`zeckdb variants` describes them): {', '.join(label for label, _, _ in catalog())}; "
+    "a default build covers M = 2..5.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,

@@ -1,9 +1,9 @@
 -- name: lengths
--- description: Per n, the shortest and longest game; for the Zeckendorf and reversed games also n - Z(n), and for the reversed game the paper's upper bound on the longest game (NULL where they do not apply).
--- checks: shortest game = n - Z(n) (Baird-Smith et al. 2020; reversed: Theorem 1.4); longest reversed game <= floor(phi^2 n - Z_I(n) - 2 Z(n) + phi - 1) (Theorem 1.4).
+-- description: Per n, the shortest and longest game; for the Zeckendorf, reversed and ordered games also n - Z(n), and for the reversed game the paper's upper bound on the longest game (NULL where they do not apply).
+-- checks: shortest game = n - Z(n) (Baird-Smith et al. 2020; reversed: Theorem 1.4; ordered: Bortnovskyi et al. 2025); longest reversed game <= floor(phi^2 n - Z_I(n) - 2 Z(n) + phi - 1) (Theorem 1.4).
 WITH b AS (
     SELECT variant, n, min_length, max_length,
-           CASE WHEN variant IN ('zeckendorf', 'reversed') THEN n - z(n) END AS n_minus_z,
+           CASE WHEN variant IN ('zeckendorf', 'reversed', 'ordered') THEN n - z(n) END AS n_minus_z,
            CASE WHEN variant = 'reversed' THEN floor(phi() ^ 2 * n - z_i(n) - 2 * z(n) + phi() - 1)::INTEGER END AS max_bound
     FROM builds
     WHERE ($variant IS NULL OR variant = $variant)

@@ -1,7 +1,7 @@
 -- name: winning-moves
 -- description: Every move from a position with the resulting position, its outcome and remoteness; winning moves first (fastest), then losing moves (slowest first).
 -- checks: the ranking of `zeckdb position`; a move wins exactly when it reaches a lost position.
--- param position (position, required): the position as counts, bin 1 first, e.g. 3,1,0,2
+-- param position (position, required): the position as counts, bin 1 first, e.g. 3,1,0,2 (the ordered game: its entries left to right, e.g. 1,2,1,3)
 WITH wanted AS (
     SELECT list_transform(string_split(trim($position, '()[] '), ','), lambda x: trim(x)::INTEGER) AS counts),
 layer AS (  -- in each variant, the n of the position: the weighted sum of its counts
@@ -13,10 +13,16 @@ layer AS (  -- in each variant, the n of the position: the weighted sum of its c
     HAVING len(any_value(w.counts)) <= count(*)),
 here AS (
     SELECT p.variant, p.n, p.id
-    FROM (SELECT variant, n, id, list_value(*COLUMNS('^c\d+$')) AS counts FROM positions
+    FROM (SELECT variant, n, id, list_value(*COLUMNS('^c\d+$')) AS counts, entries FROM positions
           WHERE (variant, n) IN (SELECT (variant, n) FROM layer)) p
     JOIN layer l USING (variant, n)
-    WHERE list_resize(list_transform(p.counts, lambda x: coalesce(x, 0)), len(l.counts), 0) = l.counts),
+    WHERE list_resize(list_transform(p.counts, lambda x: coalesce(x, 0)), len(l.counts), 0) = l.counts
+      AND p.entries IS NULL
+    UNION ALL  -- games whose positions are ordered lists: the entries themselves, summing to n
+    SELECT p.variant, p.n, p.id
+    FROM positions p, wanted w
+    WHERE p.entries IS NOT NULL AND ($variant IS NULL OR p.variant = $variant)
+      AND p.n = list_sum(w.counts) AND p.entries = w.counts),
 children AS (  -- edges joined directly (not through the moves view) so the join filters reach the edges scan
     SELECT h.variant, h.n, coalesce(e.dst_n, e.n) AS dst_n, e.dst, e.code
     FROM here h JOIN variants v ON v.variant = h.variant AND NOT v.reversed
@@ -26,8 +32,10 @@ children AS (  -- edges joined directly (not through the moves view) so the join
     FROM here h JOIN variants v ON v.variant = h.variant AND v.reversed
     JOIN edges e ON e.graph = v.graph AND e.n = h.n AND e.dst = h.id),
 targets AS (
-    SELECT t.variant, t.n, t.id, position_text(t.counts[:v.bins]) AS position, t.outcome, t.remoteness
-    FROM (SELECT variant, n, id, list_value(*COLUMNS('^c\d+$')) AS counts, outcome, remoteness FROM positions
+    SELECT t.variant, t.n, t.id,
+           coalesce('[' || array_to_string(t.entries, ',') || ']', position_text(t.counts[:v.bins])) AS position,
+           t.outcome, t.remoteness
+    FROM (SELECT variant, n, id, list_value(*COLUMNS('^c\d+$')) AS counts, entries, outcome, remoteness FROM positions
           WHERE (variant, n, id) IN (SELECT (variant, dst_n, dst) FROM children)) t
     JOIN variants v USING (variant))
 SELECT c.variant, c.n, m.name AS move, t.position AS to_position, c.dst_n AS to_n,

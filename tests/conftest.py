@@ -28,12 +28,13 @@ MORE_BLACK_HOLES = [name for name in variant_names(all_members=True)
 MORE_BLACK_HOLE_N = 15
 NIM_N = 100
 BUILD_UP_N = 40
+ORDERED_N = 18  # Player 2 wins n = 18 (the paper's one exception)
 
 
 @pytest.fixture(scope="session")
 def small_db(tmp_path_factory) -> Path:
     """Every variant at small n: the core variants for n = 1..40, quilt 1..30, the Black
-    Hole games (m = 2..5, both kinds) 1..50 and (m = 6..12) 1..15, Fibonacci nim 1..100, build-up 1..40."""
+    Hole games (m = 2..5, both kinds) 1..50 and (m = 6..12) 1..15, Fibonacci nim 1..100, build-up 1..40, the ordered game 1..18."""
     path = tmp_path_factory.mktemp("db") / "small.duckdb"
     with Store.open_write(path) as store:
         build(store, ["zeckendorf", "reversed"], list(range(1, SMALL_N + 1)))
@@ -42,6 +43,7 @@ def small_db(tmp_path_factory) -> Path:
         build(store, MORE_BLACK_HOLES, list(range(1, MORE_BLACK_HOLE_N + 1)))
         build(store, ["fibonacci-nim"], list(range(1, NIM_N + 1)))
         build(store, ["build-up"], list(range(1, BUILD_UP_N + 1)))
+        build(store, ["ordered"], list(range(1, ORDERED_N + 1)))
     return path
 
 

@@ -315,6 +315,40 @@ MOVES["fibonacci-nim"] = nim_moves
 MOVES["build-up"] = build_up_moves
 
 
+# -- the ordered Zeckendorf game (Bortnovskyi et al. 2025, arXiv:2508.20222) ----------
+def ordered_moves(p):
+    """A position is its entries left to right, as values. Each rule rewrites two neighbours
+    (a, b), read off the paper's list with F_1, F_2, F_3, ... = FIB[0], FIB[1], FIB[2], ..."""
+    out = []
+    for k in range(len(p) - 1):
+        a, b = p[k], p[k + 1]
+        i, j = FIB.index(a), FIB.index(b)
+        if a == 1 and b == 1:
+            new = (2,)
+        elif j == i + 1:  # F_i, F_{i+1} -> F_{i+2}
+            new = (FIB[i + 2],)
+        elif a == 2 and b == 2:
+            new = (1, 3)
+        elif a == b:  # F_i, F_i -> F_{i-2}, F_{i+1} (i >= 3)
+            new = (FIB[i - 2], FIB[i + 1])
+        elif a > b:
+            new = (b, a)
+        else:
+            continue
+        out.append(p[:k] + new + p[k + 2:])
+    return out
+
+
+def fibonacci_compositions(n: int) -> set[tuple[int, ...]]:
+    """Every ordered list of Fibonacci numbers summing to n."""
+    if n == 0:
+        return {()}
+    return {(f,) + rest for f in FIB if f <= n for rest in fibonacci_compositions(n - f)}
+
+
+MOVES["ordered"] = ordered_moves
+
+
 def family_start(variant: str, n: int) -> tuple[int, ...]:
     if variant.startswith("black-hole-empty-board-"):
         m = int(variant.rsplit("-", 1)[1])
@@ -325,6 +359,8 @@ def family_start(variant: str, n: int) -> tuple[int, ...]:
         return norm([n, max(n - 1, 0)])
     if variant == "build-up":
         return norm([0, 0, 0, n])
+    if variant == "ordered":
+        return (1,) * n
     raise KeyError(variant)
 
 
@@ -332,6 +368,8 @@ def family_layer(variant: str, p) -> int:
     """The n whose layer stores p: its value, or the pile for nim (the last entry counts 1 in the pre-games)."""
     if variant == "fibonacci-nim":
         return p[0] if p else 0
+    if variant == "ordered":
+        return sum(p)
     if variant == "build-up":
         c = list(p) + [0] * 4
         return c[0] + 2 * c[1] + 3 * c[2] + c[3]

@@ -18,10 +18,12 @@ def test_position_json_contract(capsys, small_db):
     assert code == 0, err
     info = json.loads(out)
     assert {"variant", "position", "value", "outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
-            "expected_remaining_random", "grundy", "moves"} <= set(info)
+            "expected_remaining_random", "grundy", "moves", "text"} <= set(info)
     assert info["position"] == [10] and info["value"] == 10 and info["outcome"] == "loss"
     assert info["games_to_end"] == "856"  # exact decimal string at the start
-    assert info["moves"] == [{"move": "merge 2F1", "position": [8, 1], "outcome": "win", "remoteness": info["remoteness"] - 1}]
+    assert info["text"] == "(10)"  # the position as the variant writes it
+    assert info["moves"] == [{"move": "merge 2F1", "position": [8, 1], "outcome": "win", "remoteness": info["remoteness"] - 1,
+                              "text": "(8,1)"}]
 
 
 def test_moves_are_ranked_wins_fastest_first_then_losses_slowest_first(capsys, small_db):
@@ -140,12 +142,12 @@ def test_help_explains_every_command(capsys):
 
 
 def test_variants_lists_every_game_once(capsys):
-    from zeckdb.variants import get_variant
+    from zeckdb.variants import _REGISTRY, get_variant
 
     code, out, _ = run(capsys, "variants", "--format", "json")
     listing = {row["variant"]: row for row in json.loads(out)}
-    assert code == 0 and list(listing) == ["zeckendorf", "reversed", "quilt", "build-up", "fibonacci-nim",
-                                           "black-hole-M (M = 2..12)", "black-hole-empty-board-M (M = 2..12)"]
+    assert code == 0 and list(listing) == [*_REGISTRY, "black-hole-M (M = 2..12)", "black-hole-empty-board-M (M = 2..12)"]
+    assert listing["ordered"]["start of n = 5"] == "[1,1,1,1,1]"
     assert listing["fibonacci-nim"]["start of n = 5"] == "(5,4)" and listing["fibonacci-nim"]["n"] == "0..1000"
     assert listing["black-hole-empty-board-M (M = 2..12)"]["start of n = 5"] == "(0,0,0,5)"
     for name in ("black-hole-2", "black-hole-12", "black-hole-empty-board-7"):
@@ -180,8 +182,8 @@ def test_sql_command_reads_stdin_and_refuses_writes(capsys, small_db, monkeypatc
     monkeypatch.setattr("sys.stdin", io.StringIO("SELECT count(*) AS n FROM builds"))
     code, out, _ = run(capsys, "sql", "-", "-f", "json", "--db", str(small_db))
     # the fixture: 2 core variants to 40, quilt to 30, 8 Black Hole variants 0..50 and 14 more 1..15 (with
-    # layer 0 for the two M = 6 games only: F_6 = 13 <= 15 lets a chip fall), nim 0..100, build-up to 40
-    assert code == 0 and json.loads(out) == [{"n": 2 * 40 + 30 + 8 * 51 + 14 * 15 + 2 + 101 + 40}]
+    # layer 0 for the two M = 6 games only: F_6 = 13 <= 15 lets a chip fall), nim 0..100, build-up to 40, ordered to 18
+    assert code == 0 and json.loads(out) == [{"n": 2 * 40 + 30 + 8 * 51 + 14 * 15 + 2 + 101 + 40 + 18}]
     code, out, err = run(capsys, "sql", "DELETE FROM builds", "--db", str(small_db))
     assert code == 2 and err.strip() == ("zeckdb: error: a DELETE statement is refused: zeckdb's SQL is read-only, "
                                          "use SELECT, WITH ... SELECT, VALUES, DESCRIBE, SUMMARIZE, SHOW, or EXPLAIN "

@@ -40,7 +40,8 @@ def test_every_row_comes_back(exported, con):
 
 def test_values_come_back_exactly(exported, con):
     back = duckdb.connect()
-    for variant, n in [("zeckendorf", 17), ("reversed", 40), ("quilt", 12), ("black-hole-3", 0), ("fibonacci-nim", 60)]:
+    for variant, n in [("zeckendorf", 17), ("reversed", 40), ("quilt", 12), ("black-hole-3", 0), ("fibonacci-nim", 60),
+                       ("ordered", 9)]:  # the ordered game's entries come back as lists
         want = con.execute("SELECT * EXCLUDE (variant, n) FROM positions WHERE variant = ? AND n = ? ORDER BY id",
                            [variant, n]).fetchall()
         got = back.execute(f"SELECT * EXCLUDE (variant, n) FROM read_parquet('{exported}/positions/*/*/*.parquet', "
@@ -59,7 +60,7 @@ def test_pyarrow_reads_it_as_a_dataset(exported, con):
 
 def test_the_manifest_names_every_file(exported):
     manifest = json.loads((exported / "manifest.json").read_text())
-    assert manifest["schema_revision"] == "0005" and manifest["format"] == "parquet"
+    assert manifest["schema_revision"] == "0006" and manifest["format"] == "parquet"
     listed = {f["path"]: f for t in manifest["tables"].values() for f in t["files"]}
     on_disk = {p.relative_to(exported).as_posix() for p in exported.rglob("*.parquet")}
     assert set(listed) == on_disk
@@ -82,6 +83,17 @@ def test_csv_of_some_variants_and_n(capsys, small_db, tmp_path, con):
     assert [(int(n), c) for n, c in got] == want
     assert {p.name for p in (folder / "positions").iterdir()} == {"variant=reversed"}
     assert {p.name for p in (folder / "edges").iterdir()} == {"graph=zeckendorf"}  # reversed plays zeckendorf's graph
+
+
+def test_csv_writes_an_ordered_position_as_its_list(capsys, small_db, tmp_path, con):
+    folder = tmp_path / "csv"
+    code, _, err = run(capsys, "export", str(folder), "--format", "csv", "--variant", "ordered", "--n", "7",
+                       "--db", str(small_db))
+    assert code == 0, err
+    got = duckdb.connect().execute(f"SELECT id, entries FROM read_csv('{folder}/positions/*/*/*.csv', "
+                                   "hive_partitioning = true, all_varchar = true) ORDER BY id::INTEGER").fetchall()
+    want = con.execute("SELECT id, entries FROM positions WHERE variant = 'ordered' AND n = 7 ORDER BY id").fetchall()
+    assert [e for _, e in got] == ["[" + ",".join(map(str, e)) + "]" for _, e in want] and len(want) == 49
 
 
 @pytest.mark.parametrize("args, message", [

@@ -1,5 +1,6 @@
-"""The Black Hole games, their Empty-Board pre-game, Fibonacci nim and the build-up game:
-the database against the independent solver in reference.py, and GAMES.md's facts."""
+"""The Black Hole games, their Empty-Board pre-game, Fibonacci nim, the build-up game and the
+ordered game: the database against the independent solver in reference.py, and the facts
+of GAMES.md and the papers."""
 
 from __future__ import annotations
 
@@ -10,19 +11,24 @@ import pytest
 
 from zeckdb.queries import run_query
 from zeckdb.store import Store
+from zeckdb.variants import _REGISTRY
 
 from . import reference as ref
-from .conftest import BLACK_HOLE_N, BLACK_HOLES, BUILD_UP_N, MORE_BLACK_HOLE_N, MORE_BLACK_HOLES, NIM_N, rows
+from .conftest import (BLACK_HOLE_N, BLACK_HOLES, BUILD_UP_N, MORE_BLACK_HOLE_N, MORE_BLACK_HOLES, NIM_N, ORDERED_N, rows,
+                       run)
 
 # every column is cross-checked on these layers (kept small: the reference is plain Python)
 CHECKED = {**{name: range(0, 16) for name in BLACK_HOLES}, **{name: range(1, MORE_BLACK_HOLE_N + 1) for name in MORE_BLACK_HOLES},
-           "fibonacci-nim": range(0, 26), "build-up": range(1, 13)}
+           "fibonacci-nim": range(0, 26), "build-up": range(1, 13), "ordered": range(1, 12)}
 
 
 def stored_layer(con, variant: str, n: int) -> dict[tuple, dict]:
     out = {}
     for r in rows(con, "SELECT * FROM positions WHERE variant = ? AND n = ?", [variant, n]):
-        out[ref.norm([r[f"c{i}"] or 0 for i in range(1, 17)])] = r
+        if r["entries"] is not None:  # an ordered list: its entries are the position
+            out[tuple(r["entries"])] = r
+        else:
+            out[ref.norm([r[f"c{i}"] or 0 for i in range(1, 17)])] = r
     return out
 
 
@@ -46,6 +52,8 @@ def test_every_stored_position_matches_the_reference(con, variant):
             assert set(stored) == {ref.norm([n, k]) for k in range(n + 1)}
         elif variant == "build-up":
             assert set(stored) == count_vectors([1, 2, 3, 1], n)
+        elif variant == "ordered":  # every ordering of every Fibonacci partition, and each is reachable
+            assert set(stored) == ref.fibonacci_compositions(n) == ref.layer_positions(variant, n)
         elif "empty-board" in variant:  # placing leaves bins 2..m-2 empty until nothing is left to place
             m = int(variant.rsplit("-", 1)[1])
             assert set(stored) == {p for p in count_vectors(layer_weights(variant), n)
@@ -264,8 +272,8 @@ def test_lookups_follow_moves_into_lower_layers(capsys, small_db):
 
 
 @pytest.mark.parametrize("args, message", [
-    (("position", "black-hole-13", "--start", "5"), "unknown variant 'black-hole-13': choose one of zeckendorf, "
-                                                     "reversed, quilt, build-up, fibonacci-nim, black-hole-M (M = 2..12)"),
+    (("position", "black-hole-13", "--start", "5"), "unknown variant 'black-hole-13': choose one of "
+                                                     f"{', '.join(_REGISTRY)}, black-hole-M (M = 2..12)"),
     (("position", "fibonacci-nim", "10,11"), "position (10,11): at most r = 10 chips can be taken, so k <= r"),
     (("position", "fibonacci-nim", "10"), "write it as r,k"),
     (("position", "black-hole-empty-board-4", "0,1,0,3"),
@@ -319,3 +327,52 @@ def test_graph_size_lists_every_layer_even_without_a_terminal(small_db):
         ends = {p for p in count_vectors([1, 2, 3], n) if not ref.MOVES["black-hole-4"](p)}
         assert r["terminals"] == len(ends)
     assert table[5]["terminals"] == 0 and table[4]["terminals"] == 1
+
+
+# -- the ordered Zeckendorf game: Bortnovskyi et al. 2025 (arXiv:2508.20222) -----------
+def test_ordered_player_1_wins_every_n_from_2_except_18(con):
+    """The paper's Table: Player 1 wins 2 <= n <= 25 except n = 18; n = 1 has no move."""
+    winners = {r["n"]: r["winner"] for r in rows(con, "SELECT n, winner FROM builds WHERE variant = 'ordered'")}
+    assert sorted(winners) == list(range(1, ORDERED_N + 1))
+    assert {n for n, w in winners.items() if w == 2} == {1, 18}
+
+
+def test_ordered_shortest_game_is_n_minus_z_and_the_longest_grows_like_n_squared_over_2(con):
+    got = {r["n"]: r for r in rows(con, "SELECT n, min_length, max_length FROM builds WHERE variant = 'ordered'")}
+    for n, r in got.items():
+        assert r["min_length"] == n - len(ref.zeckendorf_indices(n)), n
+        if n <= 11:  # the independent solver, as far as it is cheap
+            assert r["max_length"] == ref.solve("ordered", (1,) * n)["max"], n
+    # n^2 / 2 to leading order: the ratio climbs towards 1/2 from below
+    ratios = [got[n]["max_length"] / (n * n / 2) for n in (6, 12, 18)]
+    assert ratios == sorted(ratios) and 0.75 < ratios[-1] < 1
+
+
+def test_ordered_lengths_query_checks_n_minus_z(small_db):
+    with Store.open_read(small_db) as store:
+        result = run_query(store, "lengths", "ordered")
+    got = [dict(zip(result.columns, r)) for r in result.rows]
+    assert [r["n"] for r in got] == list(range(1, ORDERED_N + 1))
+    assert all(r["n_minus_z"] == r["n"] - len(ref.zeckendorf_indices(r["n"])) and r["min_is_n_minus_z"] for r in got)
+    assert all(r["max_bound"] is None for r in got)  # Theorem 1.4's bound is the reversed game's
+
+
+def test_ordered_positions_are_looked_up_by_their_entries(capsys, small_db):
+    code, out, _ = run(capsys, "position", "ordered", "1,2,1,3", "--db", str(small_db))
+    assert code == 0 and "ordered [1,2,1,3]  (n = 7)" in out
+    # its moves, from the independent rules: [3,1,3] and [1,1,2,3]
+    assert "merge 1,2 -> 3   -> [3,1,3]" in out and "swap 2,1 -> 1,2  -> [1,1,2,3]" in out
+    for bad, message in [("1,4", "4 is not a Fibonacci number"), ("1,,2", "malformed position"),
+                         ("0,1", "malformed position"), (",".join(["1"] * 40), "goes up to n = ")]:
+        code, _, err = run(capsys, "position", "ordered", bad, "--db", str(small_db))
+        assert code != 0 and message in err and len(err.strip().splitlines()) == 1, (bad, err)
+
+
+def test_ordered_winning_moves_query_matches_entries_not_counts(small_db):
+    """[1,1,2] and [2,1,1] have the same counts; the query must tell them apart."""
+    with Store.open_read(small_db) as store:
+        for position in ("1,1,2", "2,1,1"):
+            result = run_query(store, "winning-moves", "ordered", params={"position": position})
+            got = sorted(r[result.columns.index("to_position")] for r in result.rows)
+            entries = tuple(int(x) for x in position.split(","))
+            assert got == sorted("[" + ",".join(map(str, c)) + "]" for c in ref.ordered_moves(entries)), position

@@ -25,9 +25,9 @@ def test_migrations_build_the_documented_schema_on_an_empty_file(tmp_path):
     cols = [r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'positions' "
                                       "ORDER BY ordinal_position").fetchall()]
     assert cols[:3] == ["variant", "n", "id"] and "c16" in cols
-    assert cols[-12:] == ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
+    assert cols[-13:] == ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
                           "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal",
-                          "in_winning_strategies", "legal_moves"]
+                          "in_winning_strategies", "legal_moves", "entries"]  # entries: migration 0006
     macros = {r[0] for r in con.execute("SELECT function_name FROM duckdb_functions() WHERE function_type = 'macro' "
                                         "AND database_name = 'empty'").fetchall()}
     assert {"fib", "fib_list", "phi", "zeckendorf", "zeckendorf_indices", "z", "z_i", "position_text"} <= macros

@@ -18,7 +18,7 @@ GAMES = 20_000
 
 @pytest.mark.parametrize("variant, n", [("zeckendorf", 20), ("reversed", 20), ("quilt", 20), ("quilt", 6),
                                         ("black-hole-4", 40), ("black-hole-empty-board-3", 30), ("build-up", 20),
-                                        ("fibonacci-nim", 60)])
+                                        ("fibonacci-nim", 60), ("ordered", 10)])
 def test_simulation_matches_the_exact_distribution(con, variant, n):
     exact = {r["length"]: r["probability"] for r in rows(
         con, "SELECT length, probability FROM length_distribution WHERE variant = ? AND n = ? AND measure = 'P'",
@@ -44,6 +44,8 @@ def test_beyond_the_exhaustive_limit():
 
     sim = simulate("quilt", 200, 200, seed=1)  # needs bins q16 = 114 and q17 = 151, beyond the build's
     assert sim.lengths.min() >= 200 - max(sum(d) for d in ref.fq_legal_decompositions(200))  # n - L(n)
+    sim = simulate("ordered", 40, 50, seed=1)  # beyond its exhaustive limit (24), within play_moves' (54)
+    assert sim.lengths.min() >= 40 - len(ref.zeckendorf_indices(40))  # the shortest game: n - Z(n)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -51,6 +53,7 @@ def test_beyond_the_exhaustive_limit():
     (("quilt", 5, 0), "--games 0 is out of range"),
     (("fibonacci-nim", 1001), "out of range for simulating fibonacci-nim: its moves are generated"),
     (("fibonacci-nim", 50, 100_001), "--games 100001 is out of range for fibonacci-nim"),
+    (("ordered", 55), "out of range for simulating ordered: .* up to n = 54"),
 ])
 def test_bad_input(args, message):
     with pytest.raises(UsageError, match=message):

@@ -24,6 +24,8 @@ from .conftest import rows, run
 
 SUMMARY_N = 60
 SUMMARY_VARIANTS = [name for name in variant_names() if supports_summary(get_variant(name))]
+# the n checked against the full build: n <= 60, the ordered game n <= 16 (its layers double with n)
+CHECKED_N = {name: SUMMARY_N if name != "ordered" else 16 for name in SUMMARY_VARIANTS}
 EXACT = ["positions", "edges", "start_id", "start_position", "winner", "min_length", "max_length",
          "start_remoteness"]
 FLOATS = ["games_approx", "expected_length"]
@@ -31,26 +33,28 @@ ODDS = ["p1_wins_random", "p1_wins_p1_perfect", "p1_wins_p2_perfect"]
 
 
 def test_the_variants_with_a_summary_mode():
-    # the chip games whose moves stay in the layer and go one way in rank; the others are built in full
-    assert SUMMARY_VARIANTS == ["zeckendorf", "reversed", "build-up"]
+    # the chip games whose moves stay in the layer and go one way in rank, and the ordered game
+    # (its own one-pass solve); the others are built in full
+    assert SUMMARY_VARIANTS == ["zeckendorf", "reversed", "build-up", "ordered"]
 
 
 @pytest.fixture(scope="module")
 def both(tmp_path_factory):
     """The same layers built in full and with --summary-only, as two databases."""
     folder = tmp_path_factory.mktemp("summary")
-    ns = list(range(1, SUMMARY_N + 1))
-    with Store.open_write(folder / "full.duckdb") as store:
-        build(store, SUMMARY_VARIANTS, ns)
-    code = None
     from zeckdb.cli.main import main
 
-    try:
-        main(["build", "--summary-only", "--n", f"1..{SUMMARY_N}", "--db", str(folder / "summary.duckdb"),
-              *[arg for name in SUMMARY_VARIANTS for arg in ("--variant", name)]])
-    except SystemExit as exc:
-        code = exc.code
-    assert not code
+    with Store.open_write(folder / "full.duckdb") as store:
+        for name in SUMMARY_VARIANTS:
+            build(store, [name], list(range(1, CHECKED_N[name] + 1)))
+    for name in SUMMARY_VARIANTS:
+        code = None
+        try:
+            main(["build", "--summary-only", "--n", f"1..{CHECKED_N[name]}", "--db", str(folder / "summary.duckdb"),
+                  "--variant", name])
+        except SystemExit as exc:
+            code = exc.code
+        assert not code
     return folder / "full.duckdb", folder / "summary.duckdb"
 
 
@@ -64,7 +68,7 @@ def _layers(path) -> dict:
 
 def test_summary_mode_agrees_with_the_full_build_on_every_summary_column(both):
     full, summary = (_layers(path) for path in both)
-    assert set(full) == set(summary) == {(v, n) for v in SUMMARY_VARIANTS for n in range(1, SUMMARY_N + 1)}
+    assert set(full) == set(summary) == {(v, n) for v in SUMMARY_VARIANTS for n in range(1, CHECKED_N[v] + 1)}
     for layer, want in full.items():
         got = summary[layer]
         assert got["summary_only"] and not want["summary_only"]
@@ -74,10 +78,10 @@ def test_summary_mode_agrees_with_the_full_build_on_every_summary_column(both):
         assert got["games"] is None  # the exact count is the full build's (summary mode keeps the float)
 
 
-@pytest.mark.parametrize("variant", ["zeckendorf", "reversed", "build-up"])
+@pytest.mark.parametrize("variant", ["zeckendorf", "reversed", "build-up", "ordered"])
 def test_summary_mode_agrees_with_the_reference_solver(variant):
-    for n in range(1, 16):
-        start = ref.family_start(variant, n) if variant == "build-up" else ref.start(variant, n)
+    for n in range(1, 16 if variant != "ordered" else 12):
+        start = ref.family_start(variant, n) if variant in ("build-up", "ordered") else ref.start(variant, n)
         want = ref.solve(variant, start)
         got = solve_summary(get_variant(variant), n)
         assert (got.winner, got.start_remoteness, got.min_length, got.max_length) == (
@@ -199,3 +203,19 @@ def test_bad_summary_requests_get_one_line_and_write_nothing(tmp_path, capsys, m
     code, out, err = run(capsys, "build", *([] if env == "full" else ["--summary-only"]), *args, "--db", str(db))
     assert code != 0 and not out and message in err and err.count("\n") == 1, err
     assert not db.exists() and not list(tmp_path.iterdir())  # refused before the file is touched
+
+
+def test_ordered_summary_beyond_the_full_builds_limit(capsys, tmp_path):
+    """n = 25 (4,915,135 positions, past max_n = 24): the paper's last n, Player 1 wins; the
+    shortest game is n - Z(n); the layer holds every composition of 25 into Fibonacci parts."""
+    db = str(tmp_path / "o.duckdb")
+    code, _, err = run(capsys, "build", "--summary-only", "--variant", "ordered", "--n", "25", "--db", db)
+    assert code == 0, err
+    con = duckdb.connect(db, read_only=True)
+    (b,) = rows(con, "SELECT * FROM builds WHERE variant = 'ordered'")
+    con.close()
+    compositions = [1] + [0] * 25  # independent count: c(m) = sum over Fibonacci f <= m of c(m - f)
+    for m in range(1, 26):
+        compositions[m] = sum(compositions[m - f] for f in ref.FIB if f <= m)
+    assert (b["n"], b["positions"], b["winner"], b["summary_only"]) == (25, compositions[25], 1, True)
+    assert b["positions"] == 4_915_135 and b["min_length"] == 25 - len(ref.zeckendorf_indices(25))

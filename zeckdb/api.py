@@ -36,6 +36,7 @@ class Move:
     position: list[int]
     outcome: str  # "win" or "loss" for the player to move after this move
     remoteness: int
+    text: str = ""  # the position as the variant writes it: (3,1) counts, [1,2,1] an ordered list
 
 
 @dataclass
@@ -63,6 +64,7 @@ class PositionInfo:
     is_start: bool
     is_terminal: bool
     moves: list[Move] = field(default_factory=list)
+    text: str = ""  # the position as the variant writes it: (3,1) counts, [1,2,1] an ordered list
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -120,12 +122,13 @@ def probe(store: Store, variant_name: str, position: str | Position | None = Non
         summary = store.summary(variant.name, n)
         games, expected = int(summary["games"]), summary["expected_length"]
     ranked = sorted(
-        (Move(variant.move_names[code], list(child), rows[place]["outcome"], rows[place]["remoteness"])
+        (Move(variant.move_names[code], list(child), rows[place]["outcome"], rows[place]["remoteness"],
+              variant.format(child))
          for code, child, place in children),
         key=_rank,
     )
     return PositionInfo(
-        variant=variant.name, position=list(pos), value=n, outcome=me["outcome"],
+        variant=variant.name, position=list(pos), text=variant.format(pos), value=n, outcome=me["outcome"],
         remoteness=me["remoteness"], min_remaining=me["min_remaining"], max_remaining=me["max_remaining"],
         games_to_end=games, expected_remaining_random=expected,
         grundy=me["grundy"], is_start=me["is_start"], is_terminal=me["is_terminal"], moves=ranked,
@@ -145,8 +148,8 @@ def principal_line(store: Store, variant_name: str, position: str | Position | N
 
 
 def line_json(line: list[tuple[str | None, PositionInfo]]) -> list[dict[str, Any]]:
-    """A principal line as `zeckdb line --json` prints it: one {ply, player, move, position} per move."""
-    return [{"ply": i, "player": 1 + (i - 1) % 2, "move": move, "position": info.position}
+    """A principal line as `zeckdb line --json` prints it: one {ply, player, move, position, text} per move."""
+    return [{"ply": i, "player": 1 + (i - 1) % 2, "move": move, "position": info.position, "text": info.text}
             for i, (move, info) in enumerate(line[1:], 1)]
 
 

@@ -181,6 +181,9 @@ def layer_tables(rec: LayerRecord) -> LayerTables:
     size = len(rec.keys)
     ids = np.arange(size, dtype=np.int32)
     columns = {"id": ids, **{name: rec.counts[:, j] for j, name in enumerate(v.columns)}}
+    entries = v.entries(rec.keys)
+    if entries is not None:  # positions that are ordered lists
+        columns["entries"] = pa.ListArray.from_arrays(pa.array(entries[0]), pa.array(entries[1]))
     columns.update(
         outcome=pa.DictionaryArray.from_arrays(pa.array(sol.win.astype(np.int8)), pa.array(["loss", "win"])),
         remoteness=sol.remoteness, min_remaining=sol.min_remaining, max_remaining=sol.max_remaining,
@@ -333,8 +336,11 @@ def check_summary_targets(variants: list[Variant], ns: list[int], memory: int) -
 
     for v in variants:
         if not supports_summary(v):
+            from .variants import get_variant, variant_names
+
+            which = ", ".join(name for name in variant_names() if supports_summary(get_variant(name)))
             raise UsageError(f"{v.name} has no summary mode (its moves leave the layer or do not go one way "
-                             "in rank): build it in full; summary mode solves zeckendorf, reversed and build-up")
+                             f"in rank): build it in full; summary mode solves {which}")
         for n in ns:
             if n < max(v.min_n, 1):
                 raise UsageError(f"n = {n} is out of range for {v.name}: summary mode starts at n = {max(v.min_n, 1)}")

@@ -34,9 +34,10 @@ def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = Fal
     variant = get_variant(variant_name)
     store.require_built(variant.name, n)
     bins = len(variant.columns)
-    counts = ", ".join(f"coalesce(c{i + 1}, 0)" for i in range(bins))
+    # the position as its variant writes it: the entries of an ordered list, else the counts
+    counts = "coalesce(entries, [" + ", ".join(f"coalesce(c{i + 1}, 0)" for i in range(bins)) + "])"
     rows = store.con.execute(
-        f"""SELECT id, [{counts}], outcome, remoteness, is_start, is_terminal, in_winning_strategies
+        f"""SELECT id, {counts}, outcome, remoteness, is_start, is_terminal, in_winning_strategies
             FROM positions WHERE variant = ? AND n = ? AND (NOT ? OR in_winning_strategies) ORDER BY id""",
         [variant.name, n, strategy_only]).fetchall()
     if len(rows) > max_nodes:
@@ -51,7 +52,7 @@ def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = Fal
     outside = sorted({(m[2], m[1]) for m in moves if m[2] != n})
     labels = {}
     for dst_n, dst in outside:  # positions of lower layers the moves reach
-        row = store.con.execute(f"SELECT [{counts}], outcome FROM positions WHERE variant = ? AND n = ? AND id = ?",
+        row = store.con.execute(f"SELECT {counts}, outcome FROM positions WHERE variant = ? AND n = ? AND id = ?",
                                 [variant.name, dst_n, dst]).fetchone()
         labels[dst_n, dst] = row
     title = (f"{variant.name}, n = {n}: {'the winner' + chr(39) + 's strategy graph' if strategy_only else 'game graph'}"

@@ -32,6 +32,7 @@ from .errors import UsageError
 from .store import SCHEMA_HEAD, Store
 
 FORMATS = ("parquet", "csv")
+LIST_COLUMNS = {"positions": ["entries"]}  # list-typed columns, by table
 # table -> the column naming the variant (or graph) it is partitioned by, with n; None: one file
 TABLES = {"positions": "variant", "edges": "graph", "length_distribution": "variant", "builds": None,
           "random_play": None, "variants": None, "move_names": None, "variant_columns": None, "graph_layers": None}
@@ -123,7 +124,11 @@ def _write(store: Store, root: Path, part: Part, fmt: str, progress) -> dict:
     cursor = store.con.cursor()
     try:
         exclude = f" EXCLUDE ({', '.join(part.exclude)})" if part.exclude else ""
-        table = cursor.sql(f"SELECT *{exclude} FROM {part.table} WHERE {part.where}", params=part.params).to_arrow_table()
+        lists = LIST_COLUMNS.get(part.table, []) if fmt == "csv" else []  # CSV has no lists: write them as [1,2,3]
+        replace = (" REPLACE (" + ", ".join(f"'[' || array_to_string({c}, ',') || ']' AS {c}" for c in lists) + ")"
+                   if lists else "")
+        table = cursor.sql(f"SELECT *{exclude}{replace} FROM {part.table} WHERE {part.where}",
+                           params=part.params).to_arrow_table()
     finally:
         cursor.close()
     path = root / f"{part.path}.{fmt}"

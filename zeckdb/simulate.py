@@ -49,7 +49,7 @@ def simulate(variant_name: str, n: int, games: int = 10_000, seed: int = 0) -> S
 
     Chip games are played by a compiled loop on their rule data (the rules the engine
     builds from, covering any n); every other variant by its own move generator
-    (`play_moves`), up to the n it builds."""
+    (`play_moves`), up to its simulate_max_n (by default the n it builds)."""
     variant = get_variant(variant_name)
     if n < max(variant.min_n, 1):
         raise UsageError(f"n = {n} is out of range: n starts at {max(variant.min_n, 1)}")
@@ -58,9 +58,10 @@ def simulate(variant_name: str, n: int, games: int = 10_000, seed: int = 0) -> S
     if isinstance(variant, ChipGame):
         lengths = _play_chip_game(variant, n, games, seed)
     else:
-        if n > variant.max_n:
+        largest = variant.simulate_max_n or variant.max_n
+        if n > largest:
             raise UsageError(f"n = {n} is out of range for simulating {variant.name}: its moves are generated "
-                             f"one position at a time, up to n = {variant.max_n}")
+                             f"one position at a time, up to n = {largest}")
         if games > MAX_GENERIC_GAMES:
             raise UsageError(f"--games {games} is out of range for {variant.name}: play 1 to {MAX_GENERIC_GAMES:,} "
                              "games (its moves are generated in Python)")

@@ -441,6 +441,65 @@ def _previous_colex(c, weights):
     return 0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def solve_from_children(i, kids, k, ints, floats):
+    """Summary mode's values of position i from those of its k children kids[:k] (solved):
+    ints[:, 0..2] remoteness (odd: a win), fewest and most moves to the end; with floats
+    (5 columns, else 0) expected moves under uniform random play, complete games and the
+    random-play odds q, a, b (as random_play)."""
+    keep_floats = floats.shape[1] > 0
+    if k == 0:
+        ints[i, 0] = 0
+        ints[i, 1] = 0
+        ints[i, 2] = 0
+        if keep_floats:
+            floats[i, 0] = 0.0
+            floats[i, 1] = 1.0
+            floats[i, 2] = 0.0
+            floats[i, 3] = 0.0
+            floats[i, 4] = 1.0  # the random player cannot move and loses
+        return
+    best_win = 32767
+    best_loss = -1
+    mn = 32767
+    mx = -1
+    wins = 0
+    ex = 0.0
+    games = 0.0
+    sq = 0.0
+    best_b = 0.0
+    sa = 0.0
+    for m in range(k):
+        child = kids[m]
+        rem = ints[child, 0]
+        if rem % 2 == 0:  # the child is lost for its mover
+            wins += 1
+            if rem < best_win:
+                best_win = rem
+        elif rem > best_loss:
+            best_loss = rem
+        if ints[child, 1] < mn:
+            mn = ints[child, 1]
+        if ints[child, 2] > mx:
+            mx = ints[child, 2]
+        if keep_floats:
+            ex += floats[child, 0]
+            games += floats[child, 1]
+            sq += 1.0 - floats[child, 2]
+            if floats[child, 4] > best_b:
+                best_b = floats[child, 4]
+            sa += floats[child, 3]
+    ints[i, 0] = 1 + (best_win if wins > 0 else best_loss)
+    ints[i, 1] = 1 + mn
+    ints[i, 2] = 1 + mx
+    if keep_floats:
+        floats[i, 0] = 1.0 + ex / k
+        floats[i, 1] = games
+        floats[i, 2] = sq / k
+        floats[i, 3] = best_b
+        floats[i, 4] = sa / k
+
+
 @jit
 def summary_layer(n, weights, ways, take_bin, take_count, put_bin, put_count, fallback, descending, ints, floats):
     """Solve every position of value n of a chip game in one pass over its ranks, a
@@ -457,9 +516,9 @@ def summary_layer(n, weights, ways, take_bin, take_count, put_bin, put_count, fa
     bins = weights.shape[0]
     size = ways[bins - 1, n]
     n_rules, width = take_bin.shape
-    keep_floats = floats.shape[1] > 0
     c = np.zeros(bins, dtype=np.int64)
     legal = np.empty(n_rules, dtype=np.int64)
+    kids = np.empty(n_rules, dtype=np.int64)
     # A move changes only the rank terms of the bins from the lowest to the highest it
     # touches (below, counts and the value held are unchanged; above, counts are), so a
     # child's rank is the parent's with those few terms recomputed.
@@ -496,67 +555,156 @@ def summary_layer(n, weights, ways, take_bin, take_count, put_bin, put_count, fa
             remaining -= c[j] * weights[j]
         k = legal_rules(c, take_bin, take_count, fallback, legal)
         edges += k
-        if k == 0:
-            ints[i, 0] = 0
-            ints[i, 1] = 0
-            ints[i, 2] = 0
-            if keep_floats:
-                floats[i, 0] = 0.0
-                floats[i, 1] = 1.0
-                floats[i, 2] = 0.0
-                floats[i, 3] = 0.0
-                floats[i, 4] = 1.0  # the random player cannot move and loses
-        else:
-            best_win = 32767
-            best_loss = -1
-            mn = 32767
-            mx = -1
-            wins = 0
-            ex = 0.0
-            games = 0.0
-            sq = 0.0
-            best_b = 0.0
-            sa = 0.0
-            for m in range(k):
-                r = legal[m]
-                child = i
-                value = held[highest[r]]
-                for j in range(highest[r], lowest[r] - 1, -1):
-                    placed = (c[j] + delta[r, j]) * weights[j]
-                    child += ways[j, value] - ways[j, value - placed] - term[j]
-                    value -= placed
-                if (child <= i) if descending else (child >= i):
-                    return -1 - i
-                rem = ints[child, 0]
-                if rem % 2 == 0:  # the child is lost for its mover
-                    wins += 1
-                    if rem < best_win:
-                        best_win = rem
-                elif rem > best_loss:
-                    best_loss = rem
-                if ints[child, 1] < mn:
-                    mn = ints[child, 1]
-                if ints[child, 2] > mx:
-                    mx = ints[child, 2]
-                if keep_floats:
-                    ex += floats[child, 0]
-                    games += floats[child, 1]
-                    sq += 1.0 - floats[child, 2]
-                    if floats[child, 4] > best_b:
-                        best_b = floats[child, 4]
-                    sa += floats[child, 3]
-            ints[i, 0] = 1 + (best_win if wins > 0 else best_loss)
-            ints[i, 1] = 1 + mn
-            ints[i, 2] = 1 + mx
-            if keep_floats:
-                floats[i, 0] = 1.0 + ex / k
-                floats[i, 1] = games
-                floats[i, 2] = sq / k
-                floats[i, 3] = best_b
-                floats[i, 4] = sa / k
+        for m in range(k):
+            r = legal[m]
+            child = i
+            value = held[highest[r]]
+            for j in range(highest[r], lowest[r] - 1, -1):
+                placed = (c[j] + delta[r, j]) * weights[j]
+                child += ways[j, value] - ways[j, value - placed] - term[j]
+                value -= placed
+            if (child <= i) if descending else (child >= i):
+                return -1 - i
+            kids[m] = child
+        solve_from_children(i, kids, k, ints, floats)
         if step + 1 < size:
             if descending:
                 changed = _previous_colex(c, weights)
             else:
                 changed = _next_colex(c, weights)
     return edges
+
+
+# -- the ordered game: a layer's keys are cut sets of compositions (variants/ordered.py) ---------------------
+@njit(cache=True, nogil=True)
+def _ordered_parts(cuts: np.int64, n: int, out: np.ndarray) -> int:
+    """The entries of the composition of n with these cuts, left to right, into out; their number."""
+    length, start = 0, 0
+    for s in range(1, n):
+        if cuts >> (n - 1 - s) & 1:
+            out[length] = s - start
+            length += 1
+            start = s
+    out[length] = n - start
+    return length + 1
+
+
+@njit(cache=True, nogil=True)
+def ordered_edges(keys: np.ndarray, n: int, code: np.ndarray, left: np.ndarray, index_of: np.ndarray):
+    """The moves of layer n of the ordered game (variants/ordered.py): (src index, dst key, code)
+    for ascending keys; code and left are its move table by pair of Fibonacci indices."""
+    mask = (np.int64(1) << (n - 1)) - 1 if n > 1 else np.int64(0)
+    total = 0
+    parts = np.empty(n + 1, dtype=np.int64)
+    for k in range(len(keys)):  # first pass: how many moves
+        length = _ordered_parts(keys[k] & mask, n, parts)
+        for p in range(length - 1):
+            if code[index_of[parts[p]], index_of[parts[p + 1]]] >= 0:
+                total += 1
+    src = np.empty(total, dtype=np.int32)
+    dst = np.empty(total, dtype=np.int64)
+    codes = np.empty(total, dtype=np.int16)
+    e = 0
+    for k in range(len(keys)):
+        cuts = keys[k] & mask
+        length = _ordered_parts(cuts, n, parts)
+        start = 0  # units before entry p
+        for p in range(length - 1):
+            i, j = index_of[parts[p]], index_of[parts[p + 1]]
+            c = code[i, j]
+            if c >= 0:
+                child = cuts & ~(np.int64(1) << (n - 1 - (start + parts[p])))  # the cut between the two goes
+                if left[i, j] > 0:  # two entries again: the new cut after the left one
+                    child |= np.int64(1) << (n - 1 - (start + left[i, j]))
+                src[e] = k
+                dst[e] = keys[k] - cuts + child
+                codes[e] = c
+                e += 1
+            start += parts[p]
+    return src, dst, codes
+
+
+@njit(cache=True, nogil=True)
+def ordered_counts(keys: np.ndarray, n: int, index_of: np.ndarray, columns: int) -> np.ndarray:
+    mask = (np.int64(1) << (n - 1)) - 1 if n > 1 else np.int64(0)
+    out = np.zeros((len(keys), columns), dtype=np.int16)
+    parts = np.empty(n + 1, dtype=np.int64)
+    for k in range(len(keys)):
+        for p in range(_ordered_parts(keys[k] & mask, n, parts)):
+            out[k, index_of[parts[p]] - 1] += 1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def ordered_entries(keys: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    mask = (np.int64(1) << (n - 1)) - 1 if n > 1 else np.int64(0)
+    offsets = np.zeros(len(keys) + 1, dtype=np.int32)
+    values = np.empty(len(keys) * n, dtype=np.int16)
+    parts = np.empty(n + 1, dtype=np.int64)
+    at = 0
+    for k in range(len(keys)):
+        for p in range(_ordered_parts(keys[k] & mask, n, parts)):
+            values[at] = parts[p]
+            at += 1
+        offsets[k + 1] = at
+    return offsets, values[:at]
+
+
+@jit
+def ordered_summary(n, masks, rank_terms, code, left, index_of, ints, floats):
+    """Layer n of the ordered game solved in one pass (summary mode), into ints and floats
+    as solve_from_children fills them. masks: the layer's cut sets in id order (ascending);
+    rank_terms[rem, i]: how many compositions of rem begin with an entry larger than F_i,
+    so that a position's id is the sum of its entries' terms and a move, which rewrites two
+    neighbours and keeps what lies to their right, changes only theirs. Children first: a
+    merge removes an entry; a swap or a split keeps the number of entries and moves a cut
+    to the left, which raises the id. So the positions go by number of entries, ascending,
+    and by id, descending, within. Returns the number of moves, or -1 - id of a move that
+    breaks this order (nothing is then trusted)."""
+    size = len(masks)
+    per_length = np.zeros(n + 2, dtype=np.int64)
+    for i in range(size):
+        per_length[_bits(masks[i]) + 1] += 1
+    first = np.zeros(n + 2, dtype=np.int64)
+    for length in range(1, n + 1):
+        first[length + 1] = first[length] + per_length[length]
+    order = np.empty(size, dtype=np.int32)
+    for i in range(size - 1, -1, -1):
+        length = _bits(masks[i]) + 1
+        order[first[length]] = i
+        first[length] += 1
+    parts = np.empty(n + 1, dtype=np.int64)
+    kids = np.empty(n, dtype=np.int64)
+    edges = 0
+    for step in range(size):
+        i = order[step]
+        length = _ordered_parts(masks[i], n, parts)
+        rem = n  # the value of the entries from p on
+        k = 0
+        for p in range(length - 1):
+            a, b = parts[p], parts[p + 1]
+            ia, ib = index_of[a], index_of[b]
+            if code[ia, ib] >= 0:
+                old = rank_terms[rem, ia] + rank_terms[rem - a, ib]
+                c = left[ia, ib]
+                if c > 0:  # two entries again, c on the left
+                    child = i - old + rank_terms[rem, index_of[c]] + rank_terms[rem - c, index_of[a + b - c]]
+                    if child <= i:
+                        return -1 - i
+                else:
+                    child = i - old + rank_terms[rem, index_of[a + b]]
+                kids[k] = child
+                k += 1
+            rem -= a
+        edges += k
+        solve_from_children(i, kids, k, ints, floats)
+    return edges
+
+
+@jit
+def _bits(x):
+    count = 0
+    while x:
+        x &= x - 1
+        count += 1
+    return count

@@ -54,8 +54,11 @@ def rank_direction(weights: tuple[int, ...], rules: tuple[Rule, ...]) -> int:
 
 
 def supports_summary(variant: Variant) -> bool:
-    """Summary mode solves chip games whose moves stay in the layer and go one way in rank."""
-    return isinstance(variant, ChipGame) and rank_direction(*variant.game_for(variant.max_n)) != 0
+    """Summary mode solves chip games whose moves stay in the layer and go one way in rank,
+    and the games that bring their own one-pass solve (Variant.summary_pass)."""
+    if isinstance(variant, ChipGame):
+        return rank_direction(*variant.game_for(variant.max_n)) != 0
+    return variant.has_summary_pass
 
 
 def ways_table(weights: tuple[int, ...], n: int) -> np.ndarray:
@@ -75,8 +78,11 @@ def ways_table(weights: tuple[int, ...], n: int) -> np.ndarray:
 
 def layer_bytes(variant: Variant, n: int, floats: bool) -> int:
     """Memory the one-pass solve of layer n holds (its state per position)."""
+    per_position = INT_BYTES + (FLOAT_BYTES if floats else 0)
+    if not isinstance(variant, ChipGame):
+        return variant.estimate_positions(n) * (per_position + variant.summary_overhead)
     weights, _ = variant.game_for(n)
-    return int(ways_table(weights, n)[-1, n]) * (INT_BYTES + (FLOAT_BYTES if floats else 0))
+    return int(ways_table(weights, n)[-1, n]) * per_position
 
 
 @dataclass
@@ -102,8 +108,14 @@ class Summary:
 
 
 def solve_summary(variant: Variant, n: int, floats: bool = True) -> Summary:
-    """Layer n of a chip game solved in one pass; its start's values."""
+    """Layer n solved in one pass; its start's values."""
     t0 = time.perf_counter()
+    if not isinstance(variant, ChipGame):
+        size = variant.estimate_positions(n)
+        ints = np.empty((size, INT_COLUMNS), dtype=np.int16)
+        state = np.empty((size, FLOAT_COLUMNS if floats else 0), dtype=np.float64)
+        s, edges = variant.summary_pass(n, ints, state)
+        return _summary(variant, n, size, edges, s, ints, state if floats else None, t0)
     weights, rules = variant.game_for(n)
     direction = rank_direction(weights, rules)
     if direction == 0:
@@ -124,8 +136,14 @@ def solve_summary(variant: Variant, n: int, floats: bool = True) -> Summary:
     start = np.zeros(len(weights), dtype=np.int64)
     start[: len(variant.start(n))] = variant.start(n)
     s = int(kernels.colex_rank(start, w, ways, n))
+    return _summary(variant, n, size, int(edges), s, ints, state if floats else None, t0)
+
+
+def _summary(variant: Variant, n: int, size: int, edges: int, s: int, ints: np.ndarray, state: np.ndarray | None,
+             t0: float) -> Summary:
+    """The Summary of a solved layer: the start's row (id s) of ints and state (None: no floats)."""
     remoteness = int(ints[s, 0])
-    row = state[s] if floats else None
+    row = None if state is None else state[s]
 
     def value(j: int) -> float | None:
         return None if row is None or not math.isfinite(row[j]) else float(row[j])
@@ -134,5 +152,6 @@ def solve_summary(variant: Variant, n: int, floats: bool = True) -> Summary:
         variant.name, n, size, int(edges), s, 1 if remoteness % 2 else 2, remoteness, int(ints[s, 1]), int(ints[s, 2]),
         expected_length=value(0), games_approx=value(1), p1_wins_random=value(2), p1_wins_p1_perfect=value(3),
         p1_wins_p2_perfect=None if row is None else 1.0 - float(row[4]),
-        seconds=time.perf_counter() - t0, state_bytes=ints.nbytes + state.nbytes,
+        seconds=time.perf_counter() - t0,
+        state_bytes=ints.nbytes + (0 if state is None else state.nbytes) + size * variant.summary_overhead,
     )

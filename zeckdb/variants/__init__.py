@@ -14,6 +14,7 @@ from .black_hole import M_RANGE, BlackHole
 from .build_up import BuildUp
 from .empty_board import BlackHoleEmptyBoard
 from .nim import FibonacciNim
+from .ordered import Ordered
 from .quilt import Quilt
 from .reversed import Reversed
 from .zeckendorf import Zeckendorf
@@ -24,6 +25,7 @@ _REGISTRY: dict[str, Callable[[], Variant]] = {
     "quilt": Quilt,
     "build-up": BuildUp,
     "fibonacci-nim": FibonacciNim,
+    "ordered": Ordered,
 }
 
 # family prefix -> (constructor taking the parameter, accepted parameters, members built by default)

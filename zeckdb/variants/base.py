@@ -32,6 +32,16 @@ OPTIONAL:
             column weights (`zeckdb verify` checks the layer's size against them).
   family_title  for a member of a family (`black-hole-M`): the family's title,
             with M in it (`zeckdb variants` lists a family once, under it).
+  summary_pass(n, ints, floats)  summary mode for a game that is not a chip game (chip
+            games whose moves go one way in rank have it built in): layer n solved in one
+            pass without its moves, into ints and floats as kernels.solve_from_children
+            fills them, one row per id (estimate_positions(n) rows, exact here); returns
+            (the start's id, the number of moves). summary_overhead: bytes per position
+            it holds beyond those rows.
+  entries(keys)  for games whose positions are ordered lists (the ordered game): each
+            position's entries left to right, as (offsets, values) of a list column;
+            the store keeps them in positions.entries (the counts cannot say which
+            ordering a position is). Default None: the counts are the position.
 
 Keys and ids: keys are what the engine computes with: distinct int64s, one per
 position, so that sorted keys link a move's result to its position. Ids are
@@ -66,6 +76,8 @@ class Variant(ABC):
     layers_are_partitions: bool = False
     #: OPTIONAL, for members of a family: the family's title (`zeckdb variants` lists the family once)
     family_title: str = ""
+    #: OPTIONAL: the largest n whose games play_moves can play (`zeckdb simulate`; None: max_n)
+    simulate_max_n: int | None = None
 
     @property
     def graph_name(self) -> str:
@@ -109,6 +121,18 @@ class Variant(ABC):
 
     def lower_layers(self, n: int) -> list[int]:
         return []
+
+    def entries(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        return None
+
+    summary_overhead: int = 0
+
+    def summary_pass(self, n: int, ints: np.ndarray, floats: np.ndarray) -> tuple[int, int]:
+        raise NotImplementedError(f"{self.name} has no summary mode")
+
+    @property
+    def has_summary_pass(self) -> bool:
+        return type(self).summary_pass is not Variant.summary_pass
 
     def layers_of(self, keys: np.ndarray) -> np.ndarray:
         weights = np.asarray(self.column_weights, dtype=np.int64)

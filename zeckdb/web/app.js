@@ -96,7 +96,7 @@ function render() {
   const ply = game.line.length - 1;
   const info = game.line[ply];
   const player = mover(ply);
-  $("where").textContent = `${game.variant}, n = ${info.value}: position (${info.position.join(",")})`;
+  $("where").textContent = `${game.variant}, n = ${info.value}: position ${info.text}`;
   const verdict = info.outcome === "win" ? "wins" : "loses";
   $("value").innerHTML = "";
   $("value").append(`Player ${player} to move ${verdict} with perfect play`,
@@ -121,7 +121,7 @@ function render() {
     const button = document.createElement("button");
     button.type = "button";
     button.className = moverWins ? "win" : "loss";
-    button.textContent = `${move.move} → (${move.position.join(",")}): ${moverWins ? "wins" : "loses"}, ` +
+    button.textContent = `${move.move} → ${move.text}: ${moverWins ? "wins" : "loses"}, ` +
       `the game ending in ${plural(move.remoteness + 1, "move")}`;
     button.disabled = waiting;
     button.addEventListener("click", () => play(move).catch(showError));
@@ -133,7 +133,7 @@ function render() {
   past.innerHTML = "";
   game.played.forEach((name, i) => {
     const item = document.createElement("li");
-    item.textContent = `Player ${mover(i)}: ${name} → (${game.line[i + 1].position.join(",")})`;
+    item.textContent = `Player ${mover(i)}: ${name} → ${game.line[i + 1].text}`;
     past.append(item);
   });
   $("back").disabled = game.line.length <= 1;
