@@ -6,6 +6,7 @@ result. Errors are turned into one line on stderr in `main`, and nowhere else.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 import json
 from pathlib import Path
 import sys
@@ -97,138 +98,52 @@ def build(
     48 with the float columns (expected length, game count, random-play odds),
     kept while two layers fit ZECKDB_SUMMARY_MEMORY (GiB, default 7).
     """
-    from zeckdb.builder import build as run_build, check_targets, layer_weight, plan
-    from zeckdb.ranges import format_ns, parse_ns
-    from zeckdb.store import Store
-    from zeckdb.variants import get_variant, variant_names
+    from zeckdb import api
+    from zeckdb.ranges import format_ns
 
-    ns = parse_ns(n)
-    if lean and not summary_only:
-        raise UsageError("--lean goes with --summary-only: a full build keeps every column")
-    if executor not in ("local", "dask"):
-        raise UsageError(f"--executor {executor[:20]!r} is not one of local, dask")
-    if executor == "local" and (address or shards or shards_only):
-        raise UsageError("--address, --shards and --shards-only go with --executor dask")
-    if executor == "dask" and (summary_only or not address):
-        raise UsageError("--executor dask needs --address (the Dask scheduler, e.g. tcp://127.0.0.1:8786) "
-                         "and builds in full (not --summary-only)")
-    if summary_only:
-        _build_summaries(variant or ["zeckendorf", "reversed"], ns, force, lean, db)
-        return
-    names = variant or variant_names()
-    variants = [get_variant(name) for name in names]
-    skip = not variant  # by default each variant goes up to what it can build; named ones must fit
-    for name, beyond in check_targets(variants, ns, skip).items():  # before the file is touched
-        v = get_variant(name)
-        _echo_err(f"skipping {name} for n = {format_ns(beyond)}: about {v.estimate_positions(beyond[0]):,} positions "
-                  f"at n = {beyond[0]} alone, beyond its exhaustive limit n = {v.max_n}"
-                  + (f"; {v.beyond_max_n}" if v.beyond_max_n else ""))
-    client = None
-    if executor == "dask":
-        from zeckdb.distributed import check_shards, connect
-        from zeckdb.store import resolve_db_path
-
-        shards = shards or str(resolve_db_path(db)) + ".shards"
-        check_shards(Path(shards))
-        client = connect(address)
-    store = Store.open_write(db, on_wait=lambda: _echo_err(
-        "zeckdb: waiting for readers to close the database (a long query, `zeckdb verify`?) before the next commit"))
-    committed: list[int] | None = None  # what is committed, read before the file is closed
+    bar = _Progress()
     try:
-        try:
-            todo = plan(store, variants, ns, force)
-            total = sum(layer_weight(vs, k) for k, vs in todo.items())
-            with _progress(total) as advance:
-                if client is not None:
-                    report = _build_on_cluster(store, client, names, ns, todo, shards, shards_only, advance)
-                    if shards_only:
-                        return
-                else:
-                    report = run_build(store, names, ns, force=force, skip_beyond_max_n=skip, progress=advance)
-        finally:
-            try:
-                committed = sorted(set().union(*(store.built_ns(v.name) for v in variants)) & set(ns))
-            finally:
-                store.close()  # a checkpoint: Ctrl-C can land here too, after every layer is committed
-                if client is not None:
-                    client.close()
-    except KeyboardInterrupt:  # click would print "Aborted!"; say what is kept
-        done = f"n = {format_ns(committed) or 'none'} are" if committed is not None else "every finished n is"
+        result = api.build(db, variant, n, force=force, summary_only=summary_only, lean=lean, executor=executor,
+                           address=address, shards=shards, shards_only=shards_only, progress=bar, notify=_echo_err)
+    except api.BuildInterrupted as interrupt:  # click would print "Aborted!"; say what is kept
+        done = f"n = {format_ns(interrupt.committed) or 'none'} are" if interrupt.committed is not None \
+            else "every finished n is"
         _echo_err(f"zeckdb: interrupted; {done} committed, run the same command again to resume")
         raise typer.Exit(130) from None
-    if not report.built:
-        typer.echo(f"nothing to build: {', '.join(names)} for n = {format_ns(ns)} already in {store.path} (--force rebuilds)")
-        return
-    built_ns = sorted({k for _, k in report.built})
-    typer.echo(
-        f"built {', '.join(names)} for n = {format_ns(built_ns)}: {report.positions:,} positions, "
-        f"{report.edges:,} edges in {report.seconds:.1f} s -> {store.path}"
-    )
+    names = ", ".join(result.variants)
+    if result.shards is not None:
+        typer.echo(f"wrote {len(result.built)} layers of {names} as Parquet shards in {result.shards} (nothing "
+                   f"stored); query them with DuckDB, e.g. SELECT * FROM read_parquet('{result.shards}/positions/*/*/"
+                   "*.parquet', hive_partitioning = true)")
+    elif not result.built:
+        typer.echo(f"nothing to build: {names} for n = {format_ns(result.ns)} already "
+                   + (f"summarised or built in {result.path} (--force recomputes summaries)" if result.summary_only
+                      else f"in {result.path} (--force rebuilds)"))
+    elif result.summary_only:
+        typer.echo(f"summarised {names} for n = {format_ns(result.ns)}: {result.positions:,} positions, "
+                   f"{result.edges:,} moves solved in {result.seconds:.1f} s, nothing but the summaries stored "
+                   f"-> {result.path}")
+    else:
+        typer.echo(f"built {names} for n = {format_ns(sorted({k for _, k in result.built}))}: "
+                   f"{result.positions:,} positions, {result.edges:,} edges in {result.seconds:.1f} s -> {result.path}")
 
 
-def _build_on_cluster(store, client, names, ns, todo, shards, shards_only, advance):
-    from zeckdb.builder import BuildReport
-    from zeckdb.distributed import build_distributed
+class _Progress:
+    """A progress bar on a terminal, plain log lines otherwise (api.BuildProgress)."""
 
-    folder = Path(shards)
-    for v in {s.variant.name: s.variant for steps in todo.values() for s in steps}.values():
-        store.register_variant(v)
-    t0 = time.perf_counter()
-    built, positions, edges = build_distributed(store, client, todo, folder, shards_only, advance)
-    report = BuildReport(names, ns, built=built, positions=positions, edges=edges, seconds=time.perf_counter() - t0)
-    if shards_only:
-        typer.echo(f"wrote {len(built)} layers of {', '.join(names)} as Parquet shards in {folder} (nothing stored); "
-                   f"query them with DuckDB, e.g. SELECT * FROM read_parquet('{folder}/positions/*/*/*.parquet', "
-                   "hive_partitioning = true)")
-    return report
+    def __init__(self) -> None:
+        self.bar = None
 
-
-def _build_summaries(names: list[str], ns: list[int], force: bool, lean: bool, db: Optional[str]) -> None:
-    from zeckdb.builder import build_summaries, check_summary_targets, plan_summaries, summary_memory
-    from zeckdb.ranges import format_ns
-    from zeckdb.store import Store
-    from zeckdb.variants import get_variant
-
-    variants = [get_variant(name) for name in names]
-    memory = summary_memory()
-    check_summary_targets(variants, ns, memory)  # before the file is touched
-    with Store.open_write(db, on_wait=lambda: _echo_err("zeckdb: waiting for readers to close the database")) as store:
-        jobs = plan_summaries(store, variants, ns, force, memory, workers=2, lean=lean)
-        try:
-            with _progress(sum(job.positions for job in jobs), verb="summarising") as advance:
-                report = build_summaries(store, jobs, memory=memory, progress=advance)
-        except KeyboardInterrupt:
-            _echo_err("zeckdb: interrupted; every finished n is committed, run the same command again to resume")
-            raise typer.Exit(130) from None
-    if not report.built:
-        typer.echo(f"nothing to build: {', '.join(names)} for n = {format_ns(ns)} already summarised or built in "
-                   f"{store.path} (--force recomputes summaries)")
-        return
-    typer.echo(f"summarised {', '.join(report.variants)} for n = {format_ns(report.ns)}: {report.positions:,} positions, "
-               f"{report.edges:,} moves solved in {report.seconds:.1f} s, nothing but the summaries stored -> {store.path}")
-
-
-class _progress:
-    """A progress bar on a terminal, plain log lines otherwise."""
-
-    def __init__(self, total: int, verb: str = "building"):
-        self.total = total
-        self.verb = verb
-        self.done = 0
-        self.logged_tenth = 0
-
-    def __enter__(self):
+    def start(self, total: int, verb: str) -> None:
+        self.total, self.verb, self.done, self.logged_tenth = total, verb, 0, 0
         if sys.stderr.isatty():
             from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-            self.bar = Progress(TextColumn(f"{self.verb} {{task.description}}"), BarColumn(),
+            self.bar = Progress(TextColumn(f"{verb} {{task.description}}"), BarColumn(),
                                 TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
                                 TimeRemainingColumn(), transient=True, console=None)
             self.bar.start()
-            self.task = self.bar.add_task("", total=max(self.total, 1))
-        else:
-            self.bar = None
-        return self.advance
+            self.task = self.bar.add_task("", total=max(total, 1))
 
     def advance(self, positions: int, description: str) -> None:
         self.done += positions
@@ -238,9 +153,21 @@ class _progress:
             self.logged_tenth = self.done * 10 // max(self.total, 1)
             _echo_err(f"{self.verb} {description}: {100 * self.done // max(self.total, 1)}% of the work done")
 
-    def __exit__(self, *exc: object) -> None:
+    def stop(self) -> None:
         if self.bar is not None:
             self.bar.stop()
+            self.bar = None
+
+
+@contextmanager
+def _progress(total: int, verb: str):
+    """_Progress as a block: yields its advance."""
+    bar = _Progress()
+    bar.start(total, verb)
+    try:
+        yield bar.advance
+    finally:
+        bar.stop()
 
 
 @app.command()

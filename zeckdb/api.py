@@ -7,15 +7,19 @@
         z.status(db), z.summary(db, "reversed", [10, 20])
         z.run_query(db, "winners", variant="reversed").rows
         z.run_sql(db, "SELECT count(*) FROM positions").rows
+    z.build("zeckdb.duckdb", ["zeckendorf"], "1..40")      # what `zeckdb build` does
+    z.simulate("quilt", 200, games=1000).moments()
 
-Every call raises a ZeckdbError subclass on bad input; none writes.
+Every call raises a ZeckdbError subclass on bad input; only `build` writes.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 import os
-from typing import Any
+from pathlib import Path
+import time
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from .errors import NotBuiltError, UsageError
 from .executor import Limits, Result, real
@@ -24,8 +28,12 @@ from .queries import list_queries, run_query, run_sql
 from .store import SCHEMA_HEAD, Store
 from .variants import Position, Variant, catalog, get_variant
 
-__all__ = ["Limits", "Move", "PositionInfo", "Result", "line_json", "list_queries", "open_db", "plot",
-           "principal_line", "probe", "run_query", "run_sql", "status", "summary", "variants"]
+if TYPE_CHECKING:
+    from .simulate import Simulation
+
+__all__ = ["BuildInterrupted", "BuildProgress", "BuildResult", "Limits", "Move", "PositionInfo", "Result", "build",
+           "line_json", "list_queries", "open_db", "plot", "principal_line", "probe", "run_query", "run_sql",
+           "simulate", "status", "summary", "variants"]
 
 
 @dataclass
@@ -185,3 +193,149 @@ def summary(store: Store, variant_name: str, ns: list[int] | None = None) -> lis
                             {"variant": variant.name, "ns": ns})
     names = [d[0] for d in cur.description]
     return [dict(zip(names, row)) for row in cur.fetchall()]
+
+
+def simulate(variant_name: str, n: int, games: int = 10_000, seed: int = 0) -> "Simulation":
+    """Play `games` random games of n (Monte Carlo: both players pick uniformly among the legal
+    moves); no database needed. See zeckdb.simulate."""
+    from .simulate import simulate as play
+
+    return play(variant_name, n, games, seed)
+
+
+@dataclass
+class BuildResult:
+    """What a build did: the (variant, n) layers it computed, their size, where they went."""
+
+    variants: list[str]
+    ns: list[int]
+    built: list[tuple[str, int]]
+    positions: int
+    edges: int
+    seconds: float
+    path: str
+    summary_only: bool = False
+    shards: str | None = None  # with shards_only: the folder the Parquet shards were left in
+
+
+class BuildInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a build; `committed` lists the n of the build's range that are committed
+    (None when the file could not be read any more: every finished n is)."""
+
+    def __init__(self, committed: list[int] | None):
+        super().__init__()
+        self.committed = committed
+
+
+class BuildProgress(Protocol):
+    """What a build reports as it goes: the total work once planned, then each layer's share."""
+
+    def start(self, total: int, verb: str) -> None: ...
+
+    def advance(self, positions: int, description: str) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+def build(db: str | os.PathLike | None, variants: list[str] | None, ns: str | list[int], *,
+          force: bool = False, summary_only: bool = False, lean: bool = False, executor: str = "local",
+          address: str | None = None, shards: str | None = None, shards_only: bool = False,
+          progress: BuildProgress | None = None, notify: Callable[[str], None] | None = None) -> BuildResult:
+    """Build every position, move and outcome of `variants` for `ns` (a range text such as
+    "1..150" or a list) into the database `db`, as `zeckdb build` does.
+
+    Without variants: every variant, each up to the n it can build (what it skips is
+    notified). What is built is skipped unless force. summary_only keeps only each n's
+    summary row (lean: only its integer columns); executor "dask" fans the layers out to
+    the scheduler at `address`. Every argument is checked before the file is touched.
+    notify receives one-line notices (skipped n, waiting for readers)."""
+    from .ranges import format_ns, parse_ns
+
+    say = notify or (lambda text: None)
+    ns = parse_ns(ns) if isinstance(ns, str) else sorted(set(ns))
+    if lean and not summary_only:
+        raise UsageError("--lean goes with --summary-only: a full build keeps every column")
+    if executor not in ("local", "dask"):
+        raise UsageError(f"--executor {executor[:20]!r} is not one of local, dask")
+    if executor == "local" and (address or shards or shards_only):
+        raise UsageError("--address, --shards and --shards-only go with --executor dask")
+    if executor == "dask" and (summary_only or not address):
+        raise UsageError("--executor dask needs --address (the Dask scheduler, e.g. tcp://127.0.0.1:8786) "
+                         "and builds in full (not --summary-only)")
+    if summary_only:
+        return _build_summaries(db, variants or ["zeckendorf", "reversed"], ns, force, lean, progress, say)
+    from .builder import build as run_build, check_targets, layer_weight, plan
+    from .variants import variant_names
+
+    names = variants or variant_names()
+    chosen = [get_variant(name) for name in names]
+    skip = not variants  # by default each variant goes up to what it can build; named ones must fit
+    for name, beyond in check_targets(chosen, ns, skip).items():  # before the file is touched
+        v = get_variant(name)
+        say(f"skipping {name} for n = {format_ns(beyond)}: about {v.estimate_positions(beyond[0]):,} positions "
+            f"at n = {beyond[0]} alone, beyond its exhaustive limit n = {v.max_n}"
+            + (f"; {v.beyond_max_n}" if v.beyond_max_n else ""))
+    client = None
+    if executor == "dask":
+        from .distributed import check_shards, connect
+        from .store import resolve_db_path
+
+        shards = shards or str(resolve_db_path(db)) + ".shards"
+        check_shards(Path(shards))
+        client = connect(address)
+    store = Store.open_write(db, on_wait=lambda: say(
+        "zeckdb: waiting for readers to close the database (a long query, `zeckdb verify`?) before the next commit"))
+    committed: list[int] | None = None  # what is committed, read before the file is closed
+    try:
+        try:
+            todo = plan(store, chosen, ns, force)
+            if progress is not None:
+                progress.start(sum(layer_weight(vs, k) for k, vs in todo.items()), "building")
+            advance = progress.advance if progress is not None else None
+            if client is not None:
+                for v in {s.variant.name: s.variant for steps in todo.values() for s in steps}.values():
+                    store.register_variant(v)
+                from .distributed import build_distributed
+
+                t0 = time.perf_counter()
+                built, positions, edges = build_distributed(store, client, todo, Path(shards), shards_only, advance)
+                return BuildResult(names, ns, built, positions, edges, time.perf_counter() - t0, str(store.path),
+                                   shards=shards if shards_only else None)
+            report = run_build(store, names, ns, force=force, skip_beyond_max_n=skip, progress=advance)
+            return BuildResult(names, ns, report.built, report.positions, report.edges, report.seconds,
+                               str(store.path))
+        finally:
+            if progress is not None:
+                progress.stop()
+            try:
+                committed = sorted(set().union(*(store.built_ns(v.name) for v in chosen)) & set(ns))
+            finally:
+                store.close()  # a checkpoint: Ctrl-C can land here too, after every layer is committed
+                if client is not None:
+                    client.close()
+    except KeyboardInterrupt as interrupt:
+        raise BuildInterrupted(committed) from interrupt
+
+
+def _build_summaries(db: str | os.PathLike | None, names: list[str], ns: list[int], force: bool, lean: bool,
+                     progress: BuildProgress | None, say: Callable[[str], None]) -> BuildResult:
+    from .builder import build_summaries, check_summary_targets, plan_summaries, summary_memory
+
+    chosen = [get_variant(name) for name in names]
+    memory = summary_memory()
+    check_summary_targets(chosen, ns, memory)  # before the file is touched
+    try:
+        with Store.open_write(db, on_wait=lambda: say("zeckdb: waiting for readers to close the database")) as store:
+            jobs = plan_summaries(store, chosen, ns, force, memory, workers=2, lean=lean)
+            if progress is not None:
+                progress.start(sum(job.positions for job in jobs), "summarising")
+            try:
+                report = build_summaries(store, jobs, memory=memory,
+                                         progress=progress.advance if progress is not None else None)
+            finally:
+                if progress is not None:
+                    progress.stop()
+    except KeyboardInterrupt as interrupt:  # each finished layer is committed
+        raise BuildInterrupted(None) from interrupt
+    return BuildResult(report.variants if report.built else names, report.ns if report.built else ns, report.built,
+                       report.positions, report.edges, report.seconds, str(store.path), summary_only=True)

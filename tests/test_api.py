@@ -1,0 +1,79 @@
+"""zeckdb.api is the library the command line and the service call: a build and a simulation
+from Python, with what the command line would print told through callbacks."""
+
+from __future__ import annotations
+
+import pytest
+
+from zeckdb import api
+from zeckdb.errors import UsageError
+
+from . import reference as ref
+
+
+class Recorder:
+    """An api.BuildProgress that keeps what it was told."""
+
+    def __init__(self) -> None:
+        self.started: list[tuple[int, str]] = []
+        self.advanced = 0
+        self.stopped = 0
+
+    def start(self, total: int, verb: str) -> None:
+        self.started.append((total, verb))
+
+    def advance(self, positions: int, description: str) -> None:
+        self.advanced += positions
+
+    def stop(self) -> None:
+        self.stopped += 1
+
+
+def test_build_then_look_up(tmp_path):
+    db = tmp_path / "api.duckdb"
+    progress = Recorder()
+    result = api.build(db, ["zeckendorf", "ordered"], "1..9", progress=progress)
+    sizes = {n: len(ref.positions("zeckendorf", n)) + len(ref.fibonacci_compositions(n)) for n in range(1, 10)}
+    assert sorted(result.built) == sorted((v, n) for v in ("zeckendorf", "ordered") for n in range(1, 10))
+    assert result.positions == sum(sizes.values()) and not result.summary_only and result.path == str(db)
+    assert progress.started[0][1] == "building" and progress.advanced == progress.started[0][0]
+    assert progress.stopped == 1
+    with api.open_db(db) as store:
+        info = api.probe(store, "ordered", "1,2,1,3")
+        assert info.text == "[1,2,1,3]" and info.outcome == ("win" if ref.solve("ordered", (1, 2, 1, 3))["win"]
+                                                             else "loss")
+    again = api.build(db, ["zeckendorf"], [3, 4])
+    assert again.built == [] and again.positions == 0
+
+
+def test_build_tells_what_it_skips_and_summarises(tmp_path):
+    db = tmp_path / "api.duckdb"
+    notices: list[str] = []
+    result = api.build(db, None, "24..25", notify=notices.append)
+    assert ("ordered", 24) in result.built and ("ordered", 25) not in result.built
+    assert any(line.startswith("skipping ordered for n = 25: about 4,915,135 positions") for line in notices)
+    summary = api.build(db, ["ordered"], [25], summary_only=True, lean=True)
+    assert summary.summary_only and summary.built == [("ordered", 25)] and summary.positions == 4_915_135
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"lean": True}, "--lean goes with --summary-only"),
+    ({"executor": "ray"}, "is not one of local, dask"),
+    ({"address": "tcp://127.0.0.1:1"}, "go with --executor dask"),
+    ({"executor": "dask"}, "needs --address"),
+    ({"summary_only": True, "variants": ["quilt"]}, "quilt"),
+    ({"variants": ["ordered"], "ns": "25"}, "n = 25 is out of range for ordered"),
+    ({"ns": "0..x"}, "0..x"),
+])
+def test_build_refuses_bad_arguments_before_touching_the_file(tmp_path, kwargs, message):
+    db = tmp_path / "never.duckdb"
+    args = {"variants": ["zeckendorf"], "ns": "1..5", **kwargs}
+    with pytest.raises(UsageError, match=message):
+        api.build(db, args.pop("variants"), args.pop("ns"), **args)
+    assert not db.exists()
+
+
+def test_simulate_is_the_command_lines():
+    sim = api.simulate("ordered", 9, games=300, seed=5)
+    shortest, longest = ref.solve("ordered", (1,) * 9)["min"], ref.solve("ordered", (1,) * 9)["max"]
+    assert sim.games == 300 and shortest <= sim.lengths.min() and sim.lengths.max() <= longest
