@@ -89,6 +89,13 @@ def _parts_up_to(m: int) -> list[int]:
     return [fib(i) for i in range(1, INDICES + 1) if fib(i) <= m]
 
 
+@lru_cache(maxsize=None)
+def larger_first(rem: int, entry: int) -> int:
+    """How many compositions of rem begin with a part larger than entry: an entry's term of
+    the id (see Ordered.id_of), and the table the summary pass reads them from."""
+    return sum(compositions(rem - f) for f in _parts_up_to(rem) if f > entry)
+
+
 class Ordered(Variant):
     name = "ordered"
     title = "The ordered Zeckendorf game; a position is its list of entries, left to right"
@@ -146,7 +153,7 @@ class Ordered(Variant):
         """How many compositions of n are lexicographically larger (the smaller keys)."""
         left, rank = self.layer_of(position), 0
         for e in position:
-            rank += sum(compositions(left - f) for f in _parts_up_to(left) if f > e)
+            rank += larger_first(left, e)
             left -= e
         return rank
 
@@ -189,7 +196,7 @@ class Ordered(Variant):
         terms = np.zeros((n + 1, INDICES + 1), dtype=np.int64)  # id terms: see id_of
         for rem in range(n + 1):
             for i in range(1, INDICES + 1):
-                terms[rem, i] = sum(compositions(rem - f) for f in _parts_up_to(rem) if f > fib(i))
+                terms[rem, i] = larger_first(rem, fib(i))
         masks = np.sort(_cut_sets(n))
         edges = ordered_summary(n, masks, terms, MOVE_CODE, MOVE_LEFT, INDEX_OF, ints, floats)
         if edges < 0:
