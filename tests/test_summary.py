@@ -205,6 +205,18 @@ def test_bad_summary_requests_get_one_line_and_write_nothing(tmp_path, capsys, m
     assert not db.exists() and not list(tmp_path.iterdir())  # refused before the file is touched
 
 
+def test_a_layer_too_big_is_counted_in_its_own_positions(tmp_path, capsys):
+    """The refusal names the layer's real size, also for a game whose summary pass holds more
+    than the solved columns per position (the ordered game's count, by an independent recursion)."""
+    ways = [1]
+    for m in range(1, 41):
+        ways.append(sum(ways[m - f] for f in ref.FIB if f <= m))
+    db = tmp_path / "z.duckdb"
+    code, out, err = run(capsys, "build", "--summary-only", "--variant", "ordered", "--n", "40", "--db", str(db))
+    assert code != 0 and not out and f"(ordered: {ways[40]:,} positions, " in err, err
+    assert not db.exists()
+
+
 def test_ordered_summary_beyond_the_full_builds_limit(capsys, tmp_path):
     """n = 25 (4,915,135 positions, past max_n = 24): the paper's last n, Player 1 wins; the
     shortest game is n - Z(n); the layer holds every composition of 25 into Fibonacci parts."""

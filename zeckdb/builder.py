@@ -331,7 +331,7 @@ class SummaryJob:
 def check_summary_targets(variants: list[Variant], ns: list[int], memory: int) -> None:
     """Raise for a variant without a summary mode, an n below its first, or a layer whose
     state alone would not fit `memory` (before the database is touched)."""
-    from .engine.summary import INT_BYTES, layer_bytes, supports_summary
+    from .engine.summary import layer_size, position_bytes, supports_summary
     from .errors import UsageError
 
     for v in variants:
@@ -345,10 +345,10 @@ def check_summary_targets(variants: list[Variant], ns: list[int], memory: int) -
             if n < max(v.min_n, 1):
                 raise UsageError(f"n = {n} is out of range for {v.name}: summary mode starts at n = {max(v.min_n, 1)}")
         top = max(ns)
-        small = layer_bytes(v, top, floats=False)
-        if small > memory:
-            raise UsageError(f"n = {top} needs {small / 2**30:.2f} GiB in summary mode ({v.name}: "
-                             f"{small // INT_BYTES:,} positions, {INT_BYTES} bytes each), more than the budget of "
+        size, each = layer_size(v, top), position_bytes(v, floats=False)
+        if size * each > memory:
+            raise UsageError(f"n = {top} needs {size * each / 2**30:.2f} GiB in summary mode ({v.name}: "
+                             f"{size:,} positions, {each} bytes each), more than the budget of "
                              f"{memory / 2**30:.2f} GiB: choose a smaller n or raise ZECKDB_SUMMARY_MEMORY (GiB)")
 
 
@@ -357,7 +357,7 @@ def plan_summaries(store: Store, variants: list[Variant], ns: list[int], force: 
     """The (variant, n) summary layers still to compute, in ascending n. A layer built in full
     already has its summary and is never replaced by one; with force, summary layers are recomputed.
     Each layer keeps the float columns while `workers` layers like it fit `memory`, never if `lean`."""
-    from .engine.summary import INT_BYTES, layer_bytes
+    from .engine.summary import layer_bytes, layer_size
 
     check_summary_targets(variants, ns, memory)
     stored = {v.name: (store.built_ns(v.name), store.summary_ns(v.name), store.present_ns(v.name)) for v in variants}
@@ -369,7 +369,7 @@ def plan_summaries(store: Store, variants: list[Variant], ns: list[int], force: 
                 continue
             small, big = layer_bytes(v, n, floats=False), layer_bytes(v, n, floats=True)
             floats = not lean and big * workers <= memory
-            jobs.append(SummaryJob(v, n, small // INT_BYTES, floats, big if floats else small, replace=n in present))
+            jobs.append(SummaryJob(v, n, layer_size(v, n), floats, big if floats else small, replace=n in present))
     return jobs
 
 

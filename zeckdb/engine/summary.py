@@ -76,13 +76,23 @@ def ways_table(weights: tuple[int, ...], n: int) -> np.ndarray:
     return table
 
 
+def layer_size(variant: Variant, n: int) -> int:
+    """How many positions layer n has: counted from the ways table for a chip game; a game
+    with its own summary pass states it exactly (estimate_positions)."""
+    if not isinstance(variant, ChipGame):
+        return variant.estimate_positions(n)
+    weights, _ = variant.game_for(n)
+    return int(ways_table(weights, n)[-1, n])
+
+
+def position_bytes(variant: Variant, floats: bool) -> int:
+    """The one-pass solve's state per position: the solved columns and what the variant's pass adds."""
+    return INT_BYTES + (FLOAT_BYTES if floats else 0) + variant.summary_overhead
+
+
 def layer_bytes(variant: Variant, n: int, floats: bool) -> int:
     """Memory the one-pass solve of layer n holds (its state per position)."""
-    per_position = INT_BYTES + (FLOAT_BYTES if floats else 0)
-    if not isinstance(variant, ChipGame):
-        return variant.estimate_positions(n) * (per_position + variant.summary_overhead)
-    weights, _ = variant.game_for(n)
-    return int(ways_table(weights, n)[-1, n]) * per_position
+    return layer_size(variant, n) * position_bytes(variant, floats)
 
 
 @dataclass
