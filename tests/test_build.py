@@ -55,6 +55,44 @@ def test_incremental_build_computes_only_what_is_missing(tmp_path):
     assert con.execute("SELECT count(*) FROM edges WHERE n = 9").fetchone()[0] == 32
 
 
+def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path, monkeypatch):
+    """The writer inserts a layer's positions and edges while its length distribution is still
+    being computed; when that computation fails, none of them may be committed."""
+    from zeckdb.engine import solve
+
+    real = solve.length_distribution
+
+    def failing_at_7(solution, n, mirror=None):
+        if n == 7:
+            raise RuntimeError("distribution failed")
+        return real(solution, n, mirror)
+
+    monkeypatch.setattr(solve, "length_distribution", failing_at_7)
+    path = tmp_path / "fail.duckdb"
+    with Store.open_write(path) as store:
+        try:
+            build(store, ["zeckendorf", "reversed"], list(range(1, 10)))
+        except RuntimeError as exc:
+            assert str(exc) == "distribution failed"
+        else:
+            raise AssertionError("the build went on past a failed distribution")
+    assert consistent(path) == []
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        built = {n for (n,) in con.execute("SELECT DISTINCT n FROM builds").fetchall()}
+        assert set(range(1, 7)) <= built and 7 not in built  # (a layer handed over before the failure may commit)
+        assert con.execute("SELECT count(*) FROM positions WHERE n = 7").fetchone()[0] == 0
+        assert con.execute("SELECT count(*) FROM edges WHERE n = 7").fetchone()[0] == 0
+    finally:
+        con.close()
+    monkeypatch.setattr(solve, "length_distribution", real)
+    with Store.open_write(path) as store:  # and a build resumes from there
+        resumed = build(store, ["zeckendorf", "reversed"], list(range(1, 10))).built
+        assert ("zeckendorf", 7) in resumed and ("reversed", 7) in resumed
+        assert store.built_ns("zeckendorf") == store.built_ns("reversed") == set(range(1, 10))
+    assert consistent(path) == []
+
+
 def test_killed_build_keeps_committed_layers_and_resumes(tmp_path):
     path = tmp_path / "kill.duckdb"
     cmd = [sys.executable, "-c", "from zeckdb.cli.main import main; main()", "build", "--n", "1..115",

@@ -170,8 +170,10 @@ class LayerRecord:
     replace: bool = True  # rows of this layer (or of its graph layer) may exist: delete them first
 
 
-def layer_tables(rec: LayerRecord) -> LayerTables:
-    """The rows the store writes for a solved layer, as plain Arrow tables and dicts."""
+def layer_tables(rec: LayerRecord, analysed: Callable[[], None] | None = None) -> LayerTables:
+    """The rows the store writes for a solved layer, as plain Arrow tables and dicts. With
+    `analysed` (returns once rec.distribution is computed), the length rows are left to a
+    function the store calls when it comes to them, so that it can write the rest meanwhile."""
     import numpy as np
     import pyarrow as pa
 
@@ -206,11 +208,15 @@ def layer_tables(rec: LayerRecord) -> LayerTables:
                  seconds=rec.seconds, engine_version=ENGINE_VERSION)
     random_play = dict(p1_wins_random=sol.p1_wins_random, p1_wins_p1_perfect=sol.p1_wins_p1_perfect,
                        p1_wins_p2_perfect=sol.p1_wins_p2_perfect)
-    lengths = None
-    if rec.distribution is not None:
-        lengths = _length_rows(int(sol.min_remaining[s]), rec.distribution)
+
+    def lengths() -> "pa.Table | None":
+        if analysed is not None:
+            analysed()
+        return None if rec.distribution is None else _length_rows(int(sol.min_remaining[s]), rec.distribution)
+
     return LayerTables(v.name, v.graph_name, n, pa.table(columns), build, random_play, edges,
-                       (size, rec.n_edges) if edges is not None else None, lengths, rec.replace)
+                       (size, rec.n_edges) if edges is not None else None,
+                       lengths if analysed is not None else lengths(), rec.replace)
 
 
 def _length_rows(shortest: int, dist: "Distribution"):
@@ -267,10 +273,12 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
 
     def write(records: list[LayerRecord], analysed: list[Future]) -> None:
         nonlocal queued
-        try:
+        def wait_for_analysis() -> None:
             for f in analysed:
                 f.result()
-            store.write_layers([layer_tables(r) for r in records])
+
+        try:
+            store.write_layers([layer_tables(r, wait_for_analysis) for r in records])
         finally:
             with queue_lock:
                 queued -= 1

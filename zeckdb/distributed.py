@@ -69,7 +69,7 @@ def _write_shards(root: Path, layer: LayerTables) -> None:
 
     tables = {"positions": layer.positions, "builds": pa.Table.from_pylist([layer.build]),
               "random_play": pa.Table.from_pylist([layer.random_play]) if layer.random_play else None,
-              "length_distribution": layer.lengths, "edges": layer.edges,
+              "length_distribution": layer.length_rows(), "edges": layer.edges,
               "graph_layers": (pa.table({"positions": [layer.graph_size[0]], "edges": [layer.graph_size[1]]})
                                if layer.graph_size else None)}
     for table, rows in tables.items():

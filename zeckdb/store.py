@@ -246,8 +246,14 @@ class LayerTables:
     random_play: dict[str, Any] | None  # p1_wins_random, p1_wins_p1_perfect, p1_wins_p2_perfect
     edges: Any = None  # pyarrow.Table src, dst, code[, dst_n]: the graph layer's edges, when it is written with this
     graph_size: tuple[int, int] | None = None  # (positions, edges) of that graph layer
-    lengths: Any = None  # pyarrow.Table measure, length, probability, games, games_exact
+    # pyarrow.Table measure, length, probability, games, games_exact; or a function returning it, called
+    # when the store comes to it (a build writes positions and edges while the distribution is computed)
+    lengths: Any = None
     replace: bool = True  # rows of this layer (or of its graph layer, for `edges`) may exist: delete them first
+
+    def length_rows(self) -> Any:
+        """The length_distribution rows (None for a layer without them)."""
+        return self.lengths() if callable(self.lengths) else self.lengths
 
 
 class MoveValues:
@@ -447,7 +453,8 @@ class Store:
         """Write (replacing) (variant, n) layers in one transaction, all or nothing; when a
         reader waits for the file, the layers written so far are committed and it gets the
         file before the rest (a commit per layer always cost the writer of the default build
-        of n = 1..100 117 s against 105 s)."""
+        of n = 1..100 117 s against 105 s). A layer's positions and edges go in before its
+        length distribution is asked for (LayerTables.lengths may still be computing it)."""
         con = self.con
         con.execute("BEGIN TRANSACTION")
         in_transaction = True
@@ -480,13 +487,14 @@ class Store:
             self._insert_rows(con, "edges", layer.edges, {"graph": layer.graph, "n": n})
             con.execute("INSERT INTO graph_layers VALUES (?, ?, ?, ?)", [layer.graph, n, *layer.graph_size])
         row = dict(layer.build,
-                   positions_checksum=con.execute(POSITIONS_CHECKSUM, {"variant": name, "n": n}).fetchone()[0],
-                   edges_checksum=con.execute(EDGES_CHECKSUM, {"graph": layer.graph, "n": n}).fetchone()[0])
+                   positions_checksum=con.execute(POSITIONS_CHECKSUM, {"variant": name, "n": n}).fetchall()[0][0],
+                   edges_checksum=con.execute(EDGES_CHECKSUM, {"graph": layer.graph, "n": n}).fetchall()[0][0])
+        lengths = layer.length_rows()  # last of the rows, as it may still be computed meanwhile
+        if lengths is not None:
+            self._insert_rows(con, "length_distribution", lengths, {"variant": name, "n": n})
         self._insert_row(con, "builds", {"variant": name, "n": n, **row})
         if layer.random_play is not None:
             self._insert_row(con, "random_play", {"variant": name, "n": n, **layer.random_play})
-        if layer.lengths is not None:
-            self._insert_rows(con, "length_distribution", layer.lengths, {"variant": name, "n": n})
 
     @staticmethod
     def _insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: Any, constants: dict[str, Any]) -> None:
