@@ -214,7 +214,8 @@ def test_winning_moves(store):
 @pytest.mark.parametrize("args, message", [
     (("nope",), "unknown query 'nope': choose one of"),
     (("winners", None, None, {"x": "1"}), "query winners has no parameter 'x': it takes no --param"),
-    (("winning-moves",), "query winning-moves needs --param position=...: a position, e.g. 3,1,0,2"),
+    (("winning-moves",), "query winning-moves needs --param position=...: the position as counts, bin 1 first, e.g. 3,1,0,2 (the "
+                           "ordered game: its entries left to right, e.g. 1,2,1,3)"),
     (("winners", "nim"), "unknown variant 'nim'"),
     (("length-distribution", None, None, {"measure": "Q"}), "bad --param measure='Q': measure is P or mu"),
     (("length-distribution", None, None, {"measure": "p"}), "bad --param measure='p': measure is P or mu"),

@@ -167,7 +167,9 @@ def run_query(store: Store, name: str, variant: str | None = None, ns: list[int]
     missing = query.required - set(params)
     if missing:
         p = query.params[sorted(missing)[0]]
-        raise UsageError(f"query {name} needs --param {p.name}=...: {p.allowed} ({p.description})")
+        # a position's description gives its examples (per kind of game) already
+        what = p.description if p.kind == "position" else f"{p.allowed} ({p.description})"
+        raise UsageError(f"query {name} needs --param {p.name}=...: {what}")
     if ns is not None and not query.takes_ns:
         raise UsageError(f"query {name} does not take --n"
                          + (f": it takes --param {', '.join(query.params)}" if query.params else ""))
