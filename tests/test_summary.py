@@ -185,6 +185,14 @@ def test_lean_summaries_keep_the_four_columns(tmp_path, capsys):
         assert (row["winner"], row["start_remoteness"], row["min_length"], row["max_length"]) == (
             1 if want["win"] else 2, want["remoteness"], want["min"], want["max"])
         assert row["expected_length"] is None and row["games_approx"] is None
+    # the random-play query still lists those n, with their winner, and says the odds are missing (NULL)
+    from zeckdb import api
+
+    with api.open_db(db) as store:
+        answer = api.run_query(store, "random-winner", "reversed", [10, 11, 12])
+    answer = [dict(zip(answer.columns, r)) for r in answer.rows]
+    assert [(r["n"], r["winner"], r["p1_wins_random"]) for r in answer] == [
+        (r["n"], r["winner"], None) for r in got]
 
 
 @pytest.mark.parametrize("args, env, message", [
