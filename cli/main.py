@@ -57,6 +57,7 @@ StartOption = typer.Option(None, "--start", help="Use the start position of this
 FormatOption = typer.Option("table", "--format", "-f", help="Output format: table, csv, json or markdown.")
 TimeoutOption = typer.Option(60.0, "--timeout", help="Stop the query after this many seconds.")
 MaxRowsOption = typer.Option(10_000, "--max-rows", help="Print at most this many rows (0: all); a notice on stderr says how many were cut.")
+ForceOption = typer.Option(False, "--force", help="Replace the file if it exists (never the database's own files).")
 PositionArg = typer.Argument(None, help="Counts bin 1 first, e.g. 3,1,0,2 (three 1s, one 2, two 5s).", show_default=False)
 
 
@@ -429,6 +430,10 @@ def serve(
     port: int = typer.Option(8000, "--port", help="Port to listen on.", min=1, max=65535),
     sql_timeout: float = typer.Option(10.0, "--sql-timeout", help="Time limit of each POST /v1/sql, in seconds."),
     sql_max_rows: int = typer.Option(10_000, "--sql-max-rows", help="Rows returned by POST /v1/sql at most.", min=1),
+    max_heavy: int = typer.Option(2, "--max-heavy", min=1, max=64, help="SQL, named-query and plot requests run at "
+                                  "once at most; one more is answered 429 at once, so lookups stay fast."),
+    memory_limit: str = typer.Option("2GB", "--memory-limit", help="DuckDB's memory limit for the service's "
+                                     "queries, e.g. 2GB or 512MB (a query over it fails with 408)."),
 ) -> None:
     """Serve the database read-only over HTTP: a web page at / and a JSON API at /v1 (documented at /docs).
 
@@ -437,11 +442,13 @@ def serve(
     /v1/{variant}/summary?n=RANGE, /v1/queries, /v1/queries/{name}?variant=&n=&...,
     /v1/plots/{kind}?variant=&n= (SVG); POST /v1/sql {"sql": "..."}; GET /healthz.
     Errors are JSON {"error": "..."}. A build may write the database meanwhile:
-    answers come from the layers it has committed.
+    answers come from the layers it has committed. Nothing the service answers
+    names a folder of the host: the database is named by its file name only.
     """
+    from zeckdb.executor import check_memory_limit
     from zeckdb.service import serve as run_service
 
-    run_service(db, host, port, sql_timeout, sql_max_rows)
+    run_service(db, host, port, sql_timeout, sql_max_rows, max_heavy, check_memory_limit(memory_limit))
 
 
 @app.command()
@@ -485,6 +492,7 @@ def plot(
     measure: str = typer.Option("P", "--measure", help="length-distribution: P (random play) or mu (every game equally likely)."),
     out: Path = typer.Option(..., "--out", help="The image to write: FILE.png or FILE.svg."),
     data: Optional[Path] = typer.Option(None, "--data", help="Also write the plotted numbers to this CSV file.", show_default=False),
+    force: bool = ForceOption,
     db: Optional[str] = DbOption,
 ) -> None:
     """Draw a figure from the database as PNG or SVG (matplotlib).
@@ -494,19 +502,13 @@ def plot(
     lengths: shortest and longest games against n - Z(n); p-positions: the
     P-positions of a Black Hole game of one to three bins; remoteness: a layer's
     wins and losses by remoteness."""
-    from zeckdb import api, plots
+    from zeckdb import api
     from zeckdb.ranges import parse_ns
-    from zeckdb.render import render
 
-    plots.check_out(out)
-    if data is not None and data.suffix.lower() != ".csv":
-        raise UsageError(f"--data {str(data)[:60]!r}: name a .csv file")
     with api.open_db(db) as store:
-        figure = api.plot(store, kind, variant, parse_ns(n) if n else None, measure)
-    plots.save(figure, out)
+        figure = api.plot(store, kind, variant, parse_ns(n) if n else None, measure, out=out, data=data, force=force)
     typer.echo(f"wrote {out}")
     if data is not None:
-        data.write_text(render(figure.columns, figure.rows, "csv") + "\n")
         typer.echo(f"wrote {data} ({len(figure.rows)} rows)")
 
 
@@ -518,6 +520,7 @@ def draw(
     out: Optional[Path] = typer.Option(None, "--out", help="The file to write [default: standard output; png needs --out].", show_default=False),
     strategy_only: bool = typer.Option(False, "--strategy-only", help="Only the winner's strategy graph."),
     max_nodes: int = typer.Option(500, "--max-nodes", min=1, max=100_000, help="Refuse layers with more positions than this."),
+    force: bool = ForceOption,
     db: Optional[str] = DbOption,
 ) -> None:
     """Draw the game graph of one small layer with Graphviz (DOT, SVG or PNG).
@@ -526,25 +529,19 @@ def draw(
     with their names, P- and N-positions are told apart, the winner's strategy
     graph is highlighted, the start and the terminals are marked."""
     from zeckdb import api
-    from zeckdb.draw import FORMATS, layer_dot, render
     from zeckdb.ranges import parse_count
 
-    if fmt not in FORMATS:
-        raise UsageError(f"unknown format {fmt[:20]!r}: choose dot, svg or png")
     layer = parse_count(n)
     if layer is None:
         raise UsageError(f"bad --n {n[:40]!r}: give one n in ASCII digits, e.g. --n 7")
     if fmt == "png" and out is None:
         raise UsageError("--format png writes a binary image: give --out FILE.png")
-    if out is not None and not (out.parent if str(out.parent) else Path(".")).is_dir():
-        raise UsageError(f"cannot write {out}: the folder {out.parent} does not exist")
     with api.open_db(db) as store:
-        dot = layer_dot(store, variant, layer, strategy_only, max_nodes)
-    data = dot.encode() if fmt == "dot" else render(dot, fmt)
+        image = api.draw(store, variant, layer, fmt, strategy_only=strategy_only, max_nodes=max_nodes, out=out,
+                         force=force)
     if out is None:
-        sys.stdout.write(data.decode())
+        sys.stdout.write(image.decode())
     else:
-        out.write_bytes(data)
         typer.echo(f"wrote {out}")
 
 
@@ -562,20 +559,12 @@ def export(
     DIR/positions/variant=V/n=N/, with a manifest (rows and sha256 per file) and
     a README saying how DuckDB, pandas, polars and pyarrow read them back."""
     from zeckdb import api
-    from zeckdb.export import FORMATS, check_target, export as run_export, plan
     from zeckdb.ranges import parse_ns
-    from zeckdb.variants import get_variant
 
-    if fmt not in FORMATS:
-        raise UsageError(f"unknown format {fmt[:20]!r}: choose parquet or csv")
-    names = [get_variant(v).name for v in variant] if variant else None
     ns = parse_ns(n) if n else None
-    check_target(folder)  # before the database is opened
     t0 = time.perf_counter()
     with api.open_db(db) as store:
-        parts = plan(store, names, ns)
-        with _progress(len(parts), "exporting") as advance:
-            manifest = run_export(store, folder, parts, fmt, progress=advance)
+        manifest = api.export(store, folder, fmt, variant, ns, progress=_Progress())
     seconds = time.perf_counter() - t0
     files = [f for t in manifest["tables"].values() for f in t["files"]]
     typer.echo(f"exported {sum(t['rows'] for t in manifest['tables'].values()):,} rows in {len(files)} {fmt} files "

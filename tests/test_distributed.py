@@ -122,14 +122,22 @@ def test_an_unreachable_scheduler_is_one_line_and_touches_nothing(tmp_path, caps
 @pytest.mark.parametrize("args, message", [
     (["--executor", "dask"], "--executor dask needs --address"),
     (["--executor", "dask", "--address", "tcp://127.0.0.1:1", "--shards", "/no/such/folder/shards"],
-     "--shards /no/such/folder/shards: cannot write there"),
+     "cannot write into /no/such/folder/shards: the folder /no/such/folder does not exist"),
+    (["--executor", "dask", "--address", "tcp://127.0.0.1:1", "--shards", "{tmp}/z.duckdb.locks"],
+     "it is the open database's .locks folder"),
+    (["--executor", "dask", "--address", "tcp://127.0.0.1:1", "--shards", "{tmp}/mine"],
+     "it exists and is not empty"),
     (["--executor", "ray", "--address", "x"], "--executor 'ray' is not one of local, dask"),
     (["--shards-only"], "go with --executor dask"),
     (["--executor", "dask", "--address", "tcp://127.0.0.1:1", "--summary-only"], "builds in full"),
 ])
 def test_bad_executor_options(tmp_path, capsys, args, message):
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("a folder of the user's: the shards never go there")
+    args = [arg.replace("{tmp}", str(tmp_path)) for arg in args]
     code, out, err = run(capsys, "build", "--n", "5", *args, "--db", str(tmp_path / "z.duckdb"))
-    assert code != 0 and message in err and err.count("\n") == 1 and not (tmp_path / "z.duckdb").exists()
+    assert code != 0 and message in err and err.count("\n") == 1 and not (tmp_path / "z.duckdb").exists(), err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"] and len(list((tmp_path / "mine").iterdir())) == 1
 
 
 def test_a_task_failing_on_the_cluster_is_one_line(cluster, tmp_path, capsys, monkeypatch):

@@ -114,7 +114,7 @@ def test_an_existing_folder_is_not_overwritten(capsys, small_db, tmp_path):
     folder.mkdir()
     (folder / "keep.txt").write_text("mine")
     code, _, err = run(capsys, "export", str(folder), "--db", str(small_db))
-    assert code != 0 and "exists and is not an empty folder" in err
+    assert code != 0 and "it exists and is not empty; name a new or empty folder" in err
     assert [p.name for p in folder.iterdir()] == ["keep.txt"]
     code, _, err = run(capsys, "export", str(tmp_path / "no" / "such"), "--db", str(small_db))
     assert code != 0 and "does not exist" in err

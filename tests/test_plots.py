@@ -15,7 +15,8 @@ from .conftest import run
 def plot(capsys, small_db, tmp_path, *args, out="figure.png"):
     target = tmp_path / out
     data = tmp_path / "data.csv"
-    code, stdout, err = run(capsys, "plot", *args, "--out", str(target), "--data", str(data), "--db", str(small_db))
+    code, stdout, err = run(capsys, "plot", *args, "--out", str(target), "--data", str(data), "--force",
+                            "--db", str(small_db))
     assert code == 0, err
     assert f"wrote {target}" in stdout
     with open(data) as f:

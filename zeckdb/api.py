@@ -7,10 +7,13 @@
         z.status(db), z.summary(db, "reversed", [10, 20])
         z.run_query(db, "winners", variant="reversed").rows
         z.run_sql(db, "SELECT count(*) FROM positions").rows
+        z.plot(db, "winners", "reversed", out=Path("winners.svg"))   # also draw, export
     z.build("zeckdb.duckdb", ["zeckendorf"], "1..40")      # what `zeckdb build` does
     z.simulate("quilt", 200, games=1000).moments()
 
-Every call raises a ZeckdbError subclass on bad input; only `build` writes.
+Every call raises a ZeckdbError subclass on bad input. `build` writes the database; `plot`,
+`draw` and `export` write only where zeckdb.outputs allows (never over the database's own
+files, an existing file only with force, each file atomically).
 """
 
 from __future__ import annotations
@@ -23,16 +26,17 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from .errors import NotBuiltError, UsageError
 from .executor import Limits, Result, real
-from .plots import make as plot
+from .outputs import check_file, check_folder, write_file  # the one rule of where zeckdb writes
 from .queries import list_queries, run_query, run_sql
 from .store import SCHEMA_HEAD, Store
 from .variants import Position, Variant, catalog, get_variant
 
 if TYPE_CHECKING:
+    from .plots import Plot
     from .simulate import Simulation
 
-__all__ = ["BuildInterrupted", "BuildProgress", "BuildResult", "Limits", "Move", "PositionInfo", "Result", "build",
-           "line_json", "list_queries", "open_db", "plot", "principal_line", "probe", "run_query", "run_sql",
+__all__ = ["BuildInterrupted", "BuildProgress", "BuildResult", "Limits", "Move", "PositionInfo", "Result", "build", "draw",
+           "export", "line_json", "list_queries", "open_db", "plot", "principal_line", "probe", "run_query", "run_sql",
            "simulate", "status", "summary", "variants"]
 
 
@@ -195,6 +199,65 @@ def summary(store: Store, variant_name: str, ns: list[int] | None = None) -> lis
     return [dict(zip(names, row)) for row in cur.fetchall()]
 
 
+def plot(store: Store, kind: str, variant: str, ns: list[int] | None = None, measure: str = "P", *,
+         out: Path | None = None, data: Path | None = None, force: bool = False) -> "Plot":
+    """A figure from the database (zeckdb.plots: kind, variant, n, measure); with `out`
+    (FILE.png or FILE.svg) it is written there, with `data` its numbers as CSV. Both
+    targets are checked (zeckdb.outputs) before anything is computed."""
+    from .plots import SUFFIXES, make, save
+    from .render import render
+
+    if out is not None:
+        check_file(out, database=store.path, force=force, suffixes=SUFFIXES)
+    if data is not None:
+        check_file(data, database=store.path, force=force, suffixes=(".csv",))
+        if out is not None and os.path.realpath(data) == os.path.realpath(out):
+            raise UsageError(f"the image and its data are both {str(out)[:200]}: name two files")
+    figure = make(store, kind, variant, ns, measure)
+    if out is not None:
+        write_file(out, lambda f: save(figure, f, out.suffix.lower().lstrip(".")))
+    if data is not None:
+        write_file(data, (render(figure.columns, figure.rows, "csv") + "\n").encode())
+    return figure
+
+
+def draw(store: Store, variant: str, n: int, fmt: str = "dot", *, strategy_only: bool = False,
+         max_nodes: int = 500, out: Path | None = None, force: bool = False) -> bytes:
+    """The game graph of layer n as DOT text, SVG or PNG (zeckdb.draw; the last two through
+    Graphviz); with `out` also written there, checked first (zeckdb.outputs)."""
+    from .draw import FORMATS, layer_dot, render
+
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt[:20]!r}: choose dot, svg or png")
+    if out is not None:
+        check_file(out, database=store.path, force=force)
+    dot = layer_dot(store, variant, n, strategy_only, max_nodes)
+    image = dot.encode() if fmt == "dot" else render(dot, fmt)
+    if out is not None:
+        write_file(out, image)
+    return image
+
+
+def export(store: Store, folder: Path, fmt: str = "parquet", variants: list[str] | None = None,
+           ns: list[int] | None = None, progress: BuildProgress | None = None) -> dict[str, Any]:
+    """Write the built layers (all, or those of `variants` and `ns`) as Parquet or CSV files
+    into `folder`, new or empty (zeckdb.export, checked by zeckdb.outputs); returns the
+    manifest it wrote."""
+    from .export import FORMATS, export as write, plan
+
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt[:20]!r}: choose parquet or csv")
+    names = [get_variant(v).name for v in variants] if variants else None
+    parts = plan(store, names, ns)
+    if progress is not None:
+        progress.start(len(parts), "exporting")
+    try:
+        return write(store, folder, parts, fmt, progress=progress.advance if progress is not None else None)
+    finally:
+        if progress is not None:
+            progress.stop()
+
+
 def simulate(variant_name: str, n: int, games: int = 10_000, seed: int = 0) -> "Simulation":
     """Play `games` random games of n (Monte Carlo: both players pick uniformly among the legal
     moves); no database needed. See zeckdb.simulate."""
@@ -277,11 +340,11 @@ def build(db: str | os.PathLike | None, variants: list[str] | None, ns: str | li
             + (f"; {v.beyond_max_n}" if v.beyond_max_n else ""))
     client = None
     if executor == "dask":
-        from .distributed import check_shards, connect
+        from .distributed import TABLE_PARTITIONS, connect
         from .store import resolve_db_path
 
         shards = shards or str(resolve_db_path(db)) + ".shards"
-        check_shards(Path(shards))
+        check_folder(Path(shards), database=resolve_db_path(db), may_hold=TABLE_PARTITIONS)  # or a resumed run's
         client = connect(address)
     store = Store.open_write(db, on_wait=lambda: say(
         "zeckdb: waiting for readers to close the database (a long query, `zeckdb verify`?) before the next commit"))

@@ -109,18 +109,6 @@ def remove_shards(root: Path, variant: str, graph: str, n: int) -> None:
         shutil.rmtree(_shard_folder(root, table, graph if by == "graph" else variant, n), ignore_errors=True)
 
 
-def check_shards(folder: Path) -> None:
-    """A one-line error for a shard folder that cannot be made (before anything is touched)."""
-    import os
-
-    parent = folder.resolve().parent
-    if folder.exists() and not folder.is_dir():
-        raise UsageError(f"--shards {folder}: that is a file, not a folder")
-    if not parent.is_dir() or not os.access(parent if not folder.exists() else folder, os.W_OK):
-        raise UsageError(f"--shards {folder}: cannot write there (the folder {parent} is missing or read-only); "
-                         "pass a folder the workers and this machine share")
-
-
 def connect(address: str):
     """A Dask client of the scheduler at `address`, or a one-line error."""
     try:

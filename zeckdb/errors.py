@@ -21,6 +21,11 @@ class UsageError(ZeckdbError, ValueError):
     exit_code = 2
 
 
+class OutputError(UsageError):
+    """zeckdb may not write there: the open database's own files, an existing file without
+    force, a missing or read-only folder (zeckdb.outputs)."""
+
+
 class UnknownVariantError(UsageError, KeyError):
     """No variant of that name is registered."""
 

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 import datetime as dt
 import hashlib
 import json
-import os
 from pathlib import Path
 import shutil
 import tempfile
@@ -29,6 +28,7 @@ from typing import Callable
 
 from . import __version__
 from .errors import UsageError
+from .outputs import UMASK, check_folder
 from .store import SCHEMA_HEAD, Store
 
 FORMATS = ("parquet", "csv")
@@ -45,17 +45,6 @@ class Part:
     where: str  # the SQL filter of its rows
     params: list
     exclude: tuple[str, ...] = ()  # partition columns, in the path instead
-
-
-def check_target(folder: Path) -> None:
-    """Refuse a target that exists and is not an empty folder (nothing is overwritten)."""
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise UsageError(f"{folder} exists and is not an empty folder: export into a new folder")
-    parent = folder.parent if str(folder.parent) else Path(".")
-    if not parent.is_dir():
-        raise UsageError(f"cannot export to {folder}: the folder {parent} does not exist")
-    if not os.access(parent, os.W_OK):
-        raise UsageError(f"cannot export to {folder}: the folder {parent} is read-only")
 
 
 def plan(store: Store, variants: list[str] | None, ns: list[int] | None) -> list[Part]:
@@ -91,8 +80,9 @@ def export(store: Store, folder: Path, parts: list[Part], fmt: str = "parquet",
     """Write the files `plan` chose (see the module's docstring); returns the manifest."""
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt[:20]!r}: choose parquet or csv")
-    check_target(folder)
+    check_folder(folder, database=store.path)
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.partial-", dir=folder.parent if str(folder.parent) else "."))
+    staging.chmod(0o777 & ~UMASK)  # mkdtemp's 0700 would hide the export from the user's group
     try:
         with ThreadPoolExecutor(2) as pool:  # DuckDB's reads and pyarrow's writes release the GIL
             files = list(pool.map(lambda p: _write(store, staging, p, fmt, progress), parts))
@@ -109,7 +99,7 @@ def export(store: Store, folder: Path, parts: list[Part], fmt: str = "parquet",
         (staging / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
         (staging / "README.txt").write_text(_readme(fmt, manifest))
         if folder.exists():
-            folder.rmdir()  # empty (check_target)
+            folder.rmdir()  # empty (check_folder)
         staging.rename(folder)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

@@ -32,14 +32,6 @@ class Plot:
     rows: list[tuple]
 
 
-def check_out(path: Path) -> None:
-    if path.suffix.lower() not in SUFFIXES:
-        raise UsageError(f"--out {str(path)[:60]!r}: name a .png or .svg file (the format comes from the suffix)")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise UsageError(f"cannot write {path}: the folder {parent} does not exist")
-
-
 def _rows(store: Store, query: str, variant: str, ns: list[int] | None, params: dict | None = None):
     result = run_query(store, query, variant, ns, params or {}, Limits(timeout=600, max_rows=None))
     if not result.rows:
