@@ -13,7 +13,13 @@ and p99 latency and errors for each (back to back: the server's saturation, wher
 latency is clients / throughput), then position lookups paced at --rate requests
 per second over the same clients (latency counted from when each was due), the
 server's memory, and how long lookups wait while another client's expensive SQL
-runs into its time limit. Client and server share the machine's cores.
+runs into its time limit. Last, the hostile load (bench/hostile.py) for --hostile
+seconds: eight clients sending expensive SQL back to back (cross joins, recursive
+CTEs, huge aggregates and results, `range` over 10^12) while one client looks up
+starts, with the server's memory, its answers and the lookups' latency against their
+targets. Client and server share the machine's cores.
+
+    python bench/bench_serve.py --db core.duckdb --only-hostile --hostile 60
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ import threading
 import time
 
 TARGETS = {"p50_ms": 10.0, "p99_ms": 50.0, "rps": 200.0}
+HOSTILE_P99_MS = 100.0  # lookups while eight clients send expensive SQL
 VARIANTS = ["zeckendorf", "reversed"]
 EXPENSIVE_SQL = "SELECT sum(a.range * b.range) FROM range(1000000) a, range(1000000) b"
 
@@ -71,9 +78,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(db: Path, port: int, sql_timeout: float) -> subprocess.Popen:
+def start_server(db: Path, port: int, sql_timeout: float, *options: str) -> subprocess.Popen:
     proc = subprocess.Popen([sys.executable, "-m", "zeckdb.cli.main", "serve", "--db", str(db), "--port", str(port),
-                             "--sql-timeout", str(sql_timeout)],
+                             "--sql-timeout", str(sql_timeout), *options],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(600):
         try:
@@ -163,6 +170,9 @@ def main() -> None:
     parser.add_argument("--clients", default="1,4,16")
     parser.add_argument("--sql-timeout", type=float, default=10.0, help="the server's SQL time limit")
     parser.add_argument("--rate", type=float, default=200.0, help="requests per second offered in the paced runs")
+    parser.add_argument("--hostile", type=float, default=60.0, help="seconds of hostile SQL load (0: none)")
+    parser.add_argument("--memory-limit", default="2GB", help="the server's --memory-limit in the hostile run")
+    parser.add_argument("--only-hostile", action="store_true", help="skip the other runs")
     args = parser.parse_args()
     counts = [int(c) for c in args.clients.split(",")]
     with tempfile.TemporaryDirectory(dir=".") as tmp:
@@ -171,68 +181,98 @@ def main() -> None:
             db = Path(tmp) / "bench.duckdb"
             build(db, args.n)
         paths, max_n = sample_positions(db, 5000, seed=1)
-        port = free_port()
-        server = start_server(db, port, args.sql_timeout)
-        try:
-            mixes = {
-                "position lookup": lambda rng: ("GET", rng.choice(paths), None),
-                "start lookup": lambda rng: ("GET", f"/v1/{rng.choice(VARIANTS)}/starts/{rng.randint(1, max_n)}", None),
-                "named query (winners)": lambda rng: ("GET", f"/v1/queries/winners?variant=reversed&n=1..{max_n}", None),
-                "SQL (count by n)": lambda rng: ("POST", "/v1/sql", json.dumps({
-                    "sql": f"SELECT count(*) FROM positions WHERE variant = 'zeckendorf' AND n = {rng.randint(1, max_n)}"})),
-            }
-            print(f"zeckdb serve over {db} ({db.stat().st_size / 1e9:.2f} GB, n = 1..{max_n}); "
-                  f"{args.seconds:g} s per mix and client count, 2 cores shared with the clients")
-            print(f"  {'mix':<24}{'clients':>8}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'errors':>8}")
-            results = {}
-            for name, mix in mixes.items():
-                for clients in counts:
-                    r = drive(port, mix, clients, args.seconds)
-                    results[name, clients] = r
-                    print(f"  {name:<24}{clients:>8}{r['rps']:>9.0f}{r['p50_ms']:>9.1f}{r['p99_ms']:>9.1f}"
-                          f"{r['max_ms']:>9.0f}{len(r['errors']):>8}", flush=True)
-                    for e in r["errors"][:3]:
-                        print(f"      error: {e}")
-            paced = {}
-            for clients in [c for c in counts if c > 1] or counts:  # one client cannot send 200/s back to back
-                paced[clients] = r = drive(port, mixes["position lookup"], clients, args.seconds, rate=args.rate)
-                print(f"  {'position lookup, paced':<24}{clients:>8}{r['rps']:>9.0f}{r['p50_ms']:>9.1f}"
-                      f"{r['p99_ms']:>9.1f}{r['max_ms']:>9.0f}{len(r['errors']):>8}   ({args.rate:g} req/s offered)",
-                      flush=True)
-            rss, peak = memory_mib(server.pid)
-            print(f"  server memory: {rss:.0f} MiB resident after the runs, {peak:.0f} MiB at its peak")
+        if not args.only_hostile:
+            run_mixes(db, paths, max_n, counts, args)
+        if args.hostile:
+            run_hostile(db, max_n, args)
 
-            # an expensive SQL request runs into its time limit while four clients look up positions
-            stop = threading.Event()
-            lookups = [Client(port, mixes["position lookup"], stop, seed) for seed in range(4)]
-            for t in lookups:
-                t.start()
-            time.sleep(1.0)
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=args.sql_timeout + 60)
-            t0 = time.perf_counter()
-            conn.request("POST", "/v1/sql", body=json.dumps({"sql": EXPENSIVE_SQL}),
-                         headers={"Content-Type": "application/json"})
-            response = conn.getresponse()
-            response.read()
-            t1 = time.perf_counter()
-            time.sleep(0.5)
-            stop.set()
-            for t in lookups:
-                t.join()
-            during = sorted(lat for t in lookups for lat, end in zip(t.latencies, t.stamps) if t0 <= end <= t1 + 0.5)
-            print(f"  expensive SQL: answered {response.status} after {t1 - t0:.1f} s (limit {args.sql_timeout:g} s); "
-                  f"meanwhile {len(during)} lookups from 4 clients, p50 {1000 * statistics.median(during):.1f} ms, "
-                  f"longest {1000 * during[-1]:.0f} ms")
 
-            top = max(counts)
-            print(f"\ntargets, position lookups at {top} clients (latency paced at {args.rate:g} req/s; "
-                  "throughput back to back):")
-            for key, better, value in (("p50_ms", "<=", paced[top]["p50_ms"]), ("p99_ms", "<=", paced[top]["p99_ms"]),
-                                       ("rps", ">=", results["position lookup", top]["rps"])):
-                print(f"  {key:<8}{value:>10.1f}   target {better} {TARGETS[key]:g}   ratio {value / TARGETS[key]:.2f}")
-        finally:
-            server.terminate()
-            server.wait()
+def run_hostile(db: Path, max_n: int, args: argparse.Namespace) -> None:
+    from hostile import attack
+
+    port = free_port()
+    server = start_server(db, port, args.sql_timeout, "--memory-limit", args.memory_limit)
+    try:
+        print(f"\nhostile load: 8 clients of expensive SQL for {args.hostile:g} s (SQL time limit {args.sql_timeout:g} s, "
+              f"--memory-limit {args.memory_limit}, 2 SQL workers), 1 client looking up starts meanwhile", flush=True)
+        o = attack(port, server.pid, args.hostile, clients=8, max_n=max_n)
+        alive = server.poll() is None
+    finally:
+        server.terminate()
+        server.wait()
+    answered = ", ".join(f"{status}: {count}" for status, count in sorted(o.statuses.items(), key=str))
+    print(f"  SQL answers by status: {answered}; non-JSON errors: {len(o.bad_bodies)}; server up after: {alive}")
+    print(f"  slowest SQL answer {o.slowest_sql:.2f} s against its limit {args.sql_timeout:g} s "
+          f"(ratio {o.slowest_sql / args.sql_timeout:.2f})")
+    print(f"  lookups: {len(o.lookups)}, failed {sum(s != 200 for _, s in o.lookups)}, p50 {o.lookup_ms(0.5):.1f} ms, "
+          f"p99 {o.lookup_ms(0.99):.1f} ms (target <= {HOSTILE_P99_MS:g}, ratio {o.lookup_ms(0.99) / HOSTILE_P99_MS:.2f})")
+    print(f"  server memory at its peak: {o.peak_rss_mib:.0f} MiB in all (service and SQL workers), "
+          f"{o.peak_main_rss_mib:.0f} MiB the service itself")
+
+
+def run_mixes(db: Path, paths: list[str], max_n: int, counts: list[int], args: argparse.Namespace) -> None:
+    port = free_port()
+    server = start_server(db, port, args.sql_timeout)
+    try:
+        mixes = {
+            "position lookup": lambda rng: ("GET", rng.choice(paths), None),
+            "start lookup": lambda rng: ("GET", f"/v1/{rng.choice(VARIANTS)}/starts/{rng.randint(1, max_n)}", None),
+            "named query (winners)": lambda rng: ("GET", f"/v1/queries/winners?variant=reversed&n=1..{max_n}", None),
+            "SQL (count by n)": lambda rng: ("POST", "/v1/sql", json.dumps({
+                "sql": f"SELECT count(*) FROM positions WHERE variant = 'zeckendorf' AND n = {rng.randint(1, max_n)}"})),
+        }
+        print(f"zeckdb serve over {db} ({db.stat().st_size / 1e9:.2f} GB, n = 1..{max_n}); "
+              f"{args.seconds:g} s per mix and client count, 2 cores shared with the clients")
+        print(f"  {'mix':<24}{'clients':>8}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'errors':>8}")
+        results = {}
+        for name, mix in mixes.items():
+            for clients in counts:
+                r = drive(port, mix, clients, args.seconds)
+                results[name, clients] = r
+                print(f"  {name:<24}{clients:>8}{r['rps']:>9.0f}{r['p50_ms']:>9.1f}{r['p99_ms']:>9.1f}"
+                      f"{r['max_ms']:>9.0f}{len(r['errors']):>8}", flush=True)
+                for e in r["errors"][:3]:
+                    print(f"      error: {e}")
+        paced = {}
+        for clients in [c for c in counts if c > 1] or counts:  # one client cannot send 200/s back to back
+            paced[clients] = r = drive(port, mixes["position lookup"], clients, args.seconds, rate=args.rate)
+            print(f"  {'position lookup, paced':<24}{clients:>8}{r['rps']:>9.0f}{r['p50_ms']:>9.1f}"
+                  f"{r['p99_ms']:>9.1f}{r['max_ms']:>9.0f}{len(r['errors']):>8}   ({args.rate:g} req/s offered)",
+                  flush=True)
+        rss, peak = memory_mib(server.pid)
+        print(f"  server memory: {rss:.0f} MiB resident after the runs, {peak:.0f} MiB at its peak")
+
+        # an expensive SQL request runs into its time limit while four clients look up positions
+        stop = threading.Event()
+        lookups = [Client(port, mixes["position lookup"], stop, seed) for seed in range(4)]
+        for t in lookups:
+            t.start()
+        time.sleep(1.0)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=args.sql_timeout + 60)
+        t0 = time.perf_counter()
+        conn.request("POST", "/v1/sql", body=json.dumps({"sql": EXPENSIVE_SQL}),
+                     headers={"Content-Type": "application/json"})
+        response = conn.getresponse()
+        response.read()
+        t1 = time.perf_counter()
+        time.sleep(0.5)
+        stop.set()
+        for t in lookups:
+            t.join()
+        during = sorted(lat for t in lookups for lat, end in zip(t.latencies, t.stamps) if t0 <= end <= t1 + 0.5)
+        print(f"  expensive SQL: answered {response.status} after {t1 - t0:.1f} s (limit {args.sql_timeout:g} s); "
+              f"meanwhile {len(during)} lookups from 4 clients, p50 {1000 * statistics.median(during):.1f} ms, "
+              f"longest {1000 * during[-1]:.0f} ms")
+
+        top = max(counts)
+        print(f"\ntargets, position lookups at {top} clients (latency paced at {args.rate:g} req/s; "
+              "throughput back to back):")
+        for key, better, value in (("p50_ms", "<=", paced[top]["p50_ms"]), ("p99_ms", "<=", paced[top]["p99_ms"]),
+                                   ("rps", ">=", results["position lookup", top]["rps"])):
+            print(f"  {key:<8}{value:>10.1f}   target {better} {TARGETS[key]:g}   ratio {value / TARGETS[key]:.2f}")
+    finally:
+        server.terminate()
+        server.wait()
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from pathlib import Path
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Iterator
 import urllib.error
@@ -22,14 +23,22 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class Base(str):
+    """A server's base URL, with the server's process id."""
+
+    pid: int
+
+
 @contextmanager
-def serving(db: Path, *options: str) -> Iterator[str]:
+def serving(db: Path, *options: str) -> Iterator[Base]:
     """Run `zeckdb serve` over db until the block ends; yields the base URL once it answers."""
     port = free_port()
+    log = tempfile.TemporaryFile("w+")  # not a pipe: a server logging thousands of requests would fill it and block
     proc = subprocess.Popen([sys.executable, "-m", "zeckdb.cli.main", "serve", "--db", str(db),
                              "--port", str(port), *options],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    base = f"http://127.0.0.1:{port}"
+                            stdout=log, stderr=subprocess.STDOUT, text=True)
+    base = Base(f"http://127.0.0.1:{port}")
+    base.pid = proc.pid
     deadline = time.time() + 60
     while True:
         try:
@@ -38,7 +47,8 @@ def serving(db: Path, *options: str) -> Iterator[str]:
                     break
         except OSError:
             if proc.poll() is not None:
-                pytest.fail(f"zeckdb serve exited: {proc.stdout.read()}")
+                log.seek(0)
+                pytest.fail(f"zeckdb serve exited: {log.read()}")
             if time.time() > deadline:
                 proc.kill()
                 pytest.fail("zeckdb serve did not answer within 60 s")
@@ -48,6 +58,7 @@ def serving(db: Path, *options: str) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+        log.close()
 
 
 def get(url: str) -> tuple[int, object, str]:

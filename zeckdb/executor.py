@@ -13,6 +13,14 @@ independent walls keep SQL from users read-only and inside the database:
    and the configuration locked, so even a statement the classifier let
    through can neither read outside the database nor write anywhere.
 
+3. What DuckDB's catalog says of the host is not shown: the functions, views and macros
+   that read out the database's path, the write-ahead log's, the home and secret
+   folders, the Python version (`duckdb_settings()`, `current_setting`,
+   `duckdb_databases()`, `pragma_database_list`, ...) are refused by name, and so are
+   the functions that run SQL given as text (`query`, `query_table`,
+   `json_execute_serialized_sql`), which would carry any statement past these checks.
+   The catalog of the database itself (tables, columns, views, functions) stays open.
+
 Every run is bounded: a time limit (the connection is interrupted at the
 deadline), the connection's memory limit, and a row limit on what is returned
 (the rest is only counted, within the same time limit).
@@ -22,7 +30,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import os
+import sys
 import threading
+import time
 from typing import Any
 import warnings
 
@@ -34,9 +44,19 @@ from .errors import DatabaseError, QueryLimitError, UsageError
 ALLOWED_KINDS = "SELECT, WITH ... SELECT, VALUES, DESCRIBE, SUMMARIZE, SHOW, or EXPLAIN without ANALYZE"
 DEFAULT_MEMORY_LIMIT = os.environ.get("ZECKDB_MEMORY_LIMIT", "4GB")  # per process, as DuckDB shares one instance
 DEFAULT_THREADS = 2
+# catalog functions, views and macros whose rows show the host (paths, home, secrets, versions)
+HOST_REVEALING = frozenset({
+    "duckdb_settings", "pg_settings", "duckdb_profiling_settings", "current_setting",
+    "duckdb_databases", "pragma_database_list", "duckdb_extensions", "duckdb_extension_repositories",
+    "pragma_user_agent", "pragma_platform", "duckdb_secrets", "which_secret", "duckdb_temporary_files",
+    "duckdb_external_file_cache", "duckdb_logs", "duckdb_logs_parsed", "duckdb_log_contexts",
+    "enable_logging", "disable_logging", "truncate_duckdb_logs", "write_log",
+})
+# table functions that run SQL given as a string, out of reach of the parser's classification
+SQL_FROM_TEXT = frozenset({"query", "query_table", "json_execute_serialized_sql"})
 
 
-def sandbox_config(memory_limit: str = DEFAULT_MEMORY_LIMIT, threads: int = DEFAULT_THREADS) -> dict[str, Any]:
+def sandbox_config(memory_limit: str | None = None, threads: int = DEFAULT_THREADS) -> dict[str, Any]:
     """DuckDB settings of every read-only connection (see DuckDB's "Securing DuckDB")."""
     return {
         "enable_external_access": False,  # no files but the database, no URLs, no ATTACH, no COPY TO
@@ -44,18 +64,41 @@ def sandbox_config(memory_limit: str = DEFAULT_MEMORY_LIMIT, threads: int = DEFA
         "autoload_known_extensions": False,
         "allow_community_extensions": False,
         "temp_directory": "",  # nothing spills to disk: a query over the memory limit fails instead
-        "memory_limit": memory_limit,
+        "memory_limit": memory_limit or DEFAULT_MEMORY_LIMIT,
         "threads": threads,
         "lock_configuration": True,  # last: no SET, PRAGMA or CALL can undo the above
     }
 
 
+MEMORY_SIZE = r"([0-9]{1,6}(?:\.[0-9]{1,3})?) ?(KB|MB|GB|TB|KiB|MiB|GiB|TiB)"
+MEMORY_UNITS = {"kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+                "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def check_memory_limit(text: str) -> str:
+    """A memory limit as DuckDB takes it (e.g. 2GB, 512MB, 1.5GiB), or a UsageError."""
+    memory_bytes(text)
+    return text.strip()
+
+
+def memory_bytes(text: str) -> int:
+    """A memory limit's bytes: 2GB is 2 * 10**9, 1GiB 2**30."""
+    import re
+
+    match = re.fullmatch(MEMORY_SIZE, text.strip(), re.IGNORECASE)
+    if match is None:
+        raise UsageError(f"bad memory limit {text[:30]!r}: give a size such as 2GB or 512MB")
+    return int(float(match[1]) * MEMORY_UNITS[match[2].lower()])
+
+
 @dataclass(frozen=True)
 class Limits:
-    """Bounds of one run: seconds, rows returned (None: all of them)."""
+    """Bounds of one run: seconds, rows returned (None: all of them), and the size of what
+    is returned, in bytes of Python objects (None: no bound; the service sets one)."""
 
     timeout: float = 60.0
     max_rows: int | None = 1000
+    max_bytes: int | None = None
 
     def __post_init__(self) -> None:
         if not 0 < self.timeout <= 86_400:
@@ -93,12 +136,32 @@ def check_statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
         kind = statement.type.name
     except ValueError:  # a statement type this DuckDB's Python API cannot name (UPDATE EXTENSIONS in 2.0)
         kind = "unnamed"
+    _check_names(statement.query)
     if kind == "EXPLAIN":
         _check_explain(con, statement.query)
     elif kind != "SELECT":
         raise UsageError(f"a {kind} statement is refused: zeckdb's SQL is read-only, use {ALLOWED_KINDS} "
                          "(`zeckdb build` writes the database)")
     return statement.query
+
+
+def _check_names(sql: str) -> None:
+    """Refuse the catalog names that reveal the host, and the functions that run SQL from text."""
+    spans = duckdb.tokenize(sql)
+    ends = [start for start, _ in spans[1:]] + [len(sql)]
+    words = [(kind, sql[start:end].strip()) for (start, kind), end in zip(spans, ends)
+             if kind != duckdb.token_type.comment]
+    for i, (kind, text) in enumerate(words):
+        if kind not in (duckdb.token_type.identifier, duckdb.token_type.keyword):
+            continue
+        name = (text[1:-1].replace('""', '"') if text.startswith('"') and text.endswith('"') else text).lower()
+        if name in HOST_REVEALING:
+            raise UsageError(f"{name} is refused: it shows the host (files, folders, versions), not the database; "
+                             "ask the database's own tables and catalog (duckdb_tables(), duckdb_columns(), ...)")
+        called = i + 1 < len(words) and words[i + 1][1].startswith("(")
+        if name in SQL_FROM_TEXT and called:
+            raise UsageError(f"{name}(...) is refused: it runs SQL given as text, past zeckdb's checks; "
+                             "write the statement itself")
 
 
 def _check_explain(con: duckdb.DuckDBPyConnection, sql: str) -> None:
@@ -132,6 +195,7 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None 
         limits: Limits = Limits()) -> Result:
     """Run one read-only statement (parameters bound, never spliced) within the limits."""
     query = check_statement(con, sql)
+    deadline = time.monotonic() + limits.timeout
     timer = threading.Timer(limits.timeout, con.interrupt)
     timer.daemon = True
     timer.start()
@@ -141,7 +205,7 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None 
     try:
         cur = con.execute(query, params) if params else con.execute(query)
         columns = [d[0] for d in cur.description or []]
-        rows = cur.fetchall() if limits.max_rows is None else cur.fetchmany(limits.max_rows)
+        rows = _fetch(cur, limits, deadline)
         rows = _shown_as_stored(cur.description or [], rows)
         total: int | None = len(rows)
         if limits.max_rows is not None and len(rows) == limits.max_rows:
@@ -166,6 +230,42 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None 
     finally:
         timer.cancel()
     return Result(columns, rows, total)
+
+
+FETCH_ROWS = 1024  # the largest block fetched at a time when the rows' size is bounded
+
+
+def _fetch(cur: duckdb.DuckDBPyConnection, limits: Limits, deadline: float) -> list[tuple]:
+    """The rows to return. With max_bytes they are fetched in blocks of 1, 2, 4, ... rows,
+    each block's size and the time limit checked before the next: one huge value is caught
+    at the first row, before thousands like it are made into Python objects."""
+    if limits.max_bytes is None:
+        return cur.fetchall() if limits.max_rows is None else cur.fetchmany(limits.max_rows)
+    rows: list[tuple] = []
+    size, block = 0, 1
+    while limits.max_rows is None or len(rows) < limits.max_rows:
+        want = block if limits.max_rows is None else min(block, limits.max_rows - len(rows))
+        got = cur.fetchmany(want)
+        size += sum(_size(value) for row in got for value in row)
+        if size > limits.max_bytes:
+            raise QueryLimitError(f"the result is over its size limit of {limits.max_bytes / 1e6:g} MB: "
+                                  "select fewer rows or smaller columns (or aggregate in SQL)")
+        if time.monotonic() > deadline:
+            raise duckdb.InterruptException("time limit")
+        rows += got
+        if len(got) < want:
+            break
+        block = min(2 * block, FETCH_ROWS)
+    return rows
+
+
+def _size(value: Any) -> int:
+    """Bytes a fetched value takes, roughly (containers by their items)."""
+    if isinstance(value, (list, tuple)):
+        return sys.getsizeof(value) + sum(_size(v) for v in value)
+    if isinstance(value, dict):
+        return sys.getsizeof(value) + sum(_size(k) + _size(v) for k, v in value.items())
+    return sys.getsizeof(value)
 
 
 def real(value: float | None) -> float | None:

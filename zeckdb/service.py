@@ -8,6 +8,15 @@ sandboxed executor as `zeckdb sql`, with the service's own limits.
 
 Each request runs on its own cursor of one read-only connection (FastAPI runs
 plain endpoints in a thread pool), so a slow query holds up only its own client.
+Ad-hoc SQL and named queries run in `max_heavy` worker processes of their own
+(zeckdb.sqlworkers: their own memory, killed at their deadline), plots at most
+`max_heavy` at a time in the server; one request more is answered at once with 429
+and a JSON error, so lookups keep their threads, cores and memory. Every SQL request
+is bounded in time, memory, rows and bytes.
+
+Strangers learn nothing of the host: errors and /v1/status name the database by
+its file name only, and the SQL surface refuses the catalog functions that show
+paths, settings and versions (zeckdb.executor).
 While a build writes the database, that connection is closed for each of the
 build's commits and opened again after it (SharedReader).
 """
@@ -37,10 +46,14 @@ from .ranges import parse_count, parse_ns
 from .render import plain, render
 from .resources import web_dir
 from .locking import READ_WAIT_SECONDS, Gate
+from .sqlworkers import BusyError, SqlWorkers
 from .store import MoveValues, Store, resolve_db_path
 
 log = logging.getLogger("zeckdb.service")
 MAX_SQL_CHARS = 100_000
+MAX_HEAVY = 2  # SQL, named-query and plot requests at once: one per core
+MEMORY_LIMIT = "2GB"  # DuckDB's, for the service's readers
+SQL_MAX_BYTES = 32_000_000  # the rows of one SQL answer, before JSON
 MEDIA_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
                ".css": "text/css; charset=utf-8"}
 
@@ -51,6 +64,8 @@ class SqlRequest(BaseModel):
 
 
 def status_of(exc: ZeckdbError) -> int:
+    if isinstance(exc, BusyError):
+        return 429
     if isinstance(exc, (UnknownVariantError, UnknownQueryError, NotBuiltError)):
         return 404
     if isinstance(exc, UsageError):
@@ -74,9 +89,10 @@ class SharedReader:
 
     WATCH_SECONDS = 0.05
 
-    def __init__(self, path: Path, wait: float = READ_WAIT_SECONDS):
+    def __init__(self, path: Path, wait: float = READ_WAIT_SECONDS, memory_limit: str | None = None):
         self.path = path
         self.wait = wait
+        self.memory_limit = memory_limit
         self.probe = Gate(path)  # only looks: whether a writer waits
         self.changed = threading.Condition()
         self.current: Store | None = self._open(wait)
@@ -122,7 +138,7 @@ class SharedReader:
             return self.current
 
     def _open(self, wait: float) -> Store:
-        store = Store.open_read(self.path, wait)
+        store = Store.open_read(self.path, wait, self.memory_limit)
         store.move_values = MoveValues()  # a new file state (a build may have committed): a new cache
         return store
 
@@ -152,18 +168,42 @@ class SharedReader:
         self.probe.close()
 
 
-def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, sql_max_rows: int = 10_000) -> FastAPI:
-    """The service over the database at `db`; it is opened (and checked) at once, read-only."""
-    reader = SharedReader(resolve_db_path(db))
+def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, sql_max_rows: int = 10_000,
+               max_heavy: int = MAX_HEAVY, memory_limit: str = MEMORY_LIMIT,
+               sql_max_bytes: int = SQL_MAX_BYTES) -> FastAPI:
+    """The service over the database at `db`; it is opened (and checked) at once, read-only.
+
+    max_heavy: SQL and named-query worker processes, and plots drawn at once (more get 429);
+    memory_limit: DuckDB's (the process's readers share it); sql_max_bytes: the size of one
+    SQL answer's rows."""
+    if max_heavy < 1:
+        raise UsageError(f"bad max_heavy {max_heavy}: at least one heavy request must be able to run")
+    reader = SharedReader(resolve_db_path(db), memory_limit=memory_limit)
+    workers = SqlWorkers(reader.path, max_heavy, memory_limit)
     store = reader.store
-    sql_limits = Limits(timeout=sql_timeout, max_rows=sql_max_rows)
+    hide = _Scrubber(reader.path)
+    sql_limits = Limits(timeout=sql_timeout, max_rows=sql_max_rows, max_bytes=sql_max_bytes)
+    heavy_slots = threading.BoundedSemaphore(max_heavy)
+
+    @contextmanager
+    def heavy() -> Iterator[None]:
+        if not heavy_slots.acquire(blocking=False):
+            raise BusyError(f"the service is drawing its limit of {max_heavy} plots at once: try again in a moment")
+        try:
+            yield
+        finally:
+            heavy_slots.release()
+
     app = FastAPI(title="zeckdb", version=__version__,
                   description="Exhaustive position database of the Zeckendorf game family: lookups, principal lines, "
                               "per-n summaries, named queries and read-only SQL.")
 
     @app.exception_handler(ZeckdbError)
     async def zeckdb_error(_: Request, exc: ZeckdbError) -> JSONResponse:
-        return error(status_of(exc), str(exc))
+        response = error(status_of(exc), hide(str(exc)))
+        if isinstance(exc, BusyError):
+            response.headers["Retry-After"] = "1"
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -222,7 +262,8 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
     @app.get("/v1/status", summary="What is built, the schema revision, whether a build is writing it")
     def status() -> dict[str, Any]:
         with store() as s:
-            return plain(api.status(s))
+            info = api.status(s)
+        return plain({**info, "database": reader.path.name})  # its name, not where it lies
 
     @app.get("/v1/queries", summary="The named queries and their parameters")
     def queries() -> list[dict[str, Any]]:
@@ -241,8 +282,7 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
         own_n = "n" in get_query(name).params  # omega-b's own n: one n, not a range filter
         params = {k: v for k, v in request.query_params.items()
                   if k not in ("variant", "format") and (k != "n" or own_n)}
-        with store() as s:
-            result = api.run_query(s, name, variant, parse_ns(n) if n and not own_n else None, params, sql_limits)
+        result = workers.run_query(name, variant, parse_ns(n) if n and not own_n else None, params, sql_limits)
         if format == "csv":
             return PlainTextResponse(render(result.columns, result.rows, "csv") + "\n", media_type="text/csv")
         return {"columns": result.columns, "rows": [plain(list(r)) for r in result.rows],
@@ -250,8 +290,7 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
 
     @app.post("/v1/sql", summary="Ad-hoc read-only SQL through the sandboxed executor")
     def sql(body: SqlRequest) -> dict[str, Any]:
-        with store() as s:
-            result = api.run_sql(s, body.sql, sql_limits)
+        result = workers.run_sql(body.sql, sql_limits)
         return {"columns": result.columns, "rows": [plain(list(r)) for r in result.rows],
                 "total_rows": result.total_rows, "truncated": result.truncated,
                 "limits": {"timeout_s": sql_limits.timeout, "max_rows": sql_limits.max_rows}}
@@ -259,10 +298,11 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
     @app.get("/v1/plots/{kind}", summary="A figure as SVG (kind: length-distribution, winners, lengths, p-positions, "
                                           "remoteness), as `zeckdb plot` draws it", response_class=Response)
     def plot(kind: str, variant: str, n: str | None = None, measure: str = "P") -> Response:
-        with store() as s:
-            figure = api.plot(s, kind, variant, parse_ns(n) if n else None, measure)
-        image = io.BytesIO()
-        plots.save(figure, image, "svg")
+        with heavy():
+            with store() as s:
+                figure = api.plot(s, kind, variant, parse_ns(n) if n else None, measure)
+            image = io.BytesIO()
+            plots.save(figure, image, "svg")
         return Response(image.getvalue(), media_type="image/svg+xml")
 
     @app.get("/v1/{variant}/summary", summary="The per-n summary rows (n: 7, 1..150 or 1..20,30)")
@@ -292,7 +332,21 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
 
     app.state.reader = reader
     app.router.on_shutdown.append(reader.close)
+    app.router.on_shutdown.append(workers.close)
     return app
+
+
+class _Scrubber:
+    """Takes the host's paths out of a message: the database's folder, the home folder."""
+
+    def __init__(self, db: Path):
+        folders = {str(db.resolve().parent), str(db.parent.absolute()), os.path.expanduser("~")}
+        self.paths = sorted((f for f in folders if f not in ("", "/", ".")), key=len, reverse=True)
+
+    def __call__(self, text: str) -> str:
+        for path in self.paths:
+            text = text.replace(path + os.sep, "").replace(path, "~" if path == os.path.expanduser("~") else ".")
+        return text
 
 
 def _n(text: str) -> int:
@@ -307,10 +361,11 @@ def _line(line: list) -> dict[str, Any]:
     return {"from": first.to_json(), "line": api.line_json(line)}
 
 
-def serve(db: str | os.PathLike | None, host: str, port: int, sql_timeout: float, sql_max_rows: int) -> None:
+def serve(db: str | os.PathLike | None, host: str, port: int, sql_timeout: float, sql_max_rows: int,
+          max_heavy: int = MAX_HEAVY, memory_limit: str = MEMORY_LIMIT) -> None:
     """Run the service with uvicorn until interrupted."""
     import uvicorn
 
-    app = create_app(db, sql_timeout, sql_max_rows)
+    app = create_app(db, sql_timeout, sql_max_rows, max_heavy, memory_limit)
     print(f"zeckdb: serving {Path(app.state.reader.path).resolve()} on http://{host}:{port} (API at /docs)", flush=True)
     uvicorn.run(app, host=host, port=port, log_level="info")

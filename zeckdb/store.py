@@ -68,14 +68,15 @@ REBUILD_HINT = "rebuild it into a new file (`zeckdb build --db NEW_FILE` with th
 
 
 def _connect(path: Path, read_only: bool, deadline: float | None = 0.0,
-             on_wait: Callable[[], None] | None = None) -> duckdb.DuckDBPyConnection:
+             on_wait: Callable[[], None] | None = None, memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
     """A connection to a whole DuckDB file; every read-only one is sandboxed
     (zeckdb.executor.sandbox_config), and all of them share that one configuration,
     so that DuckDB lets them share the open file within a process.
 
     While another process holds DuckDB's own lock on the file (one not taking turns
     through zeckdb.locking), it is tried again until `deadline` (time.monotonic();
-    None: for as long as it takes), calling on_wait once after two seconds."""
+    None: for as long as it takes), calling on_wait once after two seconds. memory_limit:
+    a reader's DuckDB memory limit (e.g. "2GB"; the sandbox's default when None)."""
     from .executor import sandbox_config
 
     if path.is_file() and path.stat().st_size == 0:
@@ -84,7 +85,7 @@ def _connect(path: Path, read_only: bool, deadline: float | None = 0.0,
     started = time.monotonic()
     while True:
         try:
-            con = duckdb.connect(str(path), read_only=read_only, config=sandbox_config() if read_only else {})
+            con = duckdb.connect(str(path), read_only=read_only, config=sandbox_config(memory_limit) if read_only else {})
             break
         except duckdb.Error as exc:
             error = _open_error(path, exc)
@@ -163,9 +164,10 @@ def _check_schema(path: Path, revision: str | None, names: set[str]) -> None:
 
 
 def _connect_checked(path: Path, read_only: bool, deadline: float | None = 0.0,
-                     on_wait: Callable[[], None] | None = None) -> duckdb.DuckDBPyConnection:
+                     on_wait: Callable[[], None] | None = None,
+                     memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
     """A connection to a complete zeckdb database of the head revision, else a one-line error."""
-    con = _connect(path, read_only, deadline, on_wait)
+    con = _connect(path, read_only, deadline, on_wait, memory_limit)
     try:
         _check_schema(path, *_schema_state(con))
     except BaseException:
@@ -321,9 +323,11 @@ class Store:
 
     # -- opening -----------------------------------------------------------
     @classmethod
-    def open_read(cls, db: str | os.PathLike | None = None, timeout: float = READ_WAIT_SECONDS) -> "Store":
+    def open_read(cls, db: str | os.PathLike | None = None, timeout: float = READ_WAIT_SECONDS,
+                  memory_limit: str | None = None) -> "Store":
         """Open a built database read-only; while a build writes it, wait for its current
-        commit (at most `timeout` s) and read what is committed."""
+        commit (at most `timeout` s) and read what is committed. memory_limit: DuckDB's for
+        this process's readers (e.g. "2GB"), else $ZECKDB_MEMORY_LIMIT or 4GB."""
         path = resolve_db_path(db)
         if not path.exists():
             raise DatabaseError(
@@ -332,7 +336,8 @@ class Store:
         gate = Gate(path)
         try:
             gate.acquire_read(timeout)
-            con = _connect_checked(path, read_only=True, deadline=time.monotonic() + timeout)
+            con = _connect_checked(path, read_only=True, deadline=time.monotonic() + timeout,
+                                   memory_limit=memory_limit)
         except BaseException:
             gate.close()
             raise

@@ -1,0 +1,125 @@
+"""Hostile load on a running `zeckdb serve`: clients sending expensive SQL back to back
+(cross joins, recursive CTEs, huge string and list aggregates, `range` over 10^12, huge
+results) while one client looks up start positions at a steady pace, and the server's
+memory is read from /proc. Used by bench/bench_serve.py (a full minute, with figures) and by
+tests/test_service_load.py (a short run, with assertions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+import http.client
+import json
+import random
+import threading
+import time
+
+EXPENSIVE = [
+    "SELECT count(*) FROM positions a, positions b",
+    "WITH RECURSIVE t(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM t) SELECT count(*) FROM t",
+    "SELECT string_agg(x::VARCHAR, ',') FROM range(200000000) r(x)",
+    "SELECT sum(range) FROM range(1000000000000)",
+    "SELECT * FROM positions a, positions b",
+    "SELECT list(x) FROM range(300000000) r(x)",
+    "SELECT repeat('x', 100000000) FROM range(20)",
+    "SELECT a.id, b.id FROM positions a JOIN positions b ON a.n <> b.n ORDER BY random()",
+]
+
+
+@dataclass
+class Outcome:
+    statuses: dict[object, int] = field(default_factory=dict)  # SQL answers by HTTP status (or exception name)
+    bad_bodies: list[str] = field(default_factory=list)  # SQL error answers that were not {"error": ...}
+    slowest_sql: float = 0.0  # seconds
+    lookups: list[tuple[float, int]] = field(default_factory=list)  # (seconds, status)
+    peak_rss_mib: float = 0.0  # the server's processes together (the service and its SQL workers)
+    peak_main_rss_mib: float = 0.0  # the service's own process (lookups)
+
+    def lookup_ms(self, quantile: float) -> float:
+        times = sorted(t for t, status in self.lookups if status == 200)
+        return 1000 * times[min(len(times) - 1, int(quantile * len(times)))] if times else float("nan")
+
+
+def _request(conn: http.client.HTTPConnection, method: str, path: str, body: dict | None = None) -> tuple[int, bytes]:
+    conn.request(method, path, body=json.dumps(body) if body else None, headers={"Content-Type": "application/json"})
+    response = conn.getresponse()
+    return response.status, response.read()
+
+
+def rss_mib(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:  # it ended meanwhile
+        pass
+    return 0.0
+
+
+def children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(p) for p in f.read().split()]
+    except OSError:
+        return []
+
+
+def attack(port: int, server_pid: int, seconds: float, clients: int = 8, max_n: int = 50,
+           lookup_pause: float = 0.02) -> Outcome:
+    """Run the load for `seconds` and return what was seen."""
+    outcome = Outcome()
+    stop = threading.Event()
+    lock = threading.Lock()
+
+    def attacker(i: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        while not stop.is_set():
+            t0 = time.monotonic()
+            try:
+                status, body = _request(conn, "POST", "/v1/sql", {"sql": EXPENSIVE[i % len(EXPENSIVE)]})
+            except (OSError, http.client.HTTPException) as exc:
+                status, body = type(exc).__name__, b""
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            took = time.monotonic() - t0
+            with lock:
+                outcome.statuses[status] = outcome.statuses.get(status, 0) + 1
+                outcome.slowest_sql = max(outcome.slowest_sql, took)
+                if status != 200 and not _is_json_error(body):
+                    outcome.bad_bodies.append(body[:200].decode(errors="replace"))
+            if status == 429:
+                stop.wait(0.05)  # a polite client backs off a little before trying again
+
+    def looker() -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        rnd = random.Random(1)
+        while not stop.is_set():
+            path = f"/v1/{rnd.choice(['zeckendorf', 'reversed'])}/starts/{rnd.randint(5, max_n)}"
+            t0 = time.monotonic()
+            status, _ = _request(conn, "GET", path)
+            outcome.lookups.append((time.monotonic() - t0, status))
+            stop.wait(lookup_pause)
+
+    def watch_memory() -> None:
+        while not stop.is_set():
+            main = rss_mib(server_pid)
+            outcome.peak_main_rss_mib = max(outcome.peak_main_rss_mib, main)
+            outcome.peak_rss_mib = max(outcome.peak_rss_mib, main + sum(rss_mib(p) for p in children(server_pid)))
+            stop.wait(0.05)
+
+    threads = [threading.Thread(target=attacker, args=(i,)) for i in range(clients)]
+    threads += [threading.Thread(target=looker), threading.Thread(target=watch_memory)]
+    for t in threads:
+        t.start()
+    time.sleep(seconds)
+    stop.set()
+    for t in threads:
+        t.join()
+    return outcome
+
+
+def _is_json_error(body: bytes) -> bool:
+    try:
+        return isinstance(json.loads(body).get("error"), str)
+    except (ValueError, AttributeError):
+        return False

@@ -1,0 +1,46 @@
+"""The service under hostile load, a short version of bench/bench_serve.py --hostile: eight
+clients send expensive SQL back to back for 15 seconds while one looks up positions. The
+server stays up, answers every SQL request within its time limit (or with 429 at once when
+its heavy-request slots are full), keeps its memory under the configured bound, and answers
+the lookups within 100 ms at the 99th percentile."""
+
+from __future__ import annotations
+
+from pathlib import Path
+import sys
+
+import pytest
+
+from zeckdb.builder import build
+from zeckdb.store import Store
+
+from .http import get, serving
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from hostile import attack  # noqa: E402  (bench/hostile.py: the same load the bench runs for a minute)
+
+SQL_TIMEOUT = 3.0
+MEMORY_LIMIT_MB = 500
+MAX_N = 50
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("load") / "load.duckdb"
+    with Store.open_write(db) as store:
+        build(store, ["zeckendorf", "reversed"], list(range(1, MAX_N + 1)))
+    return db
+
+
+def test_hostile_sql_does_not_starve_lookups_or_the_server(loaded):
+    with serving(loaded, "--sql-timeout", str(SQL_TIMEOUT), "--memory-limit", f"{MEMORY_LIMIT_MB}MB",
+                 "--max-heavy", "2") as base:
+        outcome = attack(int(base.rsplit(":", 1)[1]), base.pid, seconds=15, clients=8, max_n=MAX_N)
+        code, body, _ = get(base + "/healthz")
+    assert code == 200 and body == {"status": "ok"}  # still up
+    assert set(outcome.statuses) <= {200, 408, 429} and outcome.statuses.get(429, 0) > 0, outcome.statuses
+    assert outcome.statuses.get(408, 0) >= 4 and not outcome.bad_bodies, outcome.bad_bodies  # JSON errors
+    assert outcome.slowest_sql < SQL_TIMEOUT + 1, outcome.slowest_sql
+    assert len(outcome.lookups) > 100 and all(status == 200 for _, status in outcome.lookups)
+    assert outcome.lookup_ms(0.99) < 100, outcome.lookup_ms(0.99)
+    assert outcome.peak_rss_mib < MEMORY_LIMIT_MB + 1024, outcome.peak_rss_mib

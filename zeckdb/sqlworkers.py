@@ -1,0 +1,172 @@
+"""The service's SQL runs in worker processes, apart from its lookups.
+
+DuckDB's memory limit bounds what its buffer manager holds, not every allocation: one
+query can still build a vector of huge strings, and every query of a process shares the
+one limit, so a greedy query would starve the lookups beside it. DuckDB's own security
+guide recommends process isolation for untrusted SQL; here it is:
+
+- `count` worker processes (the service's heavy-request slots), each with its own DuckDB
+  instance opened read-only per job (so it takes turns with a build through
+  zeckdb.locking like any reader), its memory limit, and an address-space limit set by
+  the operating system: an allocation past it fails inside DuckDB (an out-of-memory
+  error, answered 408) instead of growing the server.
+- A job waits for no slot: with every worker busy it is refused at once (BusyError, 429).
+- The parent enforces the time limit too: a worker that has not answered by the deadline
+  plus a grace period is killed and replaced, and a worker that dies is replaced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import multiprocessing
+from multiprocessing.connection import Connection
+import os
+from pathlib import Path
+import queue
+import threading
+from typing import Any
+
+from .errors import QueryLimitError, ZeckdbError
+from .executor import Limits, Result, memory_bytes
+
+GRACE_SECONDS = 0.5  # past the time limit, before a silent worker is killed
+START_SECONDS = 60.0
+RETIRE_FRACTION = 0.75  # of its address-space limit: a worker past it is replaced after its answer  # for a new worker to import zeckdb and say it is ready
+
+
+class BusyError(ZeckdbError):
+    """Every worker is busy: try again in a moment (HTTP 429)."""
+
+
+@dataclass(eq=False)  # each worker is itself (hashable by identity)
+class _Worker:
+    process: Any  # multiprocessing.Process
+    conn: Connection
+    ready: bool = False
+
+
+class SqlWorkers:
+    """A pool of `count` SQL worker processes over the database at `db`."""
+
+    def __init__(self, db: Path, count: int, memory_limit: str):
+        self.db = db
+        self.memory_limit = memory_limit
+        self.context = multiprocessing.get_context("spawn")  # no copy of the server's threads and DuckDB
+        self.idle: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
+        self.all: set[_Worker] = set()
+        self.lock = threading.Lock()
+        self.closed = False
+        for _ in range(count):
+            self.idle.put(self._start())
+
+    def _start(self) -> _Worker:
+        parent, child = self.context.Pipe()
+        process = self.context.Process(target=_work, args=(child, str(self.db), self.memory_limit),
+                                       name="zeckdb-sql", daemon=True)
+        process.start()
+        child.close()
+        worker = _Worker(process, parent)
+        with self.lock:
+            self.all.add(worker)
+        return worker
+
+    def run_sql(self, sql: str, limits: Limits) -> Result:
+        return self._run(("sql", sql), limits)
+
+    def run_query(self, name: str, variant: str | None, ns: list[int] | None, params: dict[str, str],
+                  limits: Limits) -> Result:
+        return self._run(("query", name, variant, ns, params), limits)
+
+    def _run(self, job: tuple, limits: Limits) -> Result:
+        try:
+            worker = self.idle.get_nowait()
+        except queue.Empty:
+            raise BusyError(f"the service is running its limit of {len(self.all)} SQL and query requests at once: "
+                            "try again in a moment") from None
+        healthy = False
+        try:
+            if not worker.ready:
+                if not worker.conn.poll(START_SECONDS) or worker.conn.recv() != "ready":
+                    raise QueryLimitError("the service's SQL worker did not start: try again in a moment")
+                worker.ready = True
+            worker.conn.send((job, limits))
+            if not worker.conn.poll(limits.timeout + GRACE_SECONDS):
+                raise QueryLimitError(f"the query was stopped at its time limit of {limits.timeout:g} s: narrow it "
+                                      "(e.g. a WHERE on variant and n)")
+            kind, value, retired = worker.conn.recv()
+            healthy = not retired
+        except (EOFError, OSError):  # the worker died: the operating system stopped what no limit caught
+            raise QueryLimitError("the query needs more memory than the service allows: narrow it (e.g. a WHERE "
+                                  "on variant and n, fewer columns)") from None
+        finally:
+            self._give_back(worker, healthy)
+        if kind == "error":
+            raise value
+        return value
+
+    def _give_back(self, worker: _Worker, healthy: bool) -> None:
+        if healthy and not self.closed:
+            self.idle.put(worker)
+            return
+        self._stop(worker)  # dead, stuck, or retired
+        if not self.closed:
+            self.idle.put(self._start())
+
+    def _stop(self, worker: _Worker) -> None:
+        with self.lock:
+            self.all.discard(worker)
+        worker.process.kill()
+        worker.process.join(5)
+        worker.conn.close()
+
+    def close(self) -> None:
+        self.closed = True
+        with self.lock:
+            workers = list(self.all)
+        for worker in workers:
+            self._stop(worker)
+
+
+def _work(conn: Connection, db: str, memory_limit: str) -> None:
+    """A worker: run jobs until the pipe closes. Each job opens the database read-only."""
+    import resource
+
+    from . import api
+    from .store import Store
+
+    with Store.open_read(db, memory_limit=memory_limit):  # warm: imports, the file's check
+        pass
+    # what it takes to run at all, plus DuckDB's limit, plus as much again for the rows it returns
+    limit = _address_space() + 2 * memory_bytes(memory_limit)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    conn.send("ready")
+    while True:
+        try:
+            job, limits = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            with Store.open_read(db, memory_limit=memory_limit) as store:
+                if job[0] == "sql":
+                    answer: tuple[str, Any] = ("ok", api.run_sql(store, job[1], limits))
+                else:
+                    answer = ("ok", api.run_query(store, *job[1:], limits=limits))
+        except ZeckdbError as exc:
+            answer = ("error", exc)
+        except (MemoryError, RuntimeError):  # no memory for an object, or for a thread's stack
+            answer = ("error", QueryLimitError("the query needs more memory than the service allows: narrow it "
+                                               "(e.g. a WHERE on variant and n, fewer columns)"))
+        # memory freed by a greedy query stays mapped in this process: a worker near its limit
+        # answers, then makes way for a fresh one
+        retire = _address_space() > RETIRE_FRACTION * limit
+        conn.send((*answer, retire))
+        if retire:
+            return
+
+
+def _address_space() -> int:
+    with open(f"/proc/{os.getpid()}/status") as f:
+        for line in f:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    return 0
