@@ -259,7 +259,7 @@ def run_mixes(db: Path, paths: list[str], max_n: int, counts: list[int], args: a
         stop.set()
         for t in lookups:
             t.join()
-        during = sorted(lat for t in lookups for lat, end in zip(t.latencies, t.stamps) if t0 <= end <= t1 + 0.5)
+        during = sorted(lat for t in lookups for lat, end in zip(t.latencies, t.stamps, strict=False) if t0 <= end <= t1 + 0.5)
         print(f"  expensive SQL: answered {response.status} after {t1 - t0:.1f} s (limit {args.sql_timeout:g} s); "
               f"meanwhile {len(during)} lookups from 4 clients, p50 {1000 * statistics.median(during):.1f} ms, "
               f"longest {1000 * during[-1]:.0f} ms")

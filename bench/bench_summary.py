@@ -125,8 +125,8 @@ def check_full(summary_db: Path, full_db: Path, ns: list[int]) -> None:
     with Store.open_read(full_db) as full, Store.open_read(summary_db) as summary:
         want = full.con.execute(query, [ns]).fetchall()
         got = summary.con.execute(query, [ns]).fetchall()
-    bad = [(w, g) for w, g in zip(want, got)
-           if w[:10] != g[:10] or not all(math.isclose(a, b, rel_tol=1e-12) for a, b in zip(w[10:], g[10:]))]
+    bad = [(w, g) for w, g in zip(want, got, strict=False)
+           if w[:10] != g[:10] or not all(math.isclose(a, b, rel_tol=1e-12) for a, b in zip(w[10:], g[10:], strict=False))]
     print(f"check: n = {ns[0]}..{ns[-1]} built in full ({time.perf_counter() - t0:.0f} s) and compared with summary mode: "
           f"{len(want)} layers, {len(bad) + abs(len(want) - len(got))} differ", flush=True)
     if bad or len(want) != len(got):

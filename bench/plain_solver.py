@@ -54,10 +54,8 @@ def solve(n: int) -> dict[str, int]:
             result = (False, 0, 0, 0)
         else:
             losing = [r for win, r, _, _ in children if not win]
-            if losing:  # win as fast as possible
-                result = (True, 1 + min(losing), 0, 0)
-            else:  # lose as slowly as possible
-                result = (False, 1 + max(r for _, r, _, _ in children), 0, 0)
+            # win as fast as possible, else lose as slowly as possible
+            result = (True, 1 + min(losing), 0, 0) if losing else (False, 1 + max(r for _, r, _, _ in children), 0, 0)
             result = (result[0], result[1], 1 + min(ch[2] for ch in children), 1 + max(ch[3] for ch in children))
         memo[c] = result
         return result

@@ -73,7 +73,7 @@ def main() -> None:
                 if v.graph_name not in graphs:
                     owner = get_variant(v.graph_name)
                     keys = timed("enumerate", owner.layer_keys, n)
-                    by_key = timed("link", lambda: np.argsort(keys).astype(np.int32))
+                    by_key = timed("link", lambda: np.argsort(keys).astype(np.int32))  # noqa: B023 (called at once)
                     src, child_keys, code = timed("enumerate", owner.graph_edges, n, keys[by_key])
                     dst = timed("link", solve._link, owner, n, keys[by_key], by_key, child_keys, code,
                                 len(owner.move_names))

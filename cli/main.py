@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 import sys
 import time
-from typing import Optional
 
 import typer
 
@@ -53,10 +52,16 @@ app.add_typer(db_app, name="db")
 
 DEFAULT_NS = "1..150"
 DbOption = typer.Option(None, "--db", help="Database file [default: $ZECKDB_DB or ./zeckdb.duckdb].", show_default=False)
-StartOption = typer.Option(None, "--start", help="Use the start position of this n instead of POSITION.", show_default=False, metavar="N")
+StartOption = typer.Option(None, "--start", help="Use the start position of this n instead of POSITION.",
+                           show_default=False, metavar="N")
 FormatOption = typer.Option("table", "--format", "-f", help="Output format: table, csv, json or markdown.")
 TimeoutOption = typer.Option(60.0, "--timeout", help="Stop the query after this many seconds.")
-MaxRowsOption = typer.Option(10_000, "--max-rows", help="Print at most this many rows (0: all); a notice on stderr says how many were cut.")
+MaxRowsOption = typer.Option(10_000, "--max-rows", help="Print at most this many rows (0: all); a notice on stderr "
+                             "says how many were cut.")
+VariantFilterOption = typer.Option(None, "--variant", help="Only this variant [default: every built variant].",
+                                   show_default=False)
+NFilterOption = typer.Option(None, "--n", help="Only these n: 7, 1..150 or 1..20,30 [default: every built n].",
+                             show_default=False)
 ForceOption = typer.Option(False, "--force", help="Replace the file if it exists (never the database's own files).")
 PositionArg = typer.Argument(None, help="Counts bin 1 first, e.g. 3,1,0,2 (three 1s, one 2, two 5s).", show_default=False)
 
@@ -68,22 +73,23 @@ def _echo_err(text: str) -> None:
 @app.command()
 def build(
     n: str = typer.Option(DEFAULT_NS, "--n", help="Which n: 7, 1..150 or 1..20,30."),
-    variant: Optional[list[str]] = typer.Option(None, "--variant", help="Variant to build (repeatable) [default: every variant, each up to the n it can build exhaustively].", show_default=False),
+    variant: list[str] | None = typer.Option(None, "--variant", help="Variant to build (repeatable) [default: every "
+                                             "variant, each up to the n it can build exhaustively].", show_default=False),
     force: bool = typer.Option(False, "--force", help="Rebuild (variant, n) pairs that are already built."),
     summary_only: bool = typer.Option(False, "--summary-only", help="Store only each n's summary (winner, "
                                       "remoteness, shortest and longest game, ...), not its positions: "
                                       "n = 300 and beyond (zeckendorf, reversed, build-up)."),
     executor: str = typer.Option("local", "--executor", help="local, or dask: fan the layers out to a Dask cluster "
                                  "(--address); workers write Parquet shards, this process ingests them."),
-    address: Optional[str] = typer.Option(None, "--address", help="With --executor dask: the scheduler, e.g. "
+    address: str | None = typer.Option(None, "--address", help="With --executor dask: the scheduler, e.g. "
                                           "tcp://127.0.0.1:8786."),
-    shards: Optional[str] = typer.Option(None, "--shards", help="With --executor dask: the folder the workers write "
+    shards: str | None = typer.Option(None, "--shards", help="With --executor dask: the folder the workers write "
                                          "to, shared with this machine [default: DATABASE.shards]."),
     shards_only: bool = typer.Option(False, "--shards-only", help="With --executor dask: leave the shards (zeckdb "
                                      "export's layout) for DuckDB to query in place; store nothing."),
     lean: bool = typer.Option(False, "--lean", help="With --summary-only: keep only the winner, remoteness and "
                               "shortest and longest game (8 bytes per position instead of 48, about 1.5x faster)."),
-    db: Optional[str] = DbOption,
+    db: str | None = DbOption,
 ) -> None:
     """Build every position, move and outcome for the chosen variants and n.
 
@@ -183,7 +189,7 @@ def variants(fmt: str = FormatOption) -> None:
 
 
 @app.command()
-def status(db: Optional[str] = DbOption) -> None:
+def status(db: str | None = DbOption) -> None:
     """List what the database holds: per variant the n built, positions, edges, and
     which n hold only their summary (built with --summary-only)."""
     from zeckdb import api
@@ -211,10 +217,10 @@ def status(db: Optional[str] = DbOption) -> None:
 @app.command()
 def position(
     variant: str = typer.Argument(..., help="Variant name, e.g. zeckendorf, reversed, black-hole-4 or fibonacci-nim."),
-    position: Optional[str] = PositionArg,
-    start: Optional[str] = StartOption,
+    position: str | None = PositionArg,
+    start: str | None = StartOption,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (a stable contract for scripts)."),
-    db: Optional[str] = DbOption,
+    db: str | None = DbOption,
 ) -> None:
     """Show a position: outcome, remoteness, game lengths, counts, and every move ranked best first."""
     from zeckdb import api
@@ -241,16 +247,17 @@ def position(
     width = max(len(m.move) for m in info.moves)
     for i, m in enumerate(info.moves, 1):
         verdict = "wins" if m.outcome == "loss" else "loses"
-        typer.echo(f"  {i:>3}. {m.move:<{width}}  -> {fmt(m.position):<24} {verdict} (then {m.outcome} for opponent, remoteness {m.remoteness})")
+        typer.echo(f"  {i:>3}. {m.move:<{width}}  -> {fmt(m.position):<24} {verdict} "
+                   f"(then {m.outcome} for opponent, remoteness {m.remoteness})")
 
 
 @app.command()
 def line(
     variant: str = typer.Argument(..., help="Variant name, e.g. zeckendorf, reversed, black-hole-4 or fibonacci-nim."),
-    position: Optional[str] = PositionArg,
-    start: Optional[str] = StartOption,
+    position: str | None = PositionArg,
+    start: str | None = StartOption,
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of {player, move, position}."),
-    db: Optional[str] = DbOption,
+    db: str | None = DbOption,
 ) -> None:
     """Play the principal line from a position: optimal play by both sides, one move per line."""
     from zeckdb import api
@@ -293,14 +300,14 @@ def _check_format(fmt: str) -> None:
 
 @app.command()
 def query(
-    name: Optional[str] = typer.Argument(None, help="Query name; leave out to list them all.", show_default=False),
-    variant: Optional[str] = typer.Option(None, "--variant", help="Only this variant [default: every built variant].", show_default=False),
-    n: Optional[str] = typer.Option(None, "--n", help="Only these n: 7, 1..150 or 1..20,30 [default: every built n].", show_default=False),
-    param: Optional[list[str]] = typer.Option(None, "--param", help="A query parameter KEY=VALUE (repeatable).", show_default=False),
+    name: str | None = typer.Argument(None, help="Query name; leave out to list them all.", show_default=False),
+    variant: str | None = VariantFilterOption,
+    n: str | None = NFilterOption,
+    param: list[str] | None = typer.Option(None, "--param", help="A query parameter KEY=VALUE (repeatable).", show_default=False),
     fmt: str = FormatOption,
     timeout: float = TimeoutOption,
     max_rows: int = MaxRowsOption,
-    db: Optional[str] = DbOption,
+    db: str | None = DbOption,
 ) -> None:
     """Run a named query from sql/ (without NAME: list them with their descriptions).
 
@@ -364,7 +371,7 @@ def sql(
     fmt: str = FormatOption,
     timeout: float = TimeoutOption,
     max_rows: int = MaxRowsOption,
-    db: Optional[str] = DbOption,
+    db: str | None = DbOption,
 ) -> None:
     """Run one ad-hoc SQL statement on the database, read-only (the schema is in docs/schema.md).
 
@@ -388,9 +395,9 @@ def sql(
 
 @app.command()
 def verify(
-    variant: Optional[str] = typer.Option(None, "--variant", help="Only this variant [default: every built variant].", show_default=False),
-    n: Optional[str] = typer.Option(None, "--n", help="Only these n: 7, 1..150 or 1..20,30 [default: every built n].", show_default=False),
-    db: Optional[str] = DbOption,
+    variant: str | None = VariantFilterOption,
+    n: str | None = NFilterOption,
+    db: str | None = DbOption,
 ) -> None:
     """Check the database against itself, without trusting the summaries.
 
@@ -405,9 +412,8 @@ def verify(
     from zeckdb.verify import layers_to_verify, verify as run_verify
 
     ns = parse_ns(n) if n else None
-    with Store.open_read(db) as store:
-        with _progress(len(layers_to_verify(store, variant, ns)), verb="verifying") as advance:
-            report = run_verify(store, variant, ns, progress=advance)
+    with Store.open_read(db) as store, _progress(len(layers_to_verify(store, variant, ns)), "verifying") as advance:
+        report = run_verify(store, variant, ns, progress=advance)
     width = max(len(c.name) for c in report.checks)
     typer.echo(f"verified {len(report.layers):,} layers in {report.seconds:.1f} s")
     typer.echo(f"  {'check':<{width}}  {'checked':>12}  {'failed':>8}")
@@ -425,7 +431,7 @@ def verify(
 
 @app.command()
 def serve(
-    db: Optional[str] = DbOption,
+    db: str | None = DbOption,
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback by default)."),
     port: int = typer.Option(8000, "--port", help="Port to listen on.", min=1, max=65535),
     sql_timeout: float = typer.Option(10.0, "--sql-timeout", help="Time limit of each POST /v1/sql, in seconds."),
@@ -454,7 +460,8 @@ def serve(
 @app.command()
 def simulate(
     variant: str = typer.Argument(..., help="Variant name, e.g. quilt."),
-    n: int = typer.Option(..., "--n", help="The n to play (no database needed; chip games at any n, the others up to the n they build)."),
+    n: int = typer.Option(..., "--n", help="The n to play (no database needed; chip games at any n, the others up to "
+                          "the n they build)."),
     games: int = typer.Option(10_000, "--games", help="Number of random games."),
     seed: int = typer.Option(0, "--seed", help="Random seed (the same seed gives the same games)."),
     fmt: str = FormatOption,
@@ -488,12 +495,13 @@ def simulate(
 def plot(
     kind: str = typer.Argument(..., help="length-distribution, winners, lengths, p-positions or remoteness."),
     variant: str = typer.Option(..., "--variant", help="The game, e.g. zeckendorf, reversed, black-hole-3."),
-    n: Optional[str] = typer.Option(None, "--n", help="Which n: one (remoteness), up to 12 (length-distribution: a panel each) or a range (winners, lengths; default: every n built).", show_default=False),
+    n: str | None = typer.Option(None, "--n", help="Which n: one (remoteness), up to 12 (length-distribution: a panel "
+                                 "each) or a range (winners, lengths; default: every n built).", show_default=False),
     measure: str = typer.Option("P", "--measure", help="length-distribution: P (random play) or mu (every game equally likely)."),
     out: Path = typer.Option(..., "--out", help="The image to write: FILE.png or FILE.svg."),
-    data: Optional[Path] = typer.Option(None, "--data", help="Also write the plotted numbers to this CSV file.", show_default=False),
+    data: Path | None = typer.Option(None, "--data", help="Also write the plotted numbers to this CSV file.", show_default=False),
     force: bool = ForceOption,
-    db: Optional[str] = DbOption,
+    db: str | None = DbOption,
 ) -> None:
     """Draw a figure from the database as PNG or SVG (matplotlib).
 
@@ -517,11 +525,12 @@ def draw(
     variant: str = typer.Argument(..., help="The game, e.g. zeckendorf."),
     n: str = typer.Option(..., "--n", help="The layer to draw: one n."),
     fmt: str = typer.Option("dot", "--format", help="dot (Graphviz's text), svg or png (these two run Graphviz's `dot`)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="The file to write [default: standard output; png needs --out].", show_default=False),
+    out: Path | None = typer.Option(None, "--out", help="The file to write [default: standard output; png needs --out].",
+                                    show_default=False),
     strategy_only: bool = typer.Option(False, "--strategy-only", help="Only the winner's strategy graph."),
     max_nodes: int = typer.Option(500, "--max-nodes", min=1, max=100_000, help="Refuse layers with more positions than this."),
     force: bool = ForceOption,
-    db: Optional[str] = DbOption,
+    db: str | None = DbOption,
 ) -> None:
     """Draw the game graph of one small layer with Graphviz (DOT, SVG or PNG).
 
@@ -549,9 +558,10 @@ def draw(
 def export(
     folder: Path = typer.Argument(..., help="A new (or empty) folder to write the files into."),
     fmt: str = typer.Option("parquet", "--format", help="parquet or csv."),
-    variant: Optional[list[str]] = typer.Option(None, "--variant", help="Variant to export (repeatable) [default: all built].", show_default=False),
-    n: Optional[str] = typer.Option(None, "--n", help="Which n: 7, 1..150 or 1..20,30 [default: all built].", show_default=False),
-    db: Optional[str] = DbOption,
+    variant: list[str] | None = typer.Option(None, "--variant", help="Variant to export (repeatable) [default: all built].",
+                                             show_default=False),
+    n: str | None = typer.Option(None, "--n", help="Which n: 7, 1..150 or 1..20,30 [default: all built].", show_default=False),
+    db: str | None = DbOption,
 ) -> None:
     """Export the database as Parquet or CSV files, partitioned by variant and n.
 
@@ -572,7 +582,7 @@ def export(
 
 
 @db_app.command("upgrade")
-def db_upgrade(db: Optional[str] = DbOption) -> None:
+def db_upgrade(db: str | None = DbOption) -> None:
     """Create the database or bring it to the newest schema revision."""
     from zeckdb.store import resolve_db_path, upgrade
 
@@ -585,7 +595,7 @@ def db_upgrade(db: Optional[str] = DbOption) -> None:
 
 
 @db_app.command("current")
-def db_current(db: Optional[str] = DbOption) -> None:
+def db_current(db: str | None = DbOption) -> None:
     """Print the database's schema revision."""
     from zeckdb.errors import DatabaseError
     from zeckdb.store import SCHEMA_HEAD, resolve_db_path, schema_revision

@@ -34,7 +34,8 @@ ORDERED_N = 18  # Player 2 wins n = 18 (the paper's one exception)
 @pytest.fixture(scope="session")
 def small_db(tmp_path_factory) -> Path:
     """Every variant at small n: the core variants for n = 1..40, quilt 1..30, the Black
-    Hole games (m = 2..5, both kinds) 1..50 and (m = 6..12) 1..15, Fibonacci nim 1..100, build-up 1..40, the ordered game 1..18."""
+    Hole games (m = 2..5, both kinds) 1..50 and (m = 6..12) 1..15, Fibonacci nim 1..100, build-up 1..40, the ordered
+    game 1..18."""
     path = tmp_path_factory.mktemp("db") / "small.duckdb"
     with Store.open_write(path) as store:
         build(store, ["zeckendorf", "reversed"], list(range(1, SMALL_N + 1)))
@@ -70,4 +71,4 @@ def run(capsys, *args) -> tuple[int, str, str]:
 def rows(con, sql: str, params=()) -> list[dict]:
     cur = con.execute(sql, list(params))
     names = [d[0] for d in cur.description]
-    return [dict(zip(names, r)) for r in cur.fetchall()]
+    return [dict(zip(names, r, strict=False)) for r in cur.fetchall()]

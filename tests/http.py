@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Iterator
+from collections.abc import Iterator
 import urllib.error
 import urllib.request
 
@@ -33,7 +33,7 @@ class Base(str):
 def serving(db: Path, *options: str) -> Iterator[Base]:
     """Run `zeckdb serve` over db until the block ends; yields the base URL once it answers."""
     port = free_port()
-    log = tempfile.TemporaryFile("w+")  # not a pipe: a server logging thousands of requests would fill it and block
+    log = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed with the server) - not a pipe: a server logging thousands of requests would fill it and block
     proc = subprocess.Popen([sys.executable, "-m", "zeckdb.cli.main", "serve", "--db", str(db),
                              "--port", str(port), *options],
                             stdout=log, stderr=subprocess.STDOUT, text=True)

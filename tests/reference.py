@@ -8,7 +8,7 @@ not by reversing the forward ones), and everything is exact (ints, Fractions).
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 FIB = [1, 2]  # F_1 = 1, F_2 = 2 (GAMES.md), written out here rather than taken from zeckdb.fib
 while len(FIB) < 100:
@@ -104,10 +104,10 @@ def start(variant: str, n: int):
 
 
 def value(p) -> int:
-    return sum(c * f for c, f in zip(p, FIB))
+    return sum(c * f for c, f in zip(p, FIB, strict=False))
 
 
-@lru_cache(maxsize=None)
+@cache
 def solve(variant: str, p: tuple[int, ...]) -> dict:
     """Every solved quantity of p, for the player to move."""
     children = MOVES[variant](p)
@@ -128,7 +128,7 @@ def solve(variant: str, p: tuple[int, ...]) -> dict:
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def game_count(variant: str, p: tuple[int, ...]) -> int:
     """The exact number of complete games from p (plain ints: cheap enough for n in the 60s and 70s)."""
     children = MOVES[variant](p)
@@ -150,7 +150,7 @@ def reachable(variant: str, p) -> set[tuple[int, ...]]:
     return seen
 
 
-@lru_cache(maxsize=None)
+@cache
 def remaining_lengths(variant: str, p: tuple[int, ...]) -> tuple[dict, dict]:
     """Distributions of the number of moves left from p: (under P as Fractions, game counts per length)."""
     children = MOVES[variant](p)
@@ -167,7 +167,7 @@ def remaining_lengths(variant: str, p: tuple[int, ...]) -> tuple[dict, dict]:
     return prob, count
 
 
-@lru_cache(maxsize=None)
+@cache
 def random_odds(variant: str, p: tuple[int, ...]) -> tuple[Fraction, Fraction, Fraction]:
     """(mover wins, both random; perfect mover wins vs random; perfect player wins when the random one moves)."""
     children = MOVES[variant](p)
@@ -219,7 +219,7 @@ def quilt_moves(p):
 
 
 def quilt_value(p) -> int:
-    return sum(c * q for c, q in zip(p, Q))
+    return sum(c * q for c, q in zip(p, Q, strict=False))
 
 
 def fq_legal_decompositions(n: int) -> list[tuple[int, ...]]:

@@ -38,7 +38,7 @@ def test_position_text_and_line(capsys, small_db):
     assert code == 0 and "outcome" in out and "moves, best first" in out
     code, out, _ = run(capsys, "line", "zeckendorf", "--start", "7", "--db", str(small_db))
     assert code == 0
-    assert [l.split("-> ")[1] for l in out.splitlines()[1:]] == [
+    assert [row.split("-> ")[1] for row in out.splitlines()[1:]] == [
         "(5,1)", "(4,0,1)", "(2,1,1)", "(1,0,2)", "(2,0,0,1)", "(0,1,0,1)"]
 
 
@@ -53,14 +53,16 @@ def test_status_and_db_current(capsys, small_db):
 
 
 @pytest.mark.parametrize("args, code, message", [
-    (["position", "zeckendorf", "3,x"], 2, "zeckdb: error: malformed position '3,x': write whole numbers (ASCII digits) separated by commas"),
+    (["position", "zeckendorf", "3,x"], 2,
+     "zeckdb: error: malformed position '3,x': write whole numbers (ASCII digits) separated by commas"),
     (["position", "zeckendorf", "3,-1"], 2, "zeckdb: error: malformed position '3,-1': counts cannot be negative"),
     (["position", "zeckendorf", ""], 2, "zeckdb: error: empty position for zeckendorf"),
     (["position", "zeckendorf"], 2, "zeckdb: error: give a position (e.g. 3,1,0,2) or --start N"),
     (["position", "nim", "--start", "5"], 2, "zeckdb: error: unknown variant 'nim': choose one of zeckendorf, reversed"),
     (["position", "zeckendorf", "--start", "60"], 1,
      "holds no zeckendorf positions for n = 60: run `zeckdb build --variant zeckendorf --n 60`"),
-    (["position", "zeckendorf", "--start", "0"], 2, "zeckdb: error: n = 0 is out of range for zeckendorf: choose n from 1 to 200"),
+    (["position", "zeckendorf", "--start", "0"], 2,
+     "zeckdb: error: n = 0 is out of range for zeckendorf: choose n from 1 to 200"),
     (["line", "reversed", "60"], 1, "holds no reversed positions for n = 60"),
 ])
 def test_bad_lookups_get_one_line_errors(capsys, small_db, args, code, message):
@@ -71,7 +73,8 @@ def test_bad_lookups_get_one_line_errors(capsys, small_db, args, code, message):
 
 
 @pytest.mark.parametrize("n, message", [
-    ("0", "bad --n '0': n starts at 1"), ("5..3", "the range 5..3 is empty"), ("abc", "bad --n 'abc': write n as 7, 1..150 or 1..20,30"),
+    ("0", "bad --n '0': n starts at 1"), ("5..3", "the range 5..3 is empty"),
+    ("abc", "bad --n 'abc': write n as 7, 1..150 or 1..20,30"),
     ("1..201", "n = 201 is out of range for zeckendorf: choose n from 1 to 200"),
     ("2000..2010", "no variant can be built exhaustively for n = 2000..2010"),
 ])
@@ -171,7 +174,8 @@ def test_query_lists_and_runs_in_every_format(capsys, small_db):
     code, out, _ = run(capsys, "query", "winners", "--variant", "zeckendorf", "--n", "1..3", "-f", "csv", "--db", str(small_db))
     assert list(csv.DictReader(io.StringIO(out)))[1]["winner"] == "1"
     code, out, _ = run(capsys, "query", "winners", "--variant", "zeckendorf", "--n", "2", "-f", "markdown", "--db", str(small_db))
-    assert out.splitlines()[:2] == ["| variant | n | winner | p1_fraction | minus_inverse_phi |", "| --- | --- | --- | --- | --- |"]
+    assert out.splitlines()[:2] == ["| variant | n | winner | p1_fraction | minus_inverse_phi |",
+                                    "| --- | --- | --- | --- | --- |"]
     code, out, _ = run(capsys, "query", "omega-b", "--variant", "zeckendorf", "--param", "n=4", "--db", str(small_db))
     assert code == 0 and "(1,0,1)" in out
 

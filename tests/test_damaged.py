@@ -62,7 +62,8 @@ DAMAGE = {
     "truncated at half": (truncate_half, "is truncated"),
     "missing its last 256 KiB": (truncate_tail, "is truncated"),
     "zero bytes": (make_empty, "is an empty file (0 bytes), not a database: delete it"),
-    "random_play dropped": (dropping("TABLE", "random_play"), "is damaged: random_play is missing (dropped by hand?); rebuild it"),
+    "random_play dropped": (dropping("TABLE", "random_play"),
+                            "is damaged: random_play is missing (dropped by hand?); rebuild it"),
     "edges dropped": (dropping("TABLE", "edges"), "is damaged: edges is missing"),
     "moves dropped": (dropping("VIEW", "moves"), "is damaged: moves is missing"),
     "alembic_version dropped": (dropping("TABLE", "alembic_version"), "is damaged: its table alembic_version is missing"),
@@ -124,7 +125,7 @@ def test_two_builds_started_at_the_same_moment(tmp_path):
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
     results = [(p.wait(timeout=300), *p.communicate()) for p in procs]
     assert any(code == 0 for code, _, _ in results)
-    for code, out, err in results:
+    for code, _, err in results:
         errors = [line for line in err.splitlines() if line.startswith("zeckdb: error")]
         assert "Traceback" not in err
         if code:

@@ -36,12 +36,13 @@ def cluster(tmp_path_factory):
     address = f"tcp://127.0.0.1:{port}"
     common = ["--no-dashboard"]
     procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
-                               "--port", str(port), *common], stdout=open(log / "scheduler.log", "w"),
+                               "--port", str(port), *common], stdout=open(log / "scheduler.log", "w"),  # noqa: SIM115
                               stderr=subprocess.STDOUT)]
     for i in range(2):
         procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nworkers", "1",
                                        "--nthreads", "1", "--host", "127.0.0.1", *common],
-                                      stdout=open(log / f"worker{i}.log", "w"), stderr=subprocess.STDOUT))
+                                      stdout=open(log / f"worker{i}.log", "w"),  # noqa: SIM115 (the process's)
+                                      stderr=subprocess.STDOUT))
     try:
         client = distributed.Client(address, timeout=60)
         client.wait_for_workers(2, timeout=120)

@@ -35,7 +35,8 @@ def stored_layer(con, variant: str, n: int) -> dict[tuple, dict]:
 def count_vectors(weights: list[int], total: int) -> set[tuple[int, ...]]:
     """Every vector of non-negative counts with sum(count * weight) == total (brute force)."""
     ranges = [range(total // w + 1) for w in weights]
-    return {ref.norm(list(c)) for c in itertools.product(*ranges) if sum(x * w for x, w in zip(c, weights)) == total}
+    return {ref.norm(list(c)) for c in itertools.product(*ranges)
+            if sum(x * w for x, w in zip(c, weights, strict=True)) == total}
 
 
 def layer_weights(variant: str) -> list[int]:
@@ -176,7 +177,7 @@ def test_black_hole_p_positions_query_lists_exactly_the_p_positions(small_db):
     positions, and nothing else."""
     with Store.open_read(small_db) as store:
         result = run_query(store, "black-hole-p-positions", "black-hole-3", None, {"mod": "3"})
-    as_dicts = [dict(zip(result.columns, r)) for r in result.rows]
+    as_dicts = [dict(zip(result.columns, r, strict=False)) for r in result.rows]
     listed = [ref.norm([r["c1"], r["c2"]]) for r in as_dicts]
     every = set().union(*(count_vectors([1, 2], n) for n in range(0, BLACK_HOLE_N + 1)))
     assert len(listed) == len(set(listed))
@@ -205,7 +206,7 @@ def test_fibonacci_nim_check_query_agrees_with_knuth(small_db):
     with Store.open_read(small_db) as store:
         result = run_query(store, "fibonacci-nim-check")
         columns, got = result.columns, result.rows
-    table = [dict(zip(columns, r)) for r in got]
+    table = [dict(zip(columns, r, strict=False)) for r in got]
     assert [r["n"] for r in table] == list(range(1, NIM_N + 1))
     assert all(r["winner_agrees"] and r["take_agrees"] for r in table)
     fibs = usual_fibonacci(NIM_N)
@@ -298,7 +299,7 @@ def test_a_black_hole_beyond_reach_is_the_zeckendorf_game(con):
     for n in (12, 20, 33):
         graph, solution, _ = solve_in_memory(v, n)
         ours = {ref.norm(row.tolist()): (bool(w), int(r)) for row, w, r in
-                zip(v.decode(graph.keys), solution.win, solution.remoteness)}
+                zip(v.decode(graph.keys), solution.win, solution.remoteness, strict=False)}
         zeck = {ref.norm([r[f"c{i}"] or 0 for i in range(1, 17)]): (r["outcome"] == "win", r["remoteness"])
                 for r in rows(con, "SELECT * FROM positions WHERE variant = 'zeckendorf' AND n = ?", [n])}
         assert ours == zeck
@@ -321,7 +322,7 @@ def test_graph_size_lists_every_layer_even_without_a_terminal(small_db):
     with Store.open_read(small_db) as store:
         result = run_query(store, "graph-size", "black-hole-4", list(range(1, 11)))
         columns, got = result.columns, result.rows
-    table = {r[columns.index("n")]: dict(zip(columns, r)) for r in got}
+    table = {r[columns.index("n")]: dict(zip(columns, r, strict=False)) for r in got}
     assert sorted(table) == list(range(1, 11))
     for n, r in table.items():
         ends = {p for p in count_vectors([1, 2, 3], n) if not ref.MOVES["black-hole-4"](p)}
@@ -351,7 +352,7 @@ def test_ordered_shortest_game_is_n_minus_z_and_the_longest_grows_like_n_squared
 def test_ordered_lengths_query_checks_n_minus_z(small_db):
     with Store.open_read(small_db) as store:
         result = run_query(store, "lengths", "ordered")
-    got = [dict(zip(result.columns, r)) for r in result.rows]
+    got = [dict(zip(result.columns, r, strict=False)) for r in result.rows]
     assert [r["n"] for r in got] == list(range(1, ORDERED_N + 1))
     assert all(r["n_minus_z"] == r["n"] - len(ref.zeckendorf_indices(r["n"])) and r["min_is_n_minus_z"] for r in got)
     assert all(r["max_bound"] is None for r in got)  # Theorem 1.4's bound is the reversed game's

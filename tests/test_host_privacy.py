@@ -101,7 +101,7 @@ def test_the_service_names_nothing_of_the_host(hidden):
         answers += [get(base + path) for path in ("/v1/status", "/v1/variants", "/v1/reversed/summary",
                                                   "/v1/zeckendorf/starts/99", "/v1/queries/winners?variant=quilt",
                                                   "/v1/zeckendorf/positions/9,9,9", "/openapi.json")]
-    for code, _, text in answers:
+    for _, _, text in answers:
         assert not leaks(text, hidden), text
     status = answers[len(attempts)]
     assert status[0] == 200 and status[1]["database"] == "z.duckdb"

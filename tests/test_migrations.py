@@ -32,7 +32,8 @@ def test_migrations_build_the_documented_schema_on_an_empty_file(tmp_path):
                                         "AND database_name = 'empty'").fetchall()}
     assert {"fib", "fib_list", "phi", "zeckendorf", "zeckendorf_indices", "z", "z_i", "position_text"} <= macros
     assert [r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'moves' "
-                                      "ORDER BY ordinal_position").fetchall()] == ["variant", "n", "src", "dst", "code", "move", "dst_n"]
+                                      "ORDER BY ordinal_position").fetchall()] == \
+        ["variant", "n", "src", "dst", "code", "move", "dst_n"]
     con.close()
     assert upgrade(path) == (SCHEMA_HEAD, SCHEMA_HEAD)  # idempotent
 

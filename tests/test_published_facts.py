@@ -48,7 +48,7 @@ def position_row(con, variant, counts):
 def test_lee_bitler_lines_are_winning_lines_for_player_two(con, n):
     line = LEE_BITLER_LINES[n]
     ids = [position_row(con, "zeckendorf", p) for p in line]
-    for a, b in zip(ids, ids[1:]):  # every step is a legal move
+    for a, b in zip(ids, ids[1:], strict=False):  # every step is a legal move
         assert con.execute("SELECT count(*) FROM moves WHERE variant = 'zeckendorf' AND n = ? AND src = ? AND dst = ?",
                            [n, a["id"], b["id"]]).fetchone()[0] == 1
     for ply, p in enumerate(ids):  # Player 1 (A) is to move exactly at even plies, and loses there
@@ -58,7 +58,7 @@ def test_lee_bitler_lines_are_winning_lines_for_player_two(con, n):
 
 def test_lee_bitler_lines_are_unique_for_4_to_7(con):
     """For n = 4..7, Player 2 has exactly one winning reply at each turn of the line."""
-    for n, line in LEE_BITLER_LINES.items():
+    for line in LEE_BITLER_LINES.values():
         for ply in range(1, len(line) - 1, 2):  # positions where B is to move
             assert position_row(con, "zeckendorf", line[ply])["winning_moves"] == 1
 

@@ -31,7 +31,7 @@ def store(small_db):
 def query(store, name, variant=None, ns=None, **params) -> list[dict]:
     result = run_query(store, name, variant, ns, {k: str(v) for k, v in params.items()})
     columns, rows = result.columns, result.rows
-    return [dict(zip(columns, r)) for r in rows]
+    return [dict(zip(columns, r, strict=False)) for r in rows]
 
 
 @pytest.mark.parametrize("q", list_queries(), ids=lambda q: q.name)
@@ -254,9 +254,9 @@ def test_a_variant_not_built_is_named(tmp_path):
 
     with Store.open_write(tmp_path / "one.duckdb") as store:
         build(store, ["zeckendorf"], [1, 2, 3])
-    with Store.open_read(tmp_path / "one.duckdb") as store:
-        with pytest.raises(NotBuiltError, match="black-hole-9 is not built in .*: run `zeckdb build --variant black-hole-9`"):
-            run_query(store, "winners", "black-hole-9")
+    with Store.open_read(tmp_path / "one.duckdb") as store, \
+            pytest.raises(NotBuiltError, match="black-hole-9 is not built in .*: run `zeckdb build --variant black-hole-9`"):
+        run_query(store, "winners", "black-hole-9")
 
 
 def test_every_declared_parameter_type_is_listed():

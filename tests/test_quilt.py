@@ -79,7 +79,7 @@ def test_quilt_lengths_query(con, small_db):
     with Store.open_read(small_db) as store:
         result = run_query(store, "quilt-lengths")
         cols, out = result.columns, result.rows
-    got = [dict(zip(cols, r)) for r in out]
+    got = [dict(zip(cols, r, strict=False)) for r in out]
     assert [r["n"] for r in got] == list(range(1, QUILT_N + 1))
     for r in got:
         assert r["l_n"] == max(sum(d) for d in ref.fq_legal_decompositions(r["n"]))
@@ -104,7 +104,7 @@ def test_standardized_moments_against_the_exact_distribution_and_the_papers_simu
     m4, m6 = mu[4] / mu[2] ** 2, mu[6] / mu[2] ** 3
     with Store.open_read(small_db) as store:
         result = run_query(store, "length-moments", "quilt", [n], {"measure": "P"})
-    (row,) = [dict(zip(result.columns, r)) for r in result.rows]
+    (row,) = [dict(zip(result.columns, r, strict=False)) for r in result.rows]
     assert row["mean"] == pytest.approx(float(mean), rel=1e-12)
     assert row["moment4_pct_diff"] == pytest.approx(100 * abs(m4 - 3) / 3, rel=1e-9)
     assert row["moment6_pct_diff"] == pytest.approx(100 * abs(m6 - 15) / 15, rel=1e-9)

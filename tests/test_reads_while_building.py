@@ -11,7 +11,6 @@ import subprocess
 import sys
 import time
 
-import pytest
 
 from zeckdb import api
 from zeckdb.errors import NotBuiltError

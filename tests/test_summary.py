@@ -190,7 +190,7 @@ def test_lean_summaries_keep_the_four_columns(tmp_path, capsys):
 
     with api.open_db(db) as store:
         answer = api.run_query(store, "random-winner", "reversed", [10, 11, 12])
-    answer = [dict(zip(answer.columns, r)) for r in answer.rows]
+    answer = [dict(zip(answer.columns, r, strict=False)) for r in answer.rows]
     assert [(r["n"], r["winner"], r["p1_wins_random"]) for r in answer] == [
         (r["n"], r["winner"], None) for r in got]
 

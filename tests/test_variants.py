@@ -19,7 +19,7 @@ def test_ids_keys_and_counts_round_trip(name, n):
     n = min(n, v.max_n)  # the ordered game stops at 24
     keys = v.layer_keys(n)
     assert len(set(keys.tolist())) == len(keys) == v.estimate_positions(n)
-    for i, (key, written) in enumerate(zip(keys, layer_positions(v, keys))):
+    for i, (key, written) in enumerate(zip(keys, layer_positions(v, keys), strict=False)):
         pos = v.parse(",".join(map(str, written)))
         assert v.id_of(pos) == i
         assert v.key_of(pos) == key
@@ -46,7 +46,7 @@ def test_play_moves_agree_with_the_graph(name, n):
     pos = [tuple(int(x) for x in p) for p in layer_positions(v, g.keys, trim=True)]
     src, dst_id, code, dst_n = g.stored_edges()
     dst_n = np.full(len(src), n) if dst_n is None else dst_n
-    graph_edges = {(int(s), (int(dn), int(d)), int(c)) for s, d, c, dn in zip(src, dst_id, code, dst_n)}
+    graph_edges = {(int(s), (int(dn), int(d)), int(c)) for s, d, c, dn in zip(src, dst_id, code, dst_n, strict=False)}
     if v.reversed:
         graph_edges = {(d[1], (n, s), c) for s, d, c in graph_edges}
     played = {(i, (v.layer_of(child), v.id_of(child)), code) for i, p in enumerate(pos) for code, child in v.play_moves(p)}

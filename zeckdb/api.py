@@ -22,7 +22,8 @@ from dataclasses import asdict, dataclass, field
 import os
 from pathlib import Path
 import time
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable
 
 from .errors import NotBuiltError, UsageError
 from .executor import Limits, Result, real
@@ -196,11 +197,11 @@ def summary(store: Store, variant_name: str, ns: list[int] | None = None) -> lis
                             "WHERE variant = $variant AND ($ns IS NULL OR list_contains($ns, n)) ORDER BY n",
                             {"variant": variant.name, "ns": ns})
     names = [d[0] for d in cur.description]
-    return [dict(zip(names, row)) for row in cur.fetchall()]
+    return [dict(zip(names, row, strict=False)) for row in cur.fetchall()]
 
 
 def plot(store: Store, kind: str, variant: str, ns: list[int] | None = None, measure: str = "P", *,
-         out: Path | None = None, data: Path | None = None, force: bool = False) -> "Plot":
+         out: Path | None = None, data: Path | None = None, force: bool = False) -> Plot:
     """A figure from the database (zeckdb.plots: kind, variant, n, measure); with `out`
     (FILE.png or FILE.svg) it is written there, with `data` its numbers as CSV. Both
     targets are checked (zeckdb.outputs) before anything is computed."""
@@ -258,7 +259,7 @@ def export(store: Store, folder: Path, fmt: str = "parquet", variants: list[str]
             progress.stop()
 
 
-def simulate(variant_name: str, n: int, games: int = 10_000, seed: int = 0) -> "Simulation":
+def simulate(variant_name: str, n: int, games: int = 10_000, seed: int = 0) -> Simulation:
     """Play `games` random games of n (Monte Carlo: both players pick uniformly among the legal
     moves); no database needed. See zeckdb.simulate."""
     from .simulate import simulate as play

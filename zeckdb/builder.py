@@ -17,7 +17,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 import threading
 import time
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from .store import LayerTables, Store
 from .variants import Variant, get_variant
@@ -103,9 +104,9 @@ class LowerLayers:
                 for low in step.variant.closure(n)[1:]:
                     key = (step.variant.name, low)
                     self.last_use[key] = max(self.last_use.get(key, -1), n)
-        self.layers: dict[str, dict[int, "SolvedLayer"]] = {}
+        self.layers: dict[str, dict[int, SolvedLayer]] = {}
 
-    def of(self, variant: Variant) -> dict[int, "SolvedLayer"]:
+    def of(self, variant: Variant) -> dict[int, SolvedLayer]:
         return self.layers.setdefault(variant.name, {})
 
     def needed(self, variant: Variant, n: int) -> bool:
@@ -159,14 +160,14 @@ class LayerRecord:
 
     variant: Variant
     n: int
-    keys: "np.ndarray"
-    counts: "np.ndarray"
-    solution: "Solution"
+    keys: np.ndarray
+    counts: np.ndarray
+    solution: Solution
     n_edges: int
     edges: tuple | None  # (src, dst, code, dst_n or None) when the graph layer is new (Graph.stored_edges)
     seconds: float
-    distribution: "Distribution | None" = None  # filled by the builder's second stage
-    mirror: "LayerRecord | None" = None  # a layer whose games are this one's reversed (engine.solve.mirrors)
+    distribution: Distribution | None = None  # filled by the builder's second stage
+    mirror: LayerRecord | None = None  # a layer whose games are this one's reversed (engine.solve.mirrors)
     replace: bool = True  # rows of this layer (or of its graph layer) may exist: delete them first
 
 
@@ -209,7 +210,7 @@ def layer_tables(rec: LayerRecord, analysed: Callable[[], None] | None = None) -
     random_play = dict(p1_wins_random=sol.p1_wins_random, p1_wins_p1_perfect=sol.p1_wins_p1_perfect,
                        p1_wins_p2_perfect=sol.p1_wins_p2_perfect)
 
-    def lengths() -> "pa.Table | None":
+    def lengths() -> pa.Table | None:
         if analysed is not None:
             analysed()
         return None if rec.distribution is None else _length_rows(int(sol.min_remaining[s]), rec.distribution)
@@ -219,7 +220,7 @@ def layer_tables(rec: LayerRecord, analysed: Callable[[], None] | None = None) -
                        lengths if analysed is not None else lengths(), rec.replace)
 
 
-def _length_rows(shortest: int, dist: "Distribution"):
+def _length_rows(shortest: int, dist: Distribution):
     """length_distribution's rows of a layer: P then mu, every length from the shortest game on."""
     import numpy as np
     import pyarrow as pa
@@ -401,7 +402,7 @@ def summary_memory() -> int:
 
 def build_summaries(store: Store, jobs: list[SummaryJob], *, workers: int = 2, memory: int | None = None,
                     progress: Progress | None = None,
-                    on_layer: Callable[["object"], None] | None = None) -> BuildReport:
+                    on_layer: Callable[[object], None] | None = None) -> BuildReport:
     """Solve each planned (variant, n) in one pass and store only its summary (builds,
     random_play), `workers` layers at a time while their state fits `memory` (bytes). Each
     layer is committed as it finishes; the file is closed between commits."""

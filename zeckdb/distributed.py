@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from pathlib import Path
 import shutil
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from .errors import ClusterError, UsageError
 from .store import LayerTables, Store

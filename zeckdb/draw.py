@@ -65,8 +65,10 @@ def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = Fal
            "    label=\"legend\"; fontsize=10; color=\"#bbbbbb\";",
            f"    legend_p [label=\"P-position: the player to move loses\", shape=box, fillcolor=\"{P_FILL}\"];",
            f"    legend_n [label=\"N-position: the player to move wins\", shape=ellipse, fillcolor=\"{N_FILL}\"];",
-           f"    legend_s [label=\"in the winner's strategy graph\", shape=box, fillcolor=white, color=\"{STRATEGY}\", penwidth=3];",
-           "    legend_start [label=\"start (double border); terminal: cut corners\", shape=box, fillcolor=white, peripheries=2];",
+           f"    legend_s [label=\"in the winner's strategy graph\", shape=box, fillcolor=white, "
+           f"color=\"{STRATEGY}\", penwidth=3];",
+           "    legend_start [label=\"start (double border); terminal: cut corners\", shape=box, fillcolor=white, "
+           "peripheries=2];",
            "    legend_p -> legend_n -> legend_s -> legend_start [style=invis];",
            "  }"]
     for pid, vector, outcome, remoteness, is_start, is_terminal, strategic in rows:

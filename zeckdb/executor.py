@@ -149,7 +149,7 @@ def _check_names(sql: str) -> None:
     """Refuse the catalog names that reveal the host, and the functions that run SQL from text."""
     spans = duckdb.tokenize(sql)
     ends = [start for start, _ in spans[1:]] + [len(sql)]
-    words = [(kind, sql[start:end].strip()) for (start, kind), end in zip(spans, ends)
+    words = [(kind, sql[start:end].strip()) for (start, kind), end in zip(spans, ends, strict=False)
              if kind != duckdb.token_type.comment]
     for i, (kind, text) in enumerate(words):
         if kind not in (duckdb.token_type.identifier, duckdb.token_type.keyword):
@@ -169,7 +169,7 @@ def _check_explain(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     spans = duckdb.tokenize(sql)
     ends = [start for start, _ in spans[1:]] + [len(sql)]
     tokens = [(start, kind, sql[start:end].strip().upper())  # (where, kind, text), comments left out
-              for (start, kind), end in zip(spans, ends) if kind != duckdb.token_type.comment]
+              for (start, kind), end in zip(spans, ends, strict=False) if kind != duckdb.token_type.comment]
     if any(kind == duckdb.token_type.keyword and word in ("ANALYZE", "ANALYSE") for _, kind, word in tokens):
         raise UsageError("an EXPLAIN ANALYZE statement is refused: it runs the statement it explains; "
                          "use plain EXPLAIN")

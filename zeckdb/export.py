@@ -24,7 +24,7 @@ import json
 from pathlib import Path
 import shutil
 import tempfile
-from typing import Callable
+from collections.abc import Callable
 
 from . import __version__
 from .errors import UsageError
@@ -92,7 +92,7 @@ def export(store: Store, folder: Path, parts: list[Part], fmt: str = "parquet",
             "database": str(store.path), "partitioning": "hive (partition columns in the paths, not in the files)",
             "tables": {},
         }
-        for part, info in zip(parts, files):
+        for part, info in zip(parts, files, strict=False):
             entry = manifest["tables"].setdefault(part.table, {"partitioned_by": list(part.exclude), "rows": 0, "files": []})
             entry["rows"] += info["rows"]
             entry["files"].append(info)
@@ -142,7 +142,8 @@ def _readme(fmt: str, manifest: dict) -> str:
                      + (f", partitioned by {', '.join(t['partitioned_by'])}" if t["partitioned_by"] else "")
                      for name, t in manifest["tables"].items())
     reader = "read_parquet" if fmt == "parquet" else "read_csv"
-    return f"""A zeckdb export (zeckdb {manifest['zeckdb_version']}, schema revision {manifest['schema_revision']}, {manifest['created']}).
+    made = f"zeckdb {manifest['zeckdb_version']}, schema revision {manifest['schema_revision']}, {manifest['created']}"
+    return f"""A zeckdb export ({made}).
 
 {rows}
 

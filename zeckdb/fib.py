@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 import math
 
 PHI = (1 + math.sqrt(5)) / 2
 
 
-@lru_cache(maxsize=None)
+@cache
 def fib(i: int) -> int:
     """F_i with F_1 = 1, F_2 = 2, F_{i+1} = F_i + F_{i-1} (GAMES.md conventions)."""
     if i < 1:

@@ -27,7 +27,7 @@ import os
 import shutil
 from pathlib import Path
 import time
-from typing import Callable
+from collections.abc import Callable
 
 try:
     import fcntl

@@ -17,6 +17,7 @@ Each refusal is an OutputError with one line that says what is wrong and what to
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+import contextlib
 import os
 from pathlib import Path
 import tempfile
@@ -151,8 +152,6 @@ def write_file(path: Path, content: bytes | Callable[[BinaryIO], None]) -> None:
         os.chmod(temporary, 0o666 & ~UMASK)  # mkstemp's 0600 would hide a picture from the user's group
         os.replace(temporary, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
-        except FileNotFoundError:
-            pass
         raise

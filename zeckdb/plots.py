@@ -77,14 +77,14 @@ def length_distribution(store: Store, variant: str, ns: list[int], measure: str 
     at = {c: i for i, c in enumerate(columns)}
     fig, axes = _figure(len(ns))
     what = "both players move uniformly at random (P)" if measure == "P" else "every complete game equally likely (mu)"
-    for ax, n in zip(axes, ns):
+    for ax, n in zip(axes, ns, strict=False):
         mine = [r for r in rows if r[at["n"]] == n]
         if not mine:
             raise UsageError(f"n = {n} of {variant} is not built: run `zeckdb build --variant {variant} --n {n}`")
         lengths = [r[at["length"]] for r in mine]
         probs = [r[at["probability"]] for r in mine]
-        mean = sum(x * p for x, p in zip(lengths, probs))
-        var = sum((x - mean) ** 2 * p for x, p in zip(lengths, probs))
+        mean = sum(x * p for x, p in zip(lengths, probs, strict=False))
+        var = sum((x - mean) ** 2 * p for x, p in zip(lengths, probs, strict=False))
         ax.bar(lengths, probs, width=0.85, color="#4a78c2", label="exact distribution")
         if var > 0:
             xs = [lengths[0] + i * (lengths[-1] - lengths[0]) / 200 for i in range(201)]
@@ -166,7 +166,7 @@ def p_positions(store: Store, variant: str) -> Plot:
     else:
         layers = [0] if bins == 2 else list(range(min(4, top // weights[2] + 1)))
         fig, axes = _figure(len(layers))
-        for ax, c3 in zip(axes, layers):
+        for ax, c3 in zip(axes, layers, strict=False):
             left = top - (weights[2] * c3 if bins == 3 else 0)
             size1, size2 = left // weights[0] + 1, left // weights[1] + 1
             grid = np.zeros((size2, size1), dtype=int)

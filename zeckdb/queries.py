@@ -58,7 +58,7 @@ class Param:
         return "a position, e.g. 3,1,0,2"
 
     @classmethod
-    def parse(cls, name: str, spec: str, description: str) -> "Param":
+    def parse(cls, name: str, spec: str, description: str) -> Param:
         kind, *flags = [s.strip() for s in spec.split(",")]
         required = flags == ["required"]
         if flags and not required:
@@ -109,6 +109,10 @@ class NamedQuery:
                                         for name in self.variants)
 
 
+ALL_ROWS = Limits(max_rows=None)  # Limits is frozen: one shared default
+DEFAULT_LIMITS = Limits()
+
+
 def _parse(path: Path) -> NamedQuery:
     text = path.read_text()
     header: dict[str, str] = {}
@@ -155,7 +159,7 @@ def parse_params(pairs: list[str]) -> dict[str, str]:
 
 
 def run_query(store: Store, name: str, variant: str | None = None, ns: list[int] | None = None,
-              params: dict[str, str] | None = None, limits: Limits = Limits(max_rows=None)) -> Result:
+              params: dict[str, str] | None = None, limits: Limits = ALL_ROWS) -> Result:
     """Run a named query; every argument is checked first, so a bad one is a one-line
     error naming what is allowed, never an empty answer or a DuckDB error."""
     query = get_query(name)
@@ -257,6 +261,6 @@ def _check_position(text: str, built: dict[str, set[int]], bad: str) -> str:
     raise UsageError(f"{bad}, and no variant built here accepts it (--variant names one): {malformed[0]}")
 
 
-def run_sql(store: Store, sql: str, limits: Limits = Limits()) -> Result:
+def run_sql(store: Store, sql: str, limits: Limits = DEFAULT_LIMITS) -> Result:
     """Run one ad-hoc read-only statement (see zeckdb.executor for what is allowed)."""
     return run(store.con, sql, None, limits)

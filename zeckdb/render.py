@@ -39,7 +39,7 @@ def _text(value: Any) -> str:
 
 def render(columns: list[str], rows: list[tuple], fmt: str = "table") -> str:
     if fmt == "json":
-        return json.dumps([{c: plain(v) for c, v in zip(columns, row)} for row in rows], indent=None)
+        return json.dumps([{c: plain(v) for c, v in zip(columns, row, strict=False)} for row in rows], indent=None)
     if fmt == "csv":
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
@@ -55,7 +55,7 @@ def render(columns: list[str], rows: list[tuple], fmt: str = "table") -> str:
     numeric = [all(_is_number(row[i]) for row in rows) and rows for i in range(len(columns))]
 
     def line(values: list[str]) -> str:
-        return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)).rstrip()
+        return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric, strict=False)).rstrip()
     out = [line(columns), "  ".join("-" * w for w in widths), *(line(r) for r in cells)]
     out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
     return "\n".join(out)

@@ -30,7 +30,8 @@ import os
 from pathlib import Path
 import threading
 import time
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -183,81 +184,20 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
     store = reader.store
     hide = _Scrubber(reader.path)
     sql_limits = Limits(timeout=sql_timeout, max_rows=sql_max_rows, max_bytes=sql_max_bytes)
-    heavy_slots = threading.BoundedSemaphore(max_heavy)
-
-    @contextmanager
-    def heavy() -> Iterator[None]:
-        if not heavy_slots.acquire(blocking=False):
-            raise BusyError(f"the service is drawing its limit of {max_heavy} plots at once: try again in a moment")
-        try:
-            yield
-        finally:
-            heavy_slots.release()
+    drawing = _Slots(max_heavy, "plots")
 
     app = FastAPI(title="zeckdb", version=__version__,
                   description="Exhaustive position database of the Zeckendorf game family: lookups, principal lines, "
                               "per-n summaries, named queries and read-only SQL.")
 
-    @app.exception_handler(ZeckdbError)
-    async def zeckdb_error(_: Request, exc: ZeckdbError) -> JSONResponse:
-        response = error(status_of(exc), hide(str(exc)))
-        if isinstance(exc, BusyError):
-            response.headers["Retry-After"] = "1"
-        return response
-
-    @app.exception_handler(RequestValidationError)
-    async def bad_request(_: Request, exc: RequestValidationError) -> JSONResponse:
-        first = exc.errors()[0] if exc.errors() else {}
-        where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")
-        return error(400, f"bad request: {where or 'body'}: {first.get('msg', 'invalid')}")
-
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        if exc.status_code == 404:
-            return error(404, f"no such endpoint: {request.method} {request.url.path} (the API is listed at /docs)")
-        return error(exc.status_code, str(exc.detail))
-
-    @app.exception_handler(Exception)
-    async def internal(_: Request, exc: Exception) -> JSONResponse:
-        log.exception("internal error")
-        return error(500, "internal error: see the server's log")
-
-    pages = {path.name: path for path in web_dir().iterdir() if path.suffix in MEDIA_TYPES}
-
-    @app.get("/", include_in_schema=False)
-    def page() -> FileResponse:
-        return FileResponse(pages["index.html"], media_type=MEDIA_TYPES[".html"])
-
-    @app.get("/static/{name}", include_in_schema=False)
-    def asset(name: str) -> FileResponse:
-        if name not in pages:  # only the page's own files: no path from the URL reaches the disk
-            return error(404, f"no such file: /static/{name[:60]}")
-        return FileResponse(pages[name], media_type=MEDIA_TYPES[pages[name].suffix])
-
-    @app.get("/healthz", summary="Liveness")
-    def healthz() -> dict[str, str]:
-        return {"status": "ok"}
+    _add_error_handlers(app, hide)
+    _add_pages(app)
 
     @app.get("/v1/variants", summary="The games, each with the n built (in full: positions can be looked up) "
                                      "and the n built with --summary-only")
     def variants() -> list[dict[str, Any]]:
-        from .ranges import format_ns
-
         with store() as s:
-            rows = s.status()
-        built = {r["variant"]: format_ns(sorted(set(r["ns"]) - set(r["summary_ns"]))) or None for r in rows}
-        summary = {r["variant"]: format_ns(r["summary_ns"]) or None for r in rows}
-        games = []
-        for game in api.variants():
-            name = game["variant"]
-            if " (M = " in name:  # a family: its built members
-                prefix = name.split("-M ")[0]
-                game["built"] = {v: ns for v, ns in built.items() if v.rpartition("-")[0] == prefix and ns}
-            else:
-                game["built"] = built.get(name)
-                game["summary_only"] = summary.get(name)
-            games.append(game)
-        return games
+            return _variants_built(s.status())
 
     @app.get("/v1/status", summary="What is built, the schema revision, whether a build is writing it")
     def status() -> dict[str, Any]:
@@ -298,7 +238,7 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
     @app.get("/v1/plots/{kind}", summary="A figure as SVG (kind: length-distribution, winners, lengths, p-positions, "
                                           "remoteness), as `zeckdb plot` draws it", response_class=Response)
     def plot(kind: str, variant: str, n: str | None = None, measure: str = "P") -> Response:
-        with heavy():
+        with drawing:
             with store() as s:
                 figure = api.plot(s, kind, variant, parse_ns(n) if n else None, measure)
             image = io.BytesIO()
@@ -334,6 +274,88 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
     app.router.on_shutdown.append(reader.close)
     app.router.on_shutdown.append(workers.close)
     return app
+
+
+class _Slots:
+    """At most `count` requests of a kind at once; one more is refused at once (BusyError: 429)."""
+
+    def __init__(self, count: int, what: str):
+        self.count, self.what = count, what
+        self.free = threading.BoundedSemaphore(count)
+
+    def __enter__(self) -> None:
+        if not self.free.acquire(blocking=False):
+            raise BusyError(f"the service is drawing its limit of {self.count} {self.what} at once: "
+                            "try again in a moment")
+
+    def __exit__(self, *exc: object) -> None:
+        self.free.release()
+
+
+def _variants_built(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """api.variants() with the n built of each game (a family: of each built member)."""
+    from .ranges import format_ns
+
+    built = {r["variant"]: format_ns(sorted(set(r["ns"]) - set(r["summary_ns"]))) or None for r in rows}
+    summary = {r["variant"]: format_ns(r["summary_ns"]) or None for r in rows}
+    games = []
+    for game in api.variants():
+        name = game["variant"]
+        if " (M = " in name:  # a family: its built members
+            prefix = name.split("-M ")[0]
+            game["built"] = {v: ns for v, ns in built.items() if v.rpartition("-")[0] == prefix and ns}
+        else:
+            game["built"] = built.get(name)
+            game["summary_only"] = summary.get(name)
+        games.append(game)
+    return games
+
+
+def _add_error_handlers(app: FastAPI, hide: _Scrubber) -> None:
+    """Every error as JSON {"error": ...}: zeckdb's with its status, the rest as 400, 404 or 500."""
+
+    @app.exception_handler(ZeckdbError)
+    async def zeckdb_error(_: Request, exc: ZeckdbError) -> JSONResponse:
+        response = error(status_of(exc), hide(str(exc)))
+        if isinstance(exc, BusyError):
+            response.headers["Retry-After"] = "1"
+        return response
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(_: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")
+        return error(400, f"bad request: {where or 'body'}: {first.get('msg', 'invalid')}")
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 404:
+            return error(404, f"no such endpoint: {request.method} {request.url.path} (the API is listed at /docs)")
+        return error(exc.status_code, str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def internal(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("internal error")
+        return error(500, "internal error: see the server's log")
+
+
+def _add_pages(app: FastAPI) -> None:
+    """The web page's files and the liveness probe."""
+    pages = {path.name: path for path in web_dir().iterdir() if path.suffix in MEDIA_TYPES}
+
+    @app.get("/", include_in_schema=False)
+    def page() -> FileResponse:
+        return FileResponse(pages["index.html"], media_type=MEDIA_TYPES[".html"])
+
+    @app.get("/static/{name}", include_in_schema=False)
+    def asset(name: str) -> FileResponse:
+        if name not in pages:  # only the page's own files: no path from the URL reaches the disk
+            return error(404, f"no such file: /static/{name[:60]}")
+        return FileResponse(pages[name], media_type=MEDIA_TYPES[pages[name].suffix])
+
+    @app.get("/healthz", summary="Liveness")
+    def healthz() -> dict[str, str]:
+        return {"status": "ok"}
 
 
 class _Scrubber:

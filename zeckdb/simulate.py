@@ -41,7 +41,7 @@ class Simulation:
 
     def histogram(self) -> dict[int, int]:
         values, counts = np.unique(self.lengths, return_counts=True)
-        return {int(v): int(c) for v, c in zip(values, counts)}
+        return {int(v): int(c) for v, c in zip(values, counts, strict=False)}
 
 
 def simulate(variant_name: str, n: int, games: int = 10_000, seed: int = 0) -> Simulation:

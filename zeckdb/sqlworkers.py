@@ -30,8 +30,8 @@ from .errors import QueryLimitError, ZeckdbError
 from .executor import Limits, Result, memory_bytes
 
 GRACE_SECONDS = 0.5  # past the time limit, before a silent worker is killed
-START_SECONDS = 60.0
-RETIRE_FRACTION = 0.75  # of its address-space limit: a worker past it is replaced after its answer  # for a new worker to import zeckdb and say it is ready
+START_SECONDS = 60.0  # for a new worker to import zeckdb and say it is ready
+RETIRE_FRACTION = 0.75  # of its address-space limit: a worker past it is replaced after its answer
 
 
 class BusyError(ZeckdbError):
@@ -150,7 +150,8 @@ def _work(conn: Connection, db: str, memory_limit: str) -> None:
                 if job[0] == "sql":
                     answer: tuple[str, Any] = ("ok", api.run_sql(store, job[1], limits))
                 else:
-                    answer = ("ok", api.run_query(store, *job[1:], limits=limits))
+                    _, name, variant, ns, params = job
+                    answer = ("ok", api.run_query(store, name, variant, ns, params, limits))
         except ZeckdbError as exc:
             answer = ("error", exc)
         except (MemoryError, RuntimeError):  # no memory for an object, or for a thread's stack

@@ -13,7 +13,8 @@ import os
 from pathlib import Path
 import threading
 import time
-from typing import Any, Callable, Iterable
+from typing import Any
+from collections.abc import Callable, Iterable
 
 import duckdb
 import numpy as np
@@ -267,7 +268,7 @@ class MoveValues:
 
     def __init__(self, max_bytes: int = 256 << 20):
         self.max_bytes = max_bytes
-        self.layers: "OrderedDict[tuple[str, int], tuple[np.ndarray, np.ndarray] | None]" = OrderedDict()
+        self.layers: OrderedDict[tuple[str, int], tuple[np.ndarray, np.ndarray] | None] = OrderedDict()
         self.bytes = 0
         self.lock = threading.Lock()
 
@@ -324,7 +325,7 @@ class Store:
     # -- opening -----------------------------------------------------------
     @classmethod
     def open_read(cls, db: str | os.PathLike | None = None, timeout: float = READ_WAIT_SECONDS,
-                  memory_limit: str | None = None) -> "Store":
+                  memory_limit: str | None = None) -> Store:
         """Open a built database read-only; while a build writes it, wait for its current
         commit (at most `timeout` s) and read what is committed. memory_limit: DuckDB's for
         this process's readers (e.g. "2GB"), else $ZECKDB_MEMORY_LIMIT or 4GB."""
@@ -344,7 +345,7 @@ class Store:
         return cls(path, con, writable=False, gate=gate)
 
     @classmethod
-    def open_write(cls, db: str | os.PathLike | None = None, on_wait: Callable[[], None] | None = None) -> "Store":
+    def open_write(cls, db: str | os.PathLike | None = None, on_wait: Callable[[], None] | None = None) -> Store:
         """Open (creating or upgrading) a database as its only writer; a second writer is
         refused, readers are waited for (on_wait is called once when that takes long)."""
         path = resolve_db_path(db)
@@ -394,7 +395,7 @@ class Store:
             if self.gate is not None:
                 self.gate.close()
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -450,7 +451,8 @@ class Store:
         )
         self.con.executemany(
             "INSERT INTO variant_columns VALUES (?, ?, ?, ?)",
-            [[variant.name, i + 1, name, w] for i, (name, w) in enumerate(zip(variant.columns, variant.column_weights))],
+            [[variant.name, i + 1, name, w]
+             for i, (name, w) in enumerate(zip(variant.columns, variant.column_weights, strict=True))],
         )
         self.con.execute("COMMIT")
 
@@ -562,7 +564,7 @@ class Store:
         self.require_built(variant, n, positions=False)
         cur = self.con.execute("SELECT * FROM builds WHERE variant = ? AND n = ?", [variant, n])
         names = [d[0] for d in cur.description]
-        return dict(zip(names, cur.fetchone()))
+        return dict(zip(names, cur.fetchone(), strict=False))
 
     def probe(self, variant: str, places: list[tuple[int, int]],
               columns: list[str] = PROBE_COLUMNS) -> dict[tuple[int, int], dict[str, Any]]:
@@ -596,4 +598,4 @@ class Store:
         cur = self.con.execute(f"SELECT n, id, {', '.join(columns)} FROM positions WHERE variant = ? AND {where}",
                                params)
         names = [d[0] for d in cur.description]
-        return {(row[0], row[1]): dict(zip(names, row)) for row in cur.fetchall()}
+        return {(row[0], row[1]): dict(zip(names, row, strict=False)) for row in cur.fetchall()}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from .store import Store, rows_checksum
 from .variants import Variant, get_variant
@@ -140,7 +140,7 @@ IN_BATCH = "n BETWEEN $lo AND $hi AND list_contains($ns, n)"
 
 def _solved_sql(v: Variant) -> str:
     counts = ", ".join(f"coalesce({c}, 0)" for c in v.columns)
-    value = " + ".join(f"{w} * coalesce({c}, 0)" for c, w in zip(v.columns, v.column_weights) if w)
+    value = " + ".join(f"{w} * coalesce({c}, 0)" for c, w in zip(v.columns, v.column_weights, strict=False) if w)
     return f"""
     WITH kids AS (  -- the moves in this variant's direction of play
         SELECT e.n, CASE WHEN v.reversed THEN e.dst ELSE e.src END AS id,
@@ -218,7 +218,7 @@ def _check_solved(store: Store, v: Variant, ns: list[int], checks: dict[str, Che
     start_games = {}
     for n, games, checked, *found in store.con.execute(sql := _solved_sql(v), _params(sql, v, ns)).fetchall():
         start_games[n] = games
-        for check, failed, examples in zip([checks["values"], checks["solved columns"]], found[::2], found[1::2]):
+        for check, failed, examples in zip([checks["values"], checks["solved columns"]], found[::2], found[1::2], strict=False):
             check.checked += checked
             check.failed += failed
             for text in examples or []:

@@ -212,7 +212,7 @@ def exact_games(offsets, targets, order, count):
 
 
 @jit
-def length_distribution(offsets, targets, start, max_len, limbs, mirror):
+def length_distribution(offsets, targets, start, max_len, limbs, mirror):  # noqa: C901 (one compiled loop nest)
     """Distribution of the length of a game from `start`, one length step at a time.
 
     Returns, per length: the probability under P (each player picks a uniformly
@@ -568,10 +568,7 @@ def summary_layer(n, weights, ways, take_bin, take_count, put_bin, put_count, fa
             kids[m] = child
         solve_from_children(i, kids, k, ints, floats)
         if step + 1 < size:
-            if descending:
-                changed = _previous_colex(c, weights)
-            else:
-                changed = _next_colex(c, weights)
+            changed = _previous_colex(c, weights) if descending else _next_colex(c, weights)
     return edges
 
 

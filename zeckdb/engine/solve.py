@@ -68,7 +68,7 @@ class Distribution:
     probability: np.ndarray  # under P: both players pick uniformly random moves
     games: np.ndarray  # number of complete games of each length (float)
     games_exact: list[int] | None  # the same, exactly, for n <= EXACT_LENGTH_COUNTS_MAX_N
-    mirror: "Distribution | None" = None  # a mirror solution's, when asked for with this one
+    mirror: Distribution | None = None  # a mirror solution's, when asked for with this one
 
 
 # Exact per-length game counts cost up to 2x the float pass (more limbs as n grows);
@@ -104,7 +104,7 @@ class Solution:
     p1_wins_p2_perfect: float  # Player 2 perfect, Player 1 random
     play: Play
     union: Play | None = None  # the graph a game from the start runs on, when it spans layers
-    mirror: "Solution | None" = None  # a solution whose games are this one's, reversed (see `mirrors`)
+    mirror: Solution | None = None  # a solution whose games are this one's, reversed (see `mirrors`)
 
     def release_node_values(self) -> None:
         """Drop what only the layers above read (random-play values, exact counts per node)."""
@@ -141,7 +141,7 @@ class SolvedLayer:
     dst_id: np.ndarray | None
 
     @classmethod
-    def of(cls, graph: Graph, solution: Solution, keep_moves: bool) -> "SolvedLayer":
+    def of(cls, graph: Graph, solution: Solution, keep_moves: bool) -> SolvedLayer:
         by_key = graph.by_key
         size = solution.size
         values = {name: v[:size].copy() for name, v in solution.values.items()}

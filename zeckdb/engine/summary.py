@@ -132,7 +132,7 @@ def solve_summary(variant: Variant, n: int, floats: bool = True) -> Summary:
         raise UsageError(f"{variant.name} has no summary mode: its moves do not all go one way in rank "
                          "(or leave the layer); build it in full")
     # only the bins a vector of value n can use (the others would be 0 throughout)
-    used = sum(1 for w in weights if w <= n) if all(a <= b for a, b in zip(weights, weights[1:])) else len(weights)
+    used = sum(1 for w in weights if w <= n) if all(a <= b for a, b in zip(weights, weights[1:], strict=False)) else len(weights)
     weights = tuple(weights[:used])
     rules = tuple(r for r in rules if all(b <= used for b, _ in r.take + r.put))
     ways = ways_table(weights, n)

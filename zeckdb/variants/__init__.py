@@ -6,7 +6,7 @@ the variants a build without --variant covers, members of families included.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..errors import UnknownVariantError
 from .base import Position, Variant

@@ -31,7 +31,7 @@ class Rule:
     put: tuple[tuple[int, int], ...]
     fallback: bool = False
 
-    def reverse(self, name: str) -> "Rule":
+    def reverse(self, name: str) -> Rule:
         return Rule(name, self.put, self.take, self.fallback)
 
 
@@ -94,7 +94,7 @@ class ChipGame(Variant):
 
     # -- positions -------------------------------------------------------
     def value(self, position: Position) -> int:
-        return sum(c * w for c, w in zip(position, self.weights))
+        return sum(c * w for c, w in zip(position, self.weights, strict=False))
 
     def layer_of(self, position: Position) -> int:
         n = self.value(position)
@@ -107,7 +107,7 @@ class ChipGame(Variant):
         if len(position) > len(self.weights):
             raise UsageError(f"{self.name} has {len(self.weights)} bins, the position has {len(position)}")
         key = 0
-        for c, off, bits in zip(position, self._offsets, self._field_bits):
+        for c, off, bits in zip(position, self._offsets, self._field_bits, strict=False):
             if c >= 1 << bits:
                 raise UsageError(f"position {self.format(position)} exceeds {self.name}'s n <= {self.max_n}")
             key |= c << off
@@ -151,7 +151,7 @@ class ChipGame(Variant):
     def decode(self, keys: np.ndarray) -> np.ndarray:
         keys = np.asarray(keys, dtype=np.int64)
         out = np.empty((len(keys), len(self.weights)), dtype=np.int16)
-        for j, (off, bits) in enumerate(zip(self._offsets, self._field_bits)):
+        for j, (off, bits) in enumerate(zip(self._offsets, self._field_bits, strict=False)):
             out[:, j] = (keys >> off) & ((1 << bits) - 1)
         return out
 

@@ -25,8 +25,8 @@ The count columns hold how many of each F_i a position has; the order is in the
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Sequence
+from functools import cache
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -79,7 +79,7 @@ for _i in range(1, INDICES + 1):
     INDEX_OF[fib(_i)] = _i
 
 
-@lru_cache(maxsize=None)
+@cache
 def compositions(m: int) -> int:
     """How many compositions of m into Fibonacci parts (1 for m = 0)."""
     return 1 if m == 0 else sum(compositions(m - f) for f in _parts_up_to(m))
@@ -89,7 +89,7 @@ def _parts_up_to(m: int) -> list[int]:
     return [fib(i) for i in range(1, INDICES + 1) if fib(i) <= m]
 
 
-@lru_cache(maxsize=None)
+@cache
 def larger_first(rem: int, entry: int) -> int:
     """How many compositions of rem begin with a part larger than entry: an entry's term of
     the id (see Ordered.id_of), and the table the summary pass reads them from."""
