@@ -1,4 +1,4 @@
-"""Benchmark of summary mode (`zeckdb build --summary-only`): the issue's targets for n = 151..300,
+"""Benchmark of summary mode (`zeckdb build --summary-only`): its targets for n = 151..300,
 then onward toward n = 400 for as long as allowed; prints seconds and memory per n and the ratios.
 
     python bench/bench_summary.py                          # n = 151..300 (about 20 minutes), check 151..170
@@ -33,12 +33,13 @@ def peak_gib() -> float:
 
 
 def run(db: Path, ns: list[int], memory_gib: float, log, lean: bool = False) -> float:
-    from zeckdb.builder import build_summaries, plan_summaries
     from zeckdb.store import Store
+    from zeckdb.summaries import build_summaries, check_summary_targets, plan_summaries
     from zeckdb.variants import get_variant
 
     variants = [get_variant("zeckendorf"), get_variant("reversed")]
     memory = int(memory_gib * 2**30)
+    check_summary_targets(variants, ns, memory)
     t0 = time.perf_counter()
     with Store.open_write(db) as store:
         jobs = plan_summaries(store, variants, ns, False, memory, workers=2, lean=lean)

@@ -2,7 +2,7 @@
 
     python bench/plain_solver.py 150            # prints winner, remoteness, shortest and longest game
 
-What a careful user would write first, from the rules alone (../shared/GAMES.md,
+What a careful user would write first, from the rules alone (docs/games.md,
 section 1): positions as tuples of counts, moves generated from the rules' text, a
 dict memo over the positions reached from the start, and only four numbers: who wins,
 the start's remoteness, and the shortest and longest game. It shares nothing with

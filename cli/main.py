@@ -12,10 +12,12 @@ from pathlib import Path
 import sys
 import time
 
+from typing import Any
+
 import typer
 
-from zeckdb.errors import UsageError, ZeckdbError
-from zeckdb.variants import catalog
+from zeckdb import api
+from zeckdb.errors import UsageError, ZeckdbError, as_flag
 
 app = typer.Typer(
     help="zeckdb: an exhaustive, SQL-backed position database for the Zeckendorf game family.\n\n"
@@ -25,7 +27,7 @@ app = typer.Typer(
     "`zeckdb serve` offers it all over HTTP with a web page; `zeckdb plot`, `zeckdb draw` and "
     "`zeckdb export` make figures, game-graph drawings and Parquet files. "
     "The database is ./zeckdb.duckdb unless --db or $ZECKDB_DB says otherwise.\n\n"
-    f"Variants (`zeckdb variants` describes them): {', '.join(label for label, _, _ in catalog())}; "
+    f"Variants (`zeckdb variants` describes them): {', '.join(api.variant_labels())}; "
     "a default build covers M = 2..5.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -105,15 +107,13 @@ def build(
     48 with the float columns (expected length, game count, random-play odds),
     kept while two layers fit ZECKDB_SUMMARY_MEMORY (GiB, default 7).
     """
-    from zeckdb import api
-    from zeckdb.ranges import format_ns
 
     bar = _Progress()
     try:
         result = api.build(db, variant, n, force=force, summary_only=summary_only, lean=lean, executor=executor,
                            address=address, shards=shards, shards_only=shards_only, progress=bar, notify=_echo_err)
     except api.BuildInterrupted as interrupt:  # click would print "Aborted!"; say what is kept
-        done = f"n = {format_ns(interrupt.committed) or 'none'} are" if interrupt.committed is not None \
+        done = f"n = {api.format_ns(interrupt.committed) or 'none'} are" if interrupt.committed is not None \
             else "every finished n is"
         _echo_err(f"zeckdb: interrupted; {done} committed, run the same command again to resume")
         raise typer.Exit(130) from None
@@ -123,15 +123,15 @@ def build(
                    f"stored); query them with DuckDB, e.g. SELECT * FROM read_parquet('{result.shards}/positions/*/*/"
                    "*.parquet', hive_partitioning = true)")
     elif not result.built:
-        typer.echo(f"nothing to build: {names} for n = {format_ns(result.ns)} already "
+        typer.echo(f"nothing to build: {names} for n = {api.format_ns(result.ns)} already "
                    + (f"summarised or built in {result.path} (--force recomputes summaries)" if result.summary_only
                       else f"in {result.path} (--force rebuilds)"))
     elif result.summary_only:
-        typer.echo(f"summarised {names} for n = {format_ns(result.ns)}: {result.positions:,} positions, "
+        typer.echo(f"summarised {names} for n = {api.format_ns(result.ns)}: {result.positions:,} positions, "
                    f"{result.edges:,} moves solved in {result.seconds:.1f} s, nothing but the summaries stored "
                    f"-> {result.path}")
     else:
-        typer.echo(f"built {names} for n = {format_ns(sorted({k for _, k in result.built}))}: "
+        typer.echo(f"built {names} for n = {api.format_ns(sorted({k for _, k in result.built}))}: "
                    f"{result.positions:,} positions, {result.edges:,} edges in {result.seconds:.1f} s -> {result.path}")
 
 
@@ -139,7 +139,7 @@ class _Progress:
     """A progress bar on a terminal, plain log lines otherwise (api.BuildProgress)."""
 
     def __init__(self) -> None:
-        self.bar = None
+        self.bar: Any = None  # a rich Progress on a terminal
 
     def start(self, total: int, verb: str) -> None:
         self.total, self.verb, self.done, self.logged_tenth = total, verb, 0, 0
@@ -181,18 +181,20 @@ def _progress(total: int, verb: str):
 def variants(fmt: str = FormatOption) -> None:
     """List the games zeckdb knows: name, what a position is, the n it builds, an example start, the paper."""
     from zeckdb.render import render
-    from zeckdb import api
 
     _check_format(fmt)
     games = api.variants()
-    typer.echo(render(list(games[0]), [tuple(g.values()) for g in games], fmt))
+    if fmt == "json":  # the API's fields, keyed by identifiers
+        typer.echo(json.dumps(games))
+        return
+    shown = {"variant": "variant", "game": "game", "n": "n", "start_of_5": "start of n = 5", "source": "source"}
+    typer.echo(render(list(shown.values()), [tuple(g[key] for key in shown) for g in games], fmt))
 
 
 @app.command()
 def status(db: str | None = DbOption) -> None:
     """List what the database holds: per variant the n built, positions, edges, and
     which n hold only their summary (built with --summary-only)."""
-    from zeckdb import api
 
     with api.open_db(db) as store:
         info = api.status(store)
@@ -223,16 +225,13 @@ def position(
     db: str | None = DbOption,
 ) -> None:
     """Show a position: outcome, remoteness, game lengths, counts, and every move ranked best first."""
-    from zeckdb import api
-    from zeckdb.variants import get_variant
 
     with api.open_db(db) as store:
         info = api.probe(store, variant, position, _start(start))
     if as_json:
         typer.echo(json.dumps(info.to_json()))
         return
-    fmt = get_variant(info.variant).format
-    typer.echo(f"{info.variant} {fmt(info.position)}  (n = {info.value}{', start' if info.is_start else ''}"
+    typer.echo(f"{info.variant} {info.text}  (n = {info.value}{', start' if info.is_start else ''}"
                f"{', terminal' if info.is_terminal else ''})")
     typer.echo(f"  outcome           {info.outcome} for the player to move")
     typer.echo(f"  remoteness        {info.remoteness}")
@@ -247,7 +246,7 @@ def position(
     width = max(len(m.move) for m in info.moves)
     for i, m in enumerate(info.moves, 1):
         verdict = "wins" if m.outcome == "loss" else "loses"
-        typer.echo(f"  {i:>3}. {m.move:<{width}}  -> {fmt(m.position):<24} {verdict} "
+        typer.echo(f"  {i:>3}. {m.move:<{width}}  -> {m.text:<24} {verdict} "
                    f"(then {m.outcome} for opponent, remoteness {m.remoteness})")
 
 
@@ -260,34 +259,22 @@ def line(
     db: str | None = DbOption,
 ) -> None:
     """Play the principal line from a position: optimal play by both sides, one move per line."""
-    from zeckdb import api
-    from zeckdb.variants import get_variant
-
     with api.open_db(db) as store:
         steps = api.principal_line(store, variant, position, _start(start))
     first = steps[0][1]
     if as_json:
         typer.echo(json.dumps(api.line_json(steps)))
         return
-    fmt = get_variant(first.variant).format
-    typer.echo(f"{first.variant} from {fmt(first.position)}: "
+    typer.echo(f"{first.variant} from {first.text}: "
                f"the player to move {'wins' if first.outcome == 'win' else 'loses'} in {first.remoteness} moves")
-    width = max((len(mv) for mv, _ in steps[1:]), default=0)
+    width = max((len(mv or "") for mv, _ in steps[1:]), default=0)
     for i, (mv, info) in enumerate(steps[1:], 1):
         mover = "A" if i % 2 else "B"
-        typer.echo(f"  {i:>3}. {mover}: {mv:<{width}}  -> {fmt(info.position)}")
+        typer.echo(f"  {i:>3}. {mover}: {mv:<{width}}  -> {info.text}")
 
 
 def _start(text: str | None) -> int | None:
-    from zeckdb.errors import UsageError
-    from zeckdb.ranges import parse_count
-
-    if text is None:
-        return None
-    n = parse_count(text)
-    if n is None:
-        raise UsageError(f"bad --start {text[:40]!r}: give n in ASCII digits, e.g. --start 7")
-    return n
+    return None if text is None else api.parse_n(text, "--start")
 
 
 def _check_format(fmt: str) -> None:
@@ -315,8 +302,6 @@ def query(
     parameters (with their types and allowed values) and the paper or theorem it checks.
     """
     from zeckdb.render import render
-    from zeckdb import api, queries
-    from zeckdb.ranges import parse_ns
 
     _check_format(fmt)
     if name is None:
@@ -332,9 +317,9 @@ def query(
             typer.echo(textwrap.fill(f"takes: {parameters}", 100, initial_indent="    ", subsequent_indent="        "))
         typer.echo("\nrun one: zeckdb query NAME [--variant V] [--n RANGE] [--param KEY=VALUE]")
         return
-    queries.get_query(name)
-    ns = parse_ns(n) if n else None
-    params = queries.parse_params(param or [])
+    api.get_query(name)
+    ns = api.parse_ns(n) if n else None
+    params = api.parse_params(param or [])
     limits = _limits(timeout, max_rows)
     with api.open_db(db) as store:
         result = api.run_query(store, name, variant, ns, params, limits)
@@ -350,9 +335,7 @@ def _params_text(query) -> str:
 
 
 def _limits(timeout: float, max_rows: int):
-    from zeckdb.executor import Limits
-
-    return Limits(timeout=timeout, max_rows=None if max_rows == 0 else max_rows)  # it checks both
+    return api.Limits(timeout=timeout, max_rows=None if max_rows == 0 else max_rows)  # it checks both
 
 
 def _print_result(result, fmt: str) -> None:
@@ -379,7 +362,6 @@ def sql(
     EXPLAIN; anything else is refused. The query sees the database only (no
     files, no network), within a time limit, a memory limit and a row limit.
     """
-    from zeckdb import api
 
     _check_format(fmt)
     limits = _limits(timeout, max_rows)
@@ -407,13 +389,9 @@ def verify(
     checksums recorded at build time. Exits 1 and lists the first mismatches if
     anything disagrees.
     """
-    from zeckdb.ranges import parse_ns
-    from zeckdb.store import Store
-    from zeckdb.verify import layers_to_verify, verify as run_verify
-
-    ns = parse_ns(n) if n else None
-    with Store.open_read(db) as store, _progress(len(layers_to_verify(store, variant, ns)), "verifying") as advance:
-        report = run_verify(store, variant, ns, progress=advance)
+    ns = api.parse_ns(n) if n else None
+    with api.open_db(db) as store, _progress(api.verify_size(store, variant, ns), "verifying") as advance:
+        report = api.verify(store, variant, ns, progress=advance)
     width = max(len(c.name) for c in report.checks)
     typer.echo(f"verified {len(report.layers):,} layers in {report.seconds:.1f} s")
     typer.echo(f"  {'check':<{width}}  {'checked':>12}  {'failed':>8}")
@@ -451,10 +429,9 @@ def serve(
     answers come from the layers it has committed. Nothing the service answers
     names a folder of the host: the database is named by its file name only.
     """
-    from zeckdb.executor import check_memory_limit
     from zeckdb.service import serve as run_service
 
-    run_service(db, host, port, sql_timeout, sql_max_rows, max_heavy, check_memory_limit(memory_limit))
+    run_service(db, host, port, sql_timeout, sql_max_rows, max_heavy, api.check_memory_limit(memory_limit))
 
 
 @app.command()
@@ -472,10 +449,8 @@ def simulate(
     `zeckdb query length-moments`, which is exact where the database holds n.
     """
     from zeckdb.render import render
-    from zeckdb.simulate import simulate as run_simulation
-
     _check_format(fmt)
-    sim = run_simulation(variant, n, games, seed)
+    sim = api.simulate(variant, n, games, seed)
     moments, histogram = sim.moments(), sim.histogram()
     if fmt == "json":
         typer.echo(json.dumps({"variant": sim.variant, "n": n, "games": games, "seed": seed, "method": "monte carlo",
@@ -510,11 +485,9 @@ def plot(
     lengths: shortest and longest games against n - Z(n); p-positions: the
     P-positions of a Black Hole game of one to three bins; remoteness: a layer's
     wins and losses by remoteness."""
-    from zeckdb import api
-    from zeckdb.ranges import parse_ns
-
+    
     with api.open_db(db) as store:
-        figure = api.plot(store, kind, variant, parse_ns(n) if n else None, measure, out=out, data=data, force=force)
+        figure = api.plot(store, kind, variant, api.parse_ns(n) if n else None, measure, out=out, data=data, force=force)
     typer.echo(f"wrote {out}")
     if data is not None:
         typer.echo(f"wrote {data} ({len(figure.rows)} rows)")
@@ -537,12 +510,8 @@ def draw(
     Positions are labelled as on the command line, moves are arrows labelled
     with their names, P- and N-positions are told apart, the winner's strategy
     graph is highlighted, the start and the terminals are marked."""
-    from zeckdb import api
-    from zeckdb.ranges import parse_count
-
-    layer = parse_count(n)
-    if layer is None:
-        raise UsageError(f"bad --n {n[:40]!r}: give one n in ASCII digits, e.g. --n 7")
+    
+    layer = api.parse_n(n, "--n")
     if fmt == "png" and out is None:
         raise UsageError("--format png writes a binary image: give --out FILE.png")
     with api.open_db(db) as store:
@@ -568,10 +537,8 @@ def export(
     Positions, moves (edges), summaries and length distributions, laid out like
     DIR/positions/variant=V/n=N/, with a manifest (rows and sha256 per file) and
     a README saying how DuckDB, pandas, polars and pyarrow read them back."""
-    from zeckdb import api
-    from zeckdb.ranges import parse_ns
-
-    ns = parse_ns(n) if n else None
+    
+    ns = api.parse_ns(n) if n else None
     t0 = time.perf_counter()
     with api.open_db(db) as store:
         manifest = api.export(store, folder, fmt, variant, ns, progress=_Progress())
@@ -584,10 +551,7 @@ def export(
 @db_app.command("upgrade")
 def db_upgrade(db: str | None = DbOption) -> None:
     """Create the database or bring it to the newest schema revision."""
-    from zeckdb.store import resolve_db_path, upgrade
-
-    path = resolve_db_path(db)
-    before, after = upgrade(path)
+    path, before, after = api.upgrade(db)
     if before == after:
         typer.echo(f"{path} is at the newest schema revision ({after})")
     else:
@@ -597,14 +561,8 @@ def db_upgrade(db: str | None = DbOption) -> None:
 @db_app.command("current")
 def db_current(db: str | None = DbOption) -> None:
     """Print the database's schema revision."""
-    from zeckdb.errors import DatabaseError
-    from zeckdb.store import SCHEMA_HEAD, resolve_db_path, schema_revision
-
-    path = resolve_db_path(db)
-    if not path.exists():
-        raise DatabaseError(f"no database at {path}: create one with `zeckdb build` or `zeckdb db upgrade`")
-    rev = schema_revision(path)
-    typer.echo(f"{rev or 'none (not a zeckdb database)'}{' (head)' if rev == SCHEMA_HEAD else ''}")
+    _, rev, newest = api.schema_revision(db)
+    typer.echo(f"{rev or 'none (not a zeckdb database)'}{' (head)' if newest else ''}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -612,7 +570,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app(args=argv, prog_name="zeckdb", standalone_mode=True)
     except ZeckdbError as exc:
-        _echo_err(f"zeckdb: error: {exc}")
+        _echo_err(f"zeckdb: error: {exc.worded(as_flag)}")
         sys.exit(exc.exit_code)
     except Exception as exc:  # the last net: DuckDB failing on a file damaged in a way no check foresaw
         cause = getattr(exc, "orig", None) or exc  # SQLAlchemy wraps DuckDB's errors

@@ -1,4 +1,4 @@
-"""Published facts from ../shared/GAMES.md, with their sources, as data."""
+"""Published facts from docs/games.md, with their sources, as data."""
 
 # The reversed paper's Table A.1 (Batterman et al. 2023): n -> (edges, vertices).
 # The forward game has the same graph, so the same counts.

@@ -1,4 +1,4 @@
-"""An independent, deliberately simple solver for small n, written from GAMES.md.
+"""An independent, deliberately simple solver for small n, written from docs/games.md.
 
 It shares no code with zeckdb: positions are plain tuples, moves are written
 out from the rules' text (the reversed moves from the reversed paper's own list,
@@ -10,7 +10,7 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import cache
 
-FIB = [1, 2]  # F_1 = 1, F_2 = 2 (GAMES.md), written out here rather than taken from zeckdb.fib
+FIB = [1, 2]  # F_1 = 1, F_2 = 2 (docs/games.md), written out here rather than taken from zeckdb.fib
 while len(FIB) < 100:
     FIB.append(FIB[-1] + FIB[-2])
 BINS = 16
@@ -191,7 +191,7 @@ def winning_strategy_graph(variant: str, n: int) -> set[tuple[int, ...]]:
     return seen
 
 
-# -- the Fibonacci Quilt game, from GAMES.md section 4 -------------------------
+# -- the Fibonacci Quilt game, from docs/games.md -------------------------
 Q = [1, 2, 3, 4]
 while len(Q) < 30:
     Q.append(Q[-2] + Q[-3])
@@ -245,7 +245,7 @@ def fq_legal_decompositions(n: int) -> list[tuple[int, ...]]:
 MOVES["quilt"] = quilt_moves
 
 
-# -- Black Hole games and their Empty-Board pre-game, from GAMES.md section 3 ---
+# -- Black Hole games and their Empty-Board pre-game, from docs/games.md ---
 def black_hole_moves(m: int):
     """The Zeckendorf moves on bins 1..m-1; a chip put in bin m or beyond is gone."""
     def put_on_board(put: dict[int, int]) -> dict[int, int]:
@@ -286,13 +286,13 @@ def empty_board_moves(m: int):
     return moves
 
 
-# -- Fibonacci nim, from GAMES.md section 5 --------------------------------------
+# -- Fibonacci nim, from docs/games.md --------------------------------------
 def nim_moves(p):
     r, k = (list(p) + [0, 0])[:2]
     return [norm([r - t, min(2 * t, r - t)]) for t in range(1, min(k, r) + 1)]
 
 
-# -- the build-up 1-2-3 game, from GAMES.md section 2 -----------------------------
+# -- the build-up 1-2-3 game, from docs/games.md -----------------------------
 def build_up_moves(p):
     """(a, b, c, left): place a 1, 2 or 3 that fits while something is left, then the reversed game."""
     a, b, c, left = (list(p) + [0] * 4)[:4]

@@ -145,14 +145,20 @@ def test_help_explains_every_command(capsys):
 
 
 def test_variants_lists_every_game_once(capsys):
-    from zeckdb.variants import _REGISTRY, get_variant
+    from zeckdb.variants import get_variant
+
+    from .conftest import GAMES
 
     code, out, _ = run(capsys, "variants", "--format", "json")
     listing = {row["variant"]: row for row in json.loads(out)}
-    assert code == 0 and list(listing) == [*_REGISTRY, "black-hole-M (M = 2..12)", "black-hole-empty-board-M (M = 2..12)"]
-    assert listing["ordered"]["start of n = 5"] == "[1,1,1,1,1]"
-    assert listing["fibonacci-nim"]["start of n = 5"] == "(5,4)" and listing["fibonacci-nim"]["n"] == "0..1000"
-    assert listing["black-hole-empty-board-M (M = 2..12)"]["start of n = 5"] == "(0,0,0,5)"
+    assert code == 0 and list(listing) == [*GAMES, "black-hole-M (M = 2..12)", "black-hole-empty-board-M (M = 2..12)"]
+    assert listing["ordered"]["start_of_5"] == "[1,1,1,1,1]" and listing["ordered"]["family"] is None
+    assert listing["fibonacci-nim"]["start_of_5"] == "(5,4)" and listing["fibonacci-nim"]["n"] == "0..1000"
+    family = listing["black-hole-empty-board-M (M = 2..12)"]
+    assert family["start_of_5"] == "(0,0,0,5)" and family["family"] == "black-hole-empty-board"
+    assert family["members"] == [f"black-hole-empty-board-{m}" for m in range(2, 13)]
+    code, out, _ = run(capsys, "variants", "--format", "csv")
+    assert code == 0 and out.splitlines()[0] == "variant,game,n,start of n = 5,source"
     for name in ("black-hole-2", "black-hole-12", "black-hole-empty-board-7"):
         get_variant(name)  # every advertised M is accepted
 
@@ -244,3 +250,18 @@ def test_expected_moves_are_shown_with_the_digits_they_are_stored_with(capsys, s
         assert isinstance(shown, float) and shown == as_real(float(ref.solve("zeckendorf", position)["expected"]))
     code, out, _ = run(capsys, "sql", "SELECT (29 / 6)::REAL AS x", "-f", "csv", "--db", str(small_db))
     assert out.splitlines() == ["x", "4.8333335"]
+
+
+def test_the_command_line_goes_through_the_api_only():
+    """cli/main.py imports zeckdb.api, zeckdb.render and zeckdb.errors, and the service to start it:
+    every command is a call of the library's one public door."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse((Path(__file__).resolve().parent.parent / "cli" / "main.py").read_text())
+    reached = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
+               and node.module.startswith("zeckdb")}
+    reached |= {f"zeckdb.{a.name}" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                and node.module == "zeckdb" for a in node.names}
+    assert reached <= {"zeckdb", "zeckdb.api", "zeckdb.render", "zeckdb.errors", "zeckdb.service",
+                       "zeckdb.__version__"}, reached

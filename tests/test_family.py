@@ -1,6 +1,6 @@
 """The Black Hole games, their Empty-Board pre-game, Fibonacci nim, the build-up game and the
 ordered game: the database against the independent solver in reference.py, and the facts
-of GAMES.md and the papers."""
+of docs/games.md and the papers."""
 
 from __future__ import annotations
 
@@ -11,10 +11,9 @@ import pytest
 
 from zeckdb.queries import run_query
 from zeckdb.store import Store
-from zeckdb.variants import _REGISTRY
 
 from . import reference as ref
-from .conftest import (BLACK_HOLE_N, BLACK_HOLES, BUILD_UP_N, MORE_BLACK_HOLE_N, MORE_BLACK_HOLES, NIM_N, ORDERED_N, rows,
+from .conftest import (BLACK_HOLE_N, GAMES, BLACK_HOLES, BUILD_UP_N, MORE_BLACK_HOLE_N, MORE_BLACK_HOLES, NIM_N, ORDERED_N, rows,
                        run)
 
 # every column is cross-checked on these layers (kept small: the reference is plain Python)
@@ -127,7 +126,7 @@ def test_winning_strategy_flags_follow_the_start_within_its_layer(con, variant):
         assert {p for p, r in stored.items() if r["in_winning_strategies"]} == seen, f"{variant} n={n}"
 
 
-# -- GAMES.md section 3: Cashman, Miller, Shuffelton, Son ---------------------------
+# -- docs/games.md: Cashman, Miller, Shuffelton, Son ---------------------------
 def p_positions(con, variant: str) -> set[tuple[int, ...]]:
     return {ref.norm([r[f"c{i}"] or 0 for i in range(1, 17)])
             for r in rows(con, "SELECT * FROM positions WHERE variant = ? AND outcome = 'loss'", [variant])}
@@ -186,7 +185,7 @@ def test_black_hole_p_positions_query_lists_exactly_the_p_positions(small_db):
     assert all(r["value"] == r["c1"] + 2 * r["c2"] for r in as_dicts)
 
 
-# -- GAMES.md section 5: Fibonacci nim -------------------------------------------------
+# -- docs/games.md: Fibonacci nim -------------------------------------------------
 def usual_fibonacci(limit: int) -> set[int]:
     a, b, out = 1, 1, set()
     while a <= limit:
@@ -224,7 +223,7 @@ def test_fibonacci_nim_check_query_agrees_with_knuth(small_db):
     assert table[99]["winning_takes"][0] == 3  # 100 = 89 + 8 + 3
 
 
-# -- GAMES.md section 2: the build-up game, Theorem 5.1 ------------------------------
+# -- docs/games.md: the build-up game, Theorem 5.1 ------------------------------
 def test_build_up_theorem_5_1(con):
     winners = {r["n"]: r["winner"] for r in rows(con, "SELECT n, winner FROM builds WHERE variant = 'build-up'")}
     assert winners == {n: 1 if n == 4 or n % 2 else 2 for n in range(1, BUILD_UP_N + 1)}
@@ -274,7 +273,7 @@ def test_lookups_follow_moves_into_lower_layers(capsys, small_db):
 
 @pytest.mark.parametrize("args, message", [
     (("position", "black-hole-13", "--start", "5"), "unknown variant 'black-hole-13': choose one of "
-                                                     f"{', '.join(_REGISTRY)}, black-hole-M (M = 2..12)"),
+                                                     f"{', '.join(GAMES)}, black-hole-M (M = 2..12)"),
     (("position", "fibonacci-nim", "10,11"), "position (10,11): at most r = 10 chips can be taken, so k <= r"),
     (("position", "fibonacci-nim", "10"), "write it as r,k"),
     (("position", "black-hole-empty-board-4", "0,1,0,3"),

@@ -1,4 +1,4 @@
-"""GAMES.md sections 1 and 2, checked against the built database (n = 1..40)."""
+"""docs/games.md, checked against the built database (n = 1..40)."""
 
 from __future__ import annotations
 

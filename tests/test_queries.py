@@ -1,5 +1,5 @@
 """Every named query, on a small built database, against independent computations
-(exact fractions from reference.py for n <= 15) and the facts of GAMES.md."""
+(exact fractions from reference.py for n <= 15) and the facts of docs/games.md."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from zeckdb.errors import NotBuiltError, UsageError
+from zeckdb.errors import NotBuiltError, UsageError, as_flag
 from .reference import PHI, z_count, z_index_sum
 from zeckdb.queries import list_queries, run_query, run_sql
 from zeckdb.store import Store
@@ -233,8 +233,19 @@ def test_winning_moves(store):
      "no variant built here accepts it"),
 ])
 def test_query_errors(store, args, message):
-    with pytest.raises(UsageError, match=re.escape(message)):
+    # the command line's wording: the library names parameters, the CLI words them as its flags
+    with pytest.raises(UsageError) as caught:
         run_query(store, *args)
+    assert message in caught.value.worded(as_flag)
+
+
+def test_the_library_names_parameters_not_flags(store):
+    with pytest.raises(UsageError) as caught:
+        run_query(store, "omega-b", None, [7], {"n": "7"})
+    assert str(caught.value) == "query omega-b does not take n: it takes parameter n"
+    assert caught.value.worded(as_flag) == "query omega-b does not take --n: it takes --param n"
+    with pytest.raises(UsageError, match=re.escape("query winning-moves needs parameter position=...")):
+        run_query(store, "winning-moves")
 
 
 @pytest.mark.parametrize("args, message", [
@@ -270,6 +281,14 @@ def test_sql_runs_reads_and_reports_errors(store):
     assert (result.columns, result.rows, result.total_rows) == (["z(100)", "fib(10)"], [(3, 89)], 1)
     with pytest.raises(UsageError, match="SQL error: Catalog Error: Table with name nothing does not exist"):
         run_sql(store, "SELECT * FROM nothing")
+
+
+def test_the_library_returns_every_row_of_sql_and_named_queries_alike(store):
+    # the command line and the service cut at their own limits; the library's default is every row
+    sql = run_sql(store, "SELECT * FROM range(1500)")
+    named = run_query(store, "graph-size", "zeckendorf")
+    assert len(sql.rows) == sql.total_rows == 1500 and not sql.truncated
+    assert len(named.rows) == named.total_rows and not named.truncated
 
 
 def test_reversed_abc_matches_theorem_1_6(store):

@@ -1,4 +1,4 @@
-"""The Fibonacci Quilt game against GAMES.md section 4 (Miller and Newlon 2019)."""
+"""The Fibonacci Quilt game against docs/games.md (Miller and Newlon 2019)."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def test_shortest_game_is_n_minus_l(con):
     for n in range(1, QUILT_N + 1):
         longest = max(sum(d) for d in ref.fq_legal_decompositions(n))
         assert s[n]["min_length"] == n - longest, n
-    assert max(sum(d) for d in ref.fq_legal_decompositions(50)) == 4  # L(50) = 4 (GAMES.md)
+    assert max(sum(d) for d in ref.fq_legal_decompositions(50)) == 4  # L(50) = 4 (docs/games.md)
 
 
 def test_quilt_lengths_query(con, small_db):
@@ -87,7 +87,7 @@ def test_quilt_lengths_query(con, small_db):
 
 
 def test_standardized_moments_against_the_exact_distribution_and_the_papers_simulation(small_db):
-    """GAMES.md section 4: for n = 20 the paper reports, from 10,000 random games, how far the 4th
+    """docs/games.md: for n = 20 the paper reports, from 10,000 random games, how far the 4th
     and 6th standardized moments of the length are from the Gaussian's 3 and 15 (0.044176 and
     0.219217, as fractions). The database's exact moments equal the reference's, and the paper's
     figures lie within three standard errors of a 10,000-game estimate of them."""

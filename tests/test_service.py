@@ -70,7 +70,7 @@ def test_status_variants_summary_and_queries(server):
     ("/v1/reversed/summary?n=1..99999999", 400, "n goes up to 10000"),
     ("/v1/reversed/summary?n=41", 404, "n = 41 is not built for reversed"),
     ("/v1/queries/nope", 404, "unknown query 'nope'"),
-    ("/v1/queries/omega-b", 400, "needs --param n="),
+    ("/v1/queries/omega-b", 400, "needs parameter n="),
     ("/v1/queries/length-distribution?measure=Q", 400, "measure is P or mu"),
     ("/v1/queries/winners?format=xml", 400, "unknown format 'xml'"),
     ("/v1/queries/reversed-abc?variant=zeckendorf", 400, "written for reversed"),
@@ -121,7 +121,7 @@ def test_the_services_cache_of_move_values_answers_as_the_database(small_db):
     """The service reads the values of moves' positions from whole-layer arrays (MoveValues):
     every lookup of every position of some layers must equal the plain lookup."""
     from zeckdb import api
-    from zeckdb.store import MoveValues
+    from zeckdb.service import MoveValues
 
     from .reference import positions
 

@@ -50,9 +50,9 @@ def test_beyond_the_exhaustive_limit():
 
 @pytest.mark.parametrize("args, message", [
     (("quilt", 0), "n = 0 is out of range"), (("nim", 5), "unknown variant 'nim'"),
-    (("quilt", 5, 0), "--games 0 is out of range"),
+    (("quilt", 5, 0), "games 0 is out of range"),  # the library names its parameter; the CLI says --games
     (("fibonacci-nim", 1001), "out of range for simulating fibonacci-nim: its moves are generated"),
-    (("fibonacci-nim", 50, 100_001), "--games 100001 is out of range for fibonacci-nim"),
+    (("fibonacci-nim", 50, 100_001), "games 100001 is out of range for fibonacci-nim"),
     (("ordered", 55), "out of range for simulating ordered: .* up to n = 54"),
 ])
 def test_bad_input(args, message):
@@ -66,3 +66,5 @@ def test_cli_json_and_table(capsys):
     assert code == 0 and data["method"] == "monte carlo" and sum(data["histogram"].values()) == 500
     code, out, _ = run(capsys, "simulate", "zeckendorf", "--n", "10", "--games", "300")
     assert code == 0 and "Monte Carlo" in out and "excess_kurtosis" in out
+    code, out, err = run(capsys, "simulate", "quilt", "--n", "12", "--games", "0")
+    assert code == 2 and err.strip() == "zeckdb: error: --games 0 is out of range: play 1 to 10,000,000 games"

@@ -1,7 +1,7 @@
 """Summary mode (`zeckdb build --summary-only`): a layer solved in one pass, only its summary kept.
 
 Checked against the full build (every summary column, n <= 60, every variant that has
-a summary mode), against the independent reference solver, against GAMES.md's
+a summary mode), against the independent reference solver, against docs/games.md's
 facts, and as a user meets it: status, queries, lookups, replacement by a full build.
 """
 
@@ -95,7 +95,7 @@ def test_summary_mode_agrees_with_the_reference_solver(variant):
 
 
 def test_summary_mode_beyond_the_full_builds_limit_meets_the_published_facts():
-    # GAMES.md: the shortest game has n - Z(n) moves in both games; Player 2 wins the Zeckendorf game for n >= 3
+    # docs/games.md: the shortest game has n - Z(n) moves in both games; Player 2 wins the Zeckendorf game for n >= 3
     for n in (201, 230):
         for variant in ("zeckendorf", "reversed"):
             s = solve_summary(get_variant(variant), n, floats=False)

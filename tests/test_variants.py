@@ -10,6 +10,7 @@ from zeckdb.errors import UnknownVariantError, UsageError
 from zeckdb.variants import get_variant, variant_names
 
 ALL = variant_names(all_members=True)  # every accepted member of each family (black-hole-2..12)
+SAMPLED = 20_000  # positions round-tripped per layer at most
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -19,10 +20,15 @@ def test_ids_keys_and_counts_round_trip(name, n):
     n = min(n, v.max_n)  # the ordered game stops at 24
     keys = v.layer_keys(n)
     assert len(set(keys.tolist())) == len(keys) == v.estimate_positions(n)
-    for i, (key, written) in enumerate(zip(keys, layer_positions(v, keys), strict=False)):
+    # every position of a layer up to SAMPLED, else its first, last and a fixed random sample: the
+    # checks are per position in Python (2.6 million of them at the ordered game's n = 24)
+    ids = np.arange(len(keys))
+    if len(keys) > SAMPLED:
+        ids = np.unique(np.concatenate([[0, len(keys) - 1], np.random.default_rng(n).choice(len(keys), SAMPLED)]))
+    for i, written in zip(ids.tolist(), layer_positions(v, keys[ids]), strict=True):
         pos = v.parse(",".join(map(str, written)))
         assert v.id_of(pos) == i
-        assert v.key_of(pos) == key
+        assert v.key_of(pos) == keys[i]
         assert v.layer_of(pos) == n
         assert v.parse(v.format(pos)) == pos
 

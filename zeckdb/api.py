@@ -25,20 +25,24 @@ import time
 from typing import TYPE_CHECKING, Any, Protocol
 from collections.abc import Callable
 
-from .errors import NotBuiltError, UsageError
-from .executor import Limits, Result, real
+from .errors import NotBuiltError, UsageError, opt
+from .executor import Limits, Result, check_memory_limit, real
 from .outputs import check_file, check_folder, write_file  # the one rule of where zeckdb writes
-from .queries import list_queries, run_query, run_sql
+from .queries import get_query, list_queries, parse_params, run_query, run_sql
+from .ranges import format_ns, parse_count, parse_n, parse_ns
 from .store import SCHEMA_HEAD, Store
-from .variants import Position, Variant, catalog, get_variant
+from .variants import Position, Variant, games, get_variant
 
 if TYPE_CHECKING:
     from .plots import Plot
     from .simulate import Simulation
+    from .verify import Report
 
-__all__ = ["BuildInterrupted", "BuildProgress", "BuildResult", "Limits", "Move", "PositionInfo", "Result", "build", "draw",
-           "export", "line_json", "list_queries", "open_db", "plot", "principal_line", "probe", "run_query", "run_sql",
-           "simulate", "status", "summary", "variants"]
+__all__ = ["BuildInterrupted", "BuildProgress", "BuildResult", "Limits", "Move", "PositionInfo", "Result", "build",
+           "check_memory_limit", "draw", "export", "format_ns", "get_query", "line_json", "list_queries", "open_db",
+           "parse_count", "parse_n", "parse_ns", "parse_params", "plot", "principal_line", "probe", "run_query", "run_sql",
+           "schema_revision", "simulate", "status", "summary", "upgrade", "variant_labels", "variants", "verify",
+           "verify_size"]
 
 
 @dataclass
@@ -72,7 +76,7 @@ class PositionInfo:
     min_remaining: int
     max_remaining: int
     games_to_end: int | float
-    expected_remaining_random: float
+    expected_remaining_random: float | None
     grundy: int
     is_start: bool
     is_terminal: bool
@@ -96,12 +100,13 @@ def open_db(db: str | os.PathLike | None = None) -> Store:
 def resolve_position(variant: Variant, position: str | Position | None, start: int | None) -> tuple[Position, int]:
     """The position meant by a text/tuple or by --start N, and its layer n."""
     if position is None and start is None:
-        raise UsageError("give a position (e.g. 3,1,0,2) or --start N")
+        raise UsageError(f"give a position (e.g. 3,1,0,2) or {opt('start')} N")
     if position is not None and start is not None:
-        raise UsageError("give either a position or --start N, not both")
+        raise UsageError(f"give either a position or {opt('start')} N, not both")
     if start is not None:
         variant.check_n(start)
         return variant.start(start), start
+    assert position is not None  # one of the two was given
     pos = variant.parse(position) if isinstance(position, str) else tuple(position)
     return pos, variant.layer_of(pos)
 
@@ -124,7 +129,8 @@ def probe(store: Store, variant_name: str, position: str | Position | None = Non
     rows.update(store.probe_moves(variant.name, [place for _, _, place in children]))
     if own not in rows:
         store.require_built(variant.name, n)  # raises the helpful error when n is not built
-        raise NotBuiltError(f"position {variant.format(pos)} is missing from the database for n = {n}: rebuild with --force")
+        raise NotBuiltError(f"position {variant.format(pos)} is missing from the database for n = {n}: rebuild "
+                            f"with `zeckdb build --variant {variant.name} --n {n} --force`")
     if any(place not in rows for _, _, place in children):
         raise NotBuiltError(f"the moves from {variant.format(pos)} lead to positions missing from the database: "
                             f"rebuild with `zeckdb build --variant {variant.name} --n {n} --force`")
@@ -166,10 +172,17 @@ def line_json(line: list[tuple[str | None, PositionInfo]]) -> list[dict[str, Any
             for i, (move, info) in enumerate(line[1:], 1)]
 
 
+def variant_labels() -> list[str]:
+    """The games' names as users write them, a family once as `prefix-M (M = a..b)`."""
+    return [g.label for g in games()]
+
+
 def variants() -> list[dict[str, Any]]:
-    """The games zeckdb knows (a family once, as `prefix-M`): name, game, n range, start of n = 5, source."""
-    return [{"variant": name, "game": title, "n": f"{v.min_n}..{v.max_n}", "start of n = 5": v.format(v.start(5)),
-             "source": v.source} for name, title, v in catalog()]
+    """The games zeckdb knows, a family once: its label (`variant`), `family` and `members`
+    (None for a single game), title, n range, the start of n = 5 and the paper."""
+    return [{"variant": g.label, "family": g.family, "members": g.members if g.family else None, "game": g.title,
+             "n": f"{g.example.min_n}..{g.example.max_n}", "start_of_5": g.example.format(g.example.start(5)),
+             "source": g.example.source} for g in games()]
 
 
 def status(store: Store) -> dict[str, Any]:
@@ -259,6 +272,42 @@ def export(store: Store, folder: Path, fmt: str = "parquet", variants: list[str]
             progress.stop()
 
 
+def verify_size(store: Store, variant: str | None = None, ns: list[int] | None = None) -> int:
+    """How many layers `verify` will check (for a progress bar)."""
+    from .verify import layers_to_verify
+
+    return len(layers_to_verify(store, variant, ns))
+
+
+def verify(store: Store, variant: str | None = None, ns: list[int] | None = None,
+           progress: Callable[[int, str], None] | None = None) -> Report:
+    """Check every built layer (of `variant`, of `ns`) against itself (zeckdb.verify)."""
+    from .verify import verify as check
+
+    return check(store, variant, ns, progress=progress)
+
+
+def upgrade(db: str | os.PathLike | None = None) -> tuple[Path, str | None, str]:
+    """Create the database or bring it to the newest schema: (its path, the revision it had, the newest)."""
+    from .store import resolve_db_path, upgrade as migrate
+
+    path = resolve_db_path(db)
+    before, after = migrate(path)
+    return path, before, after
+
+
+def schema_revision(db: str | os.PathLike | None = None) -> tuple[Path, str | None, bool]:
+    """(the database's path, its schema revision or None, whether that is the newest)."""
+    from .errors import DatabaseError
+    from .store import resolve_db_path, schema_revision as revision
+
+    path = resolve_db_path(db)
+    if not path.exists():
+        raise DatabaseError(f"no database at {path}: create one with `zeckdb build` or `zeckdb db upgrade`")
+    found = revision(path)
+    return path, found, found == SCHEMA_HEAD
+
+
 def simulate(variant_name: str, n: int, games: int = 10_000, seed: int = 0) -> Simulation:
     """Play `games` random games of n (Monte Carlo: both players pick uniformly among the legal
     moves); no database needed. See zeckdb.simulate."""
@@ -318,14 +367,14 @@ def build(db: str | os.PathLike | None, variants: list[str] | None, ns: str | li
     say = notify or (lambda text: None)
     ns = parse_ns(ns) if isinstance(ns, str) else sorted(set(ns))
     if lean and not summary_only:
-        raise UsageError("--lean goes with --summary-only: a full build keeps every column")
+        raise UsageError(f"{opt('lean')} goes with {opt('summary_only')}: a full build keeps every column")
     if executor not in ("local", "dask"):
-        raise UsageError(f"--executor {executor[:20]!r} is not one of local, dask")
+        raise UsageError(f"{opt('executor')} {executor[:20]!r} is not one of local, dask")
     if executor == "local" and (address or shards or shards_only):
-        raise UsageError("--address, --shards and --shards-only go with --executor dask")
+        raise UsageError(f"{opt('address')}, {opt('shards')} and {opt('shards_only')} go with {opt('executor')} dask")
     if executor == "dask" and (summary_only or not address):
-        raise UsageError("--executor dask needs --address (the Dask scheduler, e.g. tcp://127.0.0.1:8786) "
-                         "and builds in full (not --summary-only)")
+        raise UsageError(f"{opt('executor')} dask needs {opt('address')} (the Dask scheduler, e.g. "
+                         f"tcp://127.0.0.1:8786) and builds in full (not {opt('summary_only')})")
     if summary_only:
         return _build_summaries(db, variants or ["zeckendorf", "reversed"], ns, force, lean, progress, say)
     from .builder import build as run_build, check_targets, layer_weight, plan
@@ -334,7 +383,8 @@ def build(db: str | os.PathLike | None, variants: list[str] | None, ns: str | li
     names = variants or variant_names()
     chosen = [get_variant(name) for name in names]
     skip = not variants  # by default each variant goes up to what it can build; named ones must fit
-    for name, beyond in check_targets(chosen, ns, skip).items():  # before the file is touched
+    skipped = check_targets(chosen, ns, skip)  # before the file is touched
+    for name, beyond in skipped.items():
         v = get_variant(name)
         say(f"skipping {name} for n = {format_ns(beyond)}: about {v.estimate_positions(beyond[0]):,} positions "
             f"at n = {beyond[0]} alone, beyond its exhaustive limit n = {v.max_n}"
@@ -346,7 +396,7 @@ def build(db: str | os.PathLike | None, variants: list[str] | None, ns: str | li
 
         shards = shards or str(resolve_db_path(db)) + ".shards"
         check_folder(Path(shards), database=resolve_db_path(db), may_hold=TABLE_PARTITIONS)  # or a resumed run's
-        client = connect(address)
+        client = connect(address or "")  # checked above: dask needs an address
     store = Store.open_write(db, on_wait=lambda: say(
         "zeckdb: waiting for readers to close the database (a long query, `zeckdb verify`?) before the next commit"))
     committed: list[int] | None = None  # what is committed, read before the file is closed
@@ -362,10 +412,12 @@ def build(db: str | os.PathLike | None, variants: list[str] | None, ns: str | li
                 from .distributed import build_distributed
 
                 t0 = time.perf_counter()
+                assert shards is not None  # set above with the client
                 built, positions, edges = build_distributed(store, client, todo, Path(shards), shards_only, advance)
                 return BuildResult(names, ns, built, positions, edges, time.perf_counter() - t0, str(store.path),
                                    shards=shards if shards_only else None)
-            report = run_build(store, names, ns, force=force, skip_beyond_max_n=skip, progress=advance)
+            report = run_build(store, names, ns, force=force, skip_beyond_max_n=skip, progress=advance,
+                               planned=(skipped, todo))
             return BuildResult(names, ns, report.built, report.positions, report.edges, report.seconds,
                                str(store.path))
         finally:
@@ -383,7 +435,7 @@ def build(db: str | os.PathLike | None, variants: list[str] | None, ns: str | li
 
 def _build_summaries(db: str | os.PathLike | None, names: list[str], ns: list[int], force: bool, lean: bool,
                      progress: BuildProgress | None, say: Callable[[str], None]) -> BuildResult:
-    from .builder import build_summaries, check_summary_targets, plan_summaries, summary_memory
+    from .summaries import build_summaries, check_summary_targets, plan_summaries, summary_memory
 
     chosen = [get_variant(name) for name in names]
     memory = summary_memory()

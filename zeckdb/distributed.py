@@ -29,7 +29,7 @@ import shutil
 from typing import Any
 from collections.abc import Callable
 
-from .errors import ClusterError, UsageError
+from .errors import ClusterError, UsageError, opt
 from .store import LayerTables, Store
 
 TABLE_PARTITIONS = {"positions": "variant", "edges": "graph", "length_distribution": "variant", "builds": "variant",
@@ -83,7 +83,9 @@ def _write_shards(root: Path, layer: LayerTables) -> None:
 
 
 def _shard_folder(root: Path, table: str, owner: str, n: int) -> Path:
-    return root / table / f"{TABLE_PARTITIONS[table]}={owner}" / f"n={n}"
+    from .export import partition
+
+    return root / partition(table, TABLE_PARTITIONS[table], owner, n)
 
 
 def read_shards(root: Path, variant: str, graph: str, n: int, replace: bool, with_graph: bool) -> LayerTables:
@@ -115,7 +117,8 @@ def connect(address: str):
     try:
         from distributed import Client
     except ImportError:
-        raise UsageError("--executor dask needs Dask's distributed package: pip install 'zeckdb[distributed]'") from None
+        raise UsageError(f"{opt('executor')} dask needs Dask's distributed package: pip install "
+                         "'zeckdb[distributed]'") from None
     try:
         return Client(address, timeout=CONNECT_SECONDS)
     except (OSError, TimeoutError, ValueError) as exc:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-from .errors import UsageError, ZeckdbError
+from .errors import UsageError, ZeckdbError, opt
 from .store import Store
 from .variants import get_variant
 
@@ -42,19 +42,19 @@ def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = Fal
         [variant.name, n, strategy_only]).fetchall()
     if len(rows) > max_nodes:
         raise UsageError(f"layer n = {n} of {variant.name} has {len(rows):,} {'strategy ' if strategy_only else ''}"
-                         f"positions, over --max-nodes {max_nodes}: draw a smaller n"
-                         + ("" if strategy_only else ", or --strategy-only") + ", or raise --max-nodes")
+                         f"positions, over {opt('max_nodes')} {max_nodes}: draw a smaller n"
+                         + ("" if strategy_only else f", or {opt('strategy_only')}") + f", or raise {opt('max_nodes')}")
     kept = {r[0] for r in rows}
     moves = store.con.execute(
         """SELECT src, dst, coalesce(dst_n, n) AS dst_n, move FROM moves
            WHERE variant = ? AND n = ? ORDER BY src, dst""", [variant.name, n]).fetchall()
     moves = [m for m in moves if m[0] in kept and (m[2] != n or m[1] in kept)]
     outside = sorted({(m[2], m[1]) for m in moves if m[2] != n})
-    labels = {}
+    labels: dict[tuple[int, int], tuple] = {}
     for dst_n, dst in outside:  # positions of lower layers the moves reach
         row = store.con.execute(f"SELECT {counts}, outcome FROM positions WHERE variant = ? AND n = ? AND id = ?",
                                 [variant.name, dst_n, dst]).fetchone()
-        labels[dst_n, dst] = row
+        labels[dst_n, dst] = row or ()
     title = (f"{variant.name}, n = {n}: {'the winner' + chr(39) + 's strategy graph' if strategy_only else 'game graph'}"
              f" ({len(rows)} positions, {len(moves)} moves)")
     out = [f"digraph {_quote(f'{variant.name} n={n}')} {{",
@@ -100,12 +100,12 @@ def render(dot: str, fmt: str) -> bytes:
     """DOT text as SVG or PNG, through Graphviz's `dot` program."""
     program = shutil.which("dot")
     if program is None:
-        raise UsageError(f"--format {fmt} needs Graphviz's `dot` program: install it (Debian: apt-get install "
-                         "graphviz), or write --format dot and render it elsewhere")
+        raise UsageError(f"{opt('fmt')} {fmt} needs Graphviz's `dot` program: install it (Debian: apt-get install "
+                         f"graphviz), or write {opt('fmt')} dot and render it elsewhere")
     try:
         done = subprocess.run([program, f"-T{fmt}"], input=dot.encode(), capture_output=True, timeout=120)
     except subprocess.TimeoutExpired:
-        raise UsageError("Graphviz took over 120 s: draw a smaller n or --strategy-only") from None
+        raise UsageError(f"Graphviz took over 120 s: draw a smaller n or {opt('strategy_only')}") from None
     if done.returncode != 0:
         first = (done.stderr.decode(errors="replace").strip().splitlines() or ["no message"])[0]
         raise ZeckdbError(f"Graphviz failed: {first}")

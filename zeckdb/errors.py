@@ -7,12 +7,44 @@ into one line on stderr and a non-zero exit status.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+import re
+
+_MARK = "\x1f"
+_OPTION = re.compile("\x1f([^\x1f]*)\x1f")
+
+
+def opt(name: str) -> str:
+    """A parameter named inside an error message, worded by each surface when shown: the API
+    keyword (`n`, `max_rows`, `force`; `parameter position` for a named query's own) for the
+    library and over HTTP, the flag (`--n`, `--max-rows`, `--param position`) on the command
+    line. `name`: the API keyword, or `param:NAME` for a named query's parameter."""
+    return f"{_MARK}{name}{_MARK}"
+
+
+def as_keyword(name: str) -> str:
+    return f"parameter {name[6:]}" if name.startswith("param:") else name
+
+
+def as_flag(name: str) -> str:
+    if name.startswith("param:"):
+        return f"--param {name[6:]}"
+    return {"fmt": "--format"}.get(name, "--" + name.replace("_", "-"))
+
 
 class ZeckdbError(Exception):
     """Base class of every error zeckdb reports to a user."""
 
     #: exit status the CLI uses for this error (2: the command was used wrongly)
     exit_code: int = 1
+
+    def worded(self, spell: Callable[[str], str] = as_keyword) -> str:
+        """The message with its parameters named as `spell` names them (as_flag: the command line's)."""
+        text = str(self.args[0]) if self.args else ""
+        return _OPTION.sub(lambda m: spell(m[1]), text)
+
+    def __str__(self) -> str:
+        return self.worded()
 
 
 class UsageError(ZeckdbError, ValueError):
@@ -27,10 +59,7 @@ class OutputError(UsageError):
 
 
 class UnknownVariantError(UsageError, KeyError):
-    """No variant of that name is registered."""
-
-    def __str__(self) -> str:  # KeyError would quote the message
-        return str(self.args[0])
+    """No variant of that name is registered (ZeckdbError's __str__: KeyError's would quote it)."""
 
 
 class UnknownQueryError(UsageError, LookupError):

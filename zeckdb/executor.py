@@ -39,7 +39,7 @@ import warnings
 import duckdb
 import numpy as np
 
-from .errors import DatabaseError, QueryLimitError, UsageError
+from .errors import DatabaseError, QueryLimitError, UsageError, opt
 
 ALLOWED_KINDS = "SELECT, WITH ... SELECT, VALUES, DESCRIBE, SUMMARIZE, SHOW, or EXPLAIN without ANALYZE"
 DEFAULT_MEMORY_LIMIT = os.environ.get("ZECKDB_MEMORY_LIMIT", "4GB")  # per process, as DuckDB shares one instance
@@ -102,9 +102,9 @@ class Limits:
 
     def __post_init__(self) -> None:
         if not 0 < self.timeout <= 86_400:
-            raise UsageError(f"bad --timeout {self.timeout:g}: give seconds from above 0 to 86400")
+            raise UsageError(f"bad {opt('timeout')} {self.timeout:g}: give seconds from above 0 to 86400")
         if self.max_rows is not None and self.max_rows < 0:
-            raise UsageError(f"bad --max-rows {self.max_rows}: give a number of rows, or 0 for all of them")
+            raise UsageError(f"bad {opt('max_rows')} {self.max_rows}: give a number of rows, or 0 for all of them")
 
 
 @dataclass
@@ -215,7 +215,7 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None 
         if counting:
             return Result(columns, rows, None)
         raise QueryLimitError(f"the query was stopped at its time limit of {limits.timeout:g} s: "
-                              "narrow it (e.g. a WHERE on variant and n) or raise the limit (--timeout)") from None
+                              f"narrow it (e.g. a WHERE on variant and n) or raise the limit ({opt('timeout')})") from None
     except duckdb.OutOfMemoryException:
         raise QueryLimitError("the query needs more memory than its limit: narrow it "
                               "(e.g. a WHERE on variant and n, fewer columns)") from None
@@ -286,7 +286,7 @@ def _count_rest(cur: duckdb.DuckDBPyConnection, seen: int) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "an extra copy of the rows": one batch at a time, then dropped
         reader = cur.to_arrow_reader(100_000)
-    for batch in reader:
+    for batch in reader or ():
         seen += batch.num_rows
     return seen
 

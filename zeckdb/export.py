@@ -19,6 +19,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 import datetime as dt
+from typing import Any
 import hashlib
 import json
 from pathlib import Path
@@ -27,7 +28,7 @@ import tempfile
 from collections.abc import Callable
 
 from . import __version__
-from .errors import UsageError
+from .errors import UsageError, opt
 from .outputs import UMASK, check_folder
 from .store import SCHEMA_HEAD, Store
 
@@ -36,6 +37,12 @@ LIST_COLUMNS = {"positions": ["entries"]}  # list-typed columns, by table
 # table -> the column naming the variant (or graph) it is partitioned by, with n; None: one file
 TABLES = {"positions": "variant", "edges": "graph", "length_distribution": "variant", "builds": None,
           "random_play": None, "variants": None, "move_names": None, "variant_columns": None, "graph_layers": None}
+
+
+def partition(table: str, by: str, owner: str, n: int) -> str:
+    """The hive-style folder of one layer's rows of a table, relative to the export's root: the
+    one layout of exports and of the distributed build's shards (zeckdb.distributed)."""
+    return f"{table}/{by}={owner}/n={n}"
 
 
 @dataclass
@@ -55,17 +62,17 @@ def plan(store: Store, variants: list[str] | None, ns: list[int] | None) -> list
                          "ORDER BY variant, n", {"vs": variants, "ns": ns}).fetchall()
     if not layers:
         raise UsageError("nothing to export: no built layer matches"
-                         + (f" --variant {', '.join(variants)}" if variants else "") + (" and --n" if ns else ""))
+                         + (f" {opt('variant')} {', '.join(variants)}" if variants else "") + (f" and {opt('n')}" if ns else ""))
     chosen = sorted({v for v, _, _ in layers})
     parts: list[Part] = []
     graph_layers = sorted({(g, n) for _, n, g in layers})
     for table, key in TABLES.items():
         if key == "graph":
-            parts += [Part(table, f"{table}/graph={g}/n={n}/part-0", "graph = ? AND n = ?", [g, n], ("graph", "n"))
-                      for g, n in graph_layers]
+            parts += [Part(table, f"{partition(table, 'graph', g, n)}/part-0", "graph = ? AND n = ?", [g, n],
+                           ("graph", "n")) for g, n in graph_layers]
         elif key == "variant":
-            parts += [Part(table, f"{table}/variant={v}/n={n}/part-0", "variant = ? AND n = ?", [v, n], ("variant", "n"))
-                      for v, n, _ in layers]
+            parts += [Part(table, f"{partition(table, 'variant', v, n)}/part-0", "variant = ? AND n = ?", [v, n],
+                           ("variant", "n")) for v, n, _ in layers]
         elif table == "graph_layers":
             parts.append(Part(table, table, "list_contains(?, graph || '/' || n)", [[f"{g}/{n}" for g, n in graph_layers]]))
         elif table in ("builds", "random_play"):
@@ -86,7 +93,7 @@ def export(store: Store, folder: Path, parts: list[Part], fmt: str = "parquet",
     try:
         with ThreadPoolExecutor(2) as pool:  # DuckDB's reads and pyarrow's writes release the GIL
             files = list(pool.map(lambda p: _write(store, staging, p, fmt, progress), parts))
-        manifest = {
+        manifest: dict[str, Any] = {
             "zeckdb_version": __version__, "schema_revision": SCHEMA_HEAD, "format": fmt,
             "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
             "database": str(store.path), "partitioning": "hive (partition columns in the paths, not in the files)",

@@ -10,7 +10,7 @@ PHI = (1 + math.sqrt(5)) / 2
 
 @cache
 def fib(i: int) -> int:
-    """F_i with F_1 = 1, F_2 = 2, F_{i+1} = F_i + F_{i-1} (GAMES.md conventions)."""
+    """F_i with F_1 = 1, F_2 = 2, F_{i+1} = F_i + F_{i-1} (docs/games.md conventions)."""
     if i < 1:
         raise ValueError(f"Fibonacci index must be >= 1, got {i}")
     a, b = 1, 2

@@ -23,7 +23,7 @@ from pathlib import Path
 import tempfile
 from typing import BinaryIO
 
-from .errors import OutputError
+from .errors import OutputError, opt
 
 DUCKDB_MAGIC = b"DUCK"  # bytes 8..11 of every DuckDB database file
 UMASK = os.umask(0o022)  # read once, at import (setting it is process-wide), and put back at once
@@ -107,7 +107,7 @@ def check_file(path: Path, *, database: Path | None, force: bool = False, suffix
             raise OutputError(f"cannot write {shown}: it is a DuckDB database, which zeckdb never overwrites "
                               "(not even with force); name another file")
         if not force:
-            raise OutputError(f"{shown} exists: name a new file, or replace it with --force (force=True in the API)")
+            raise OutputError(f"{shown} exists: name a new file, or replace it with {opt('force')}")
     return path
 
 

@@ -12,7 +12,7 @@ import math
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .errors import UsageError
+from .errors import UsageError, opt
 from .executor import Limits
 from .queries import run_query
 from .store import Store
@@ -70,7 +70,7 @@ def _source(fig, text: str = EXACT) -> None:
 
 def length_distribution(store: Store, variant: str, ns: list[int], measure: str = "P") -> Plot:
     if measure not in ("P", "mu"):
-        raise UsageError(f"--measure {measure[:10]!r}: choose P (random play) or mu (every game equally likely)")
+        raise UsageError(f"{opt('measure')} {measure[:10]!r}: choose P (random play) or mu (every game equally likely)")
     if len(ns) > MAX_PANELS:
         raise UsageError(f"{len(ns)} values of n: give at most {MAX_PANELS} (one panel each)")
     columns, rows = _rows(store, "length-distribution", variant, ns, {"measure": measure})
@@ -205,12 +205,13 @@ def make(store: Store, kind: str, variant: str, ns: list[int] | None = None, mea
     if kind not in KINDS:
         raise UsageError(f"unknown plot {kind[:30]!r}: choose one of {', '.join(KINDS)}")
     if kind in ("length-distribution", "remoteness") and not ns:
-        raise UsageError(f"{kind} needs n (e.g. --n 20)")
-    if kind == "remoteness" and len(ns) != 1:
-        raise UsageError("remoteness draws one layer: give one n, e.g. --n 20")
+        raise UsageError(f"{kind} needs n (e.g. {opt('n')} 20)")
+    if kind == "remoteness" and len(ns or []) != 1:
+        raise UsageError(f"remoteness draws one layer: give one n, e.g. {opt('n')} 20")
     if kind == "p-positions" and ns:
         raise UsageError("p-positions draws every n built: leave out n")
     if kind == "length-distribution":
+        assert ns  # checked above
         return length_distribution(store, variant, ns, measure)
     if kind == "winners":
         return winners(store, variant, ns)
@@ -218,6 +219,7 @@ def make(store: Store, kind: str, variant: str, ns: list[int] | None = None, mea
         return lengths(store, variant, ns)
     if kind == "p-positions":
         return p_positions(store, variant)
+    assert ns  # checked above
     return remoteness(store, variant, ns[0])
 
 

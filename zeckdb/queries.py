@@ -27,7 +27,7 @@ import re
 from typing import Any
 
 from . import resources
-from .errors import NotBuiltError, UnknownQueryError, UsageError
+from .errors import NotBuiltError, UnknownQueryError, UsageError, opt
 from .executor import Limits, Result, run
 from .ranges import format_ns, parse_count
 from .store import Store
@@ -109,8 +109,9 @@ class NamedQuery:
                                         for name in self.variants)
 
 
-ALL_ROWS = Limits(max_rows=None)  # Limits is frozen: one shared default
-DEFAULT_LIMITS = Limits()
+# the library's default for named queries and SQL alike: every row, within the default time limit
+# (the command line and the service pass their own limits); Limits is frozen, so one object serves
+ALL_ROWS = Limits(max_rows=None)
 
 
 def _parse(path: Path) -> NamedQuery:
@@ -153,7 +154,7 @@ def parse_params(pairs: list[str]) -> dict[str, str]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise UsageError(f"bad --param {pair[:40]!r}: write KEY=VALUE, e.g. --param position=3,1,0,2")
+            raise UsageError(f"bad {opt('param')} {pair[:40]!r}: write KEY=VALUE, e.g. {opt('param')} position=3,1,0,2")
         out[key.strip()] = value.strip()
     return out
 
@@ -166,17 +167,17 @@ def run_query(store: Store, name: str, variant: str | None = None, ns: list[int]
     params = dict(params or {})
     unknown = set(params) - set(query.params)
     if unknown:
-        takes = ", ".join(sorted(query.params)) or "no --param"
+        takes = ", ".join(sorted(query.params)) or f"no {opt('param')}"
         raise UsageError(f"query {name} has no parameter {sorted(unknown)[0][:40]!r}: it takes {takes}")
     missing = query.required - set(params)
     if missing:
         p = query.params[sorted(missing)[0]]
         # a position's description gives its examples (per kind of game) already
         what = p.description if p.kind == "position" else f"{p.allowed} ({p.description})"
-        raise UsageError(f"query {name} needs --param {p.name}=...: {what}")
+        raise UsageError(f"query {name} needs {opt('param:' + p.name)}=...: {what}")
     if ns is not None and not query.takes_ns:
-        raise UsageError(f"query {name} does not take --n"
-                         + (f": it takes --param {', '.join(query.params)}" if query.params else ""))
+        raise UsageError(f"query {name} does not take {opt('n')}"
+                         + (f": it takes {', '.join(opt('param:' + p) for p in query.params)}" if query.params else ""))
     built = _built_variants(store, query, variant)
     if ns is not None:
         check_built_ns(built, ns, variant)
@@ -221,7 +222,7 @@ def check_built_ns(built: dict[str, set[int]], ns: list[int], variant: str | Non
 def _check_value(param: Param, text: str | None, built: dict[str, set[int]]) -> Any:
     if text is None:
         return None
-    bad = f"bad --param {param.name}={text[:40]!r}: {param.name} is {param.allowed}"
+    bad = f"bad {opt('param:' + param.name)}={text[:40]!r}: {param.name} is {param.allowed}"
     if param.kind == "choice":
         if text not in param.choices:
             raise UsageError(bad)
@@ -258,9 +259,9 @@ def _check_position(text: str, built: dict[str, set[int]], bad: str) -> str:
         raise NotBuiltError(unbuilt[0])
     if len(built) == 1:
         raise UsageError(malformed[0])
-    raise UsageError(f"{bad}, and no variant built here accepts it (--variant names one): {malformed[0]}")
+    raise UsageError(f"{bad}, and no variant built here accepts it ({opt('variant')} names one): {malformed[0]}")
 
 
-def run_sql(store: Store, sql: str, limits: Limits = DEFAULT_LIMITS) -> Result:
+def run_sql(store: Store, sql: str, limits: Limits = ALL_ROWS) -> Result:
     """Run one ad-hoc read-only statement (see zeckdb.executor for what is allowed)."""
     return run(store.con, sql, None, limits)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import UsageError
+from .errors import UsageError, opt
 
 MAX_N = 10_000  # above every variant's limit; a range is refused before it is expanded
 _DIGITS = re.compile(r"[0-9]{1,100}")  # [0-9], not \d: \d matches every script's digits
@@ -24,21 +24,31 @@ def parse_ns(text: str, max_n: int = MAX_N) -> list[int]:
     """The sorted, distinct n of a range expression; each n from 1 to max_n."""
     hint = "write n as 7, 1..150 or 1..20,30"
     if len(text) > 10_000:
-        raise UsageError(f"bad --n: {len(text):,} characters is too long ({hint})")
+        raise UsageError(f"bad {opt('n')}: {len(text):,} characters is too long ({hint})")
     ranges: list[tuple[int, int]] = []
     for part in text.split(","):
         lo_text, sep, hi_text = part.strip(" ").partition("..")
         lo, hi = parse_count(lo_text), parse_count(hi_text) if sep else parse_count(lo_text)
         if lo is None or hi is None:
-            raise UsageError(f"bad --n {_shown(text)}: {hint} (ASCII digits only)")
+            raise UsageError(f"bad {opt('n')} {_shown(text)}: {hint} (ASCII digits only)")
         if lo < 1:
-            raise UsageError(f"bad --n {_shown(text)}: n starts at 1 ({hint})")
+            raise UsageError(f"bad {opt('n')} {_shown(text)}: n starts at 1 ({hint})")
         if hi < lo:
-            raise UsageError(f"bad --n {_shown(text)}: the range {lo}..{hi} is empty, write the smaller end first")
+            raise UsageError(f"bad {opt('n')} {_shown(text)}: the range {lo}..{hi} is empty, write the smaller end first")
         if hi > max_n:
-            raise UsageError(f"bad --n {_shown(text)}: n goes up to {max_n}")
+            raise UsageError(f"bad {opt('n')} {_shown(text)}: n goes up to {max_n}")
         ranges.append((lo, hi))
     return sorted(set().union(*(range(lo, hi + 1) for lo, hi in ranges)))
+
+
+def parse_n(text: str, name: str = "n") -> int:
+    """One n in ASCII digits, else a UsageError naming the parameter as the caller writes it
+    (`name`: --n or --start on the command line, n over HTTP)."""
+    n = parse_count(text)
+    if n is None:
+        example = f"{name} 7" if name.startswith("-") else "7"
+        raise UsageError(f"bad {name} {text[:40]!r}: give one n in ASCII digits, e.g. {example}")
+    return n
 
 
 def _shown(text: str) -> str:

@@ -23,6 +23,8 @@ build's commits and opened again after it (SharedReader).
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Callable
 from contextlib import contextmanager
 import io
 import logging
@@ -34,6 +36,7 @@ from typing import Any
 from collections.abc import Iterator
 
 from fastapi import FastAPI, Request
+import numpy as np
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, Field
@@ -43,12 +46,12 @@ from . import __version__, api, plots
 from .errors import DatabaseError, NotBuiltError, QueryLimitError, UnknownQueryError, UnknownVariantError, UsageError, ZeckdbError
 from .executor import Limits
 from .queries import get_query
-from .ranges import parse_count, parse_ns
+from .ranges import parse_n, parse_ns
 from .render import plain, render
 from .resources import web_dir
 from .locking import READ_WAIT_SECONDS, Gate
 from .sqlworkers import BusyError, SqlWorkers
-from .store import MoveValues, Store, resolve_db_path
+from .store import Store, resolve_db_path
 
 log = logging.getLogger("zeckdb.service")
 MAX_SQL_CHARS = 100_000
@@ -78,6 +81,41 @@ def status_of(exc: ZeckdbError) -> int:
 
 def error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
+
+
+class MoveValues:
+    """What lookups read of the positions their moves lead to (outcome and remoteness), kept
+    for whole layers as arrays indexed by id, at most `max_bytes` of them (least recently used
+    go first). For a long-lived reader (the service): a lookup's moves lead all over a layer,
+    and each costs DuckDB a block of every column read, while an array costs one index.
+    Valid while the file stays open: a reader that reopens it after a build's commit starts a new one."""
+
+    def __init__(self, max_bytes: int = 256 << 20):
+        self.max_bytes = max_bytes
+        self.layers: OrderedDict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self.bytes = 0
+        self.lock = threading.Lock()
+
+    def layer(self, variant: str, n: int,
+              load: Callable[[str, int], tuple[np.ndarray, np.ndarray] | None]) -> tuple[np.ndarray, np.ndarray] | None:
+        """(win, remoteness) by id of a complete layer, None if it is not built."""
+        key = (variant, n)
+        with self.lock:
+            if key in self.layers:
+                self.layers.move_to_end(key)
+                return self.layers[key]
+        arrays = load(variant, n)
+        if arrays is None:
+            return None  # not committed yet: asked again next time
+        size = sum(a.nbytes for a in arrays)
+        with self.lock:
+            if key not in self.layers:
+                self.layers[key] = arrays
+                self.bytes += size
+                while self.bytes > self.max_bytes and len(self.layers) > 1:
+                    _, old = self.layers.popitem(last=False)
+                    self.bytes -= sum(a.nbytes for a in old)
+        return arrays
 
 
 class SharedReader:
@@ -300,13 +338,11 @@ def _variants_built(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     summary = {r["variant"]: format_ns(r["summary_ns"]) or None for r in rows}
     games = []
     for game in api.variants():
-        name = game["variant"]
-        if " (M = " in name:  # a family: its built members
-            prefix = name.split("-M ")[0]
-            game["built"] = {v: ns for v, ns in built.items() if v.rpartition("-")[0] == prefix and ns}
+        if game["members"]:  # a family: its built members
+            game["built"] = {v: built[v] for v in game["members"] if built.get(v)}
         else:
-            game["built"] = built.get(name)
-            game["summary_only"] = summary.get(name)
+            game["built"] = built.get(game["variant"])
+            game["summary_only"] = summary.get(game["variant"])
         games.append(game)
     return games
 
@@ -348,7 +384,7 @@ def _add_pages(app: FastAPI) -> None:
         return FileResponse(pages["index.html"], media_type=MEDIA_TYPES[".html"])
 
     @app.get("/static/{name}", include_in_schema=False)
-    def asset(name: str) -> FileResponse:
+    def asset(name: str) -> Response:
         if name not in pages:  # only the page's own files: no path from the URL reaches the disk
             return error(404, f"no such file: /static/{name[:60]}")
         return FileResponse(pages[name], media_type=MEDIA_TYPES[pages[name].suffix])
@@ -372,10 +408,7 @@ class _Scrubber:
 
 
 def _n(text: str) -> int:
-    n = parse_count(text)
-    if n is None:
-        raise UsageError(f"bad n {text[:40]!r}: give one n in ASCII digits, e.g. 7")
-    return n
+    return parse_n(text, "n")
 
 
 def _line(line: list) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import random
 
 import numpy as np
 
-from .errors import UsageError
+from .errors import UsageError, opt
 from .variants import Variant, get_variant
 from .variants.chips import ChipGame
 
@@ -54,7 +54,7 @@ def simulate(variant_name: str, n: int, games: int = 10_000, seed: int = 0) -> S
     if n < max(variant.min_n, 1):
         raise UsageError(f"n = {n} is out of range: n starts at {max(variant.min_n, 1)}")
     if not 1 <= games <= MAX_GAMES:
-        raise UsageError(f"--games {games} is out of range: play 1 to {MAX_GAMES:,} games")
+        raise UsageError(f"{opt('games')} {games} is out of range: play 1 to {MAX_GAMES:,} games")
     if isinstance(variant, ChipGame):
         lengths = _play_chip_game(variant, n, games, seed)
     else:
@@ -63,7 +63,7 @@ def simulate(variant_name: str, n: int, games: int = 10_000, seed: int = 0) -> S
             raise UsageError(f"n = {n} is out of range for simulating {variant.name}: its moves are generated "
                              f"one position at a time, up to n = {largest}")
         if games > MAX_GENERIC_GAMES:
-            raise UsageError(f"--games {games} is out of range for {variant.name}: play 1 to {MAX_GENERIC_GAMES:,} "
+            raise UsageError(f"{opt('games')} {games} is out of range for {variant.name}: play 1 to {MAX_GENERIC_GAMES:,} "
                              "games (its moves are generated in Python)")
         lengths = _play_moves(variant, n, games, seed)
     return Simulation(variant.name, n, games, seed, lengths)
@@ -80,7 +80,7 @@ def _play_chip_game(variant: ChipGame, n: int, games: int, seed: int) -> np.ndar
     start = np.zeros(len(weights), dtype=np.int64)
     for i, c in enumerate(variant.start(n)):
         start[i] = c
-    return random_game_lengths(start, *ChipGame.rule_arrays(rules), games, seed)
+    return random_game_lengths(start, *ChipGame.rule_arrays(rules), games, seed)  # type: ignore[call-arg]
 
 
 def _play_moves(variant: Variant, n: int, games: int, seed: int) -> np.ndarray:

@@ -7,20 +7,18 @@ not pay for importing Alembic and SQLAlchemy.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 import os
 from pathlib import Path
-import threading
 import time
-from typing import Any
+from typing import Any, Protocol
 from collections.abc import Callable, Iterable
 
 import duckdb
 import numpy as np
 
 from . import ENGINE_VERSION
-from .errors import DatabaseError, NotBuiltError
+from .errors import DatabaseError, NotBuiltError, opt
 from .locking import POLL_SECONDS, READ_WAIT_SECONDS, Gate
 from .variants import Variant
 
@@ -81,7 +79,7 @@ def _connect(path: Path, read_only: bool, deadline: float | None = 0.0,
     from .executor import sandbox_config
 
     if path.is_file() and path.stat().st_size == 0:
-        raise DatabaseError(f"{path} is an empty file (0 bytes), not a database: delete it (or pass --db with "
+        raise DatabaseError(f"{path} is an empty file (0 bytes), not a database: delete it (or pass {opt('db')} with "
                             "another file) and run `zeckdb build`")
     started = time.monotonic()
     while True:
@@ -115,7 +113,8 @@ def _open_error(path: Path, exc: Exception) -> DatabaseError:
         return DatabaseError(f"{path} is in use by another process (a build writing it?): "
                              "wait for it to finish and try again")
     if "not a valid DuckDB database file" in text or "database file" in text.lower() or "magic" in text.lower():
-        return DatabaseError(f"{path} is not a DuckDB database file: pass --db with a zeckdb database (or a new file name)")
+        return DatabaseError(f"{path} is not a DuckDB database file: pass {opt('db')} with a zeckdb database "
+                             "(or a new file name)")
     return DatabaseError(f"cannot open {path}: {text.strip().splitlines()[0]}")
 
 
@@ -154,7 +153,7 @@ def _check_schema(path: Path, revision: str | None, names: set[str]) -> None:
         if names & {"builds", "positions", "edges"}:
             raise DatabaseError(f"{path} is damaged: its table alembic_version is missing (dropped by hand?); "
                                 f"{REBUILD_HINT}")
-        raise DatabaseError(f"{path} is a DuckDB file but not a zeckdb database: pass --db with a zeckdb database")
+        raise DatabaseError(f"{path} is a DuckDB file but not a zeckdb database: pass {opt('db')} with a zeckdb database")
     if revision != SCHEMA_HEAD:
         raise DatabaseError(f"{path} has schema revision {revision}, this zeckdb needs {SCHEMA_HEAD}: "
                             "run `zeckdb db upgrade`")
@@ -227,7 +226,7 @@ def _upgrade(path: Path, deadline: float | None) -> str | None:
 def _check_writable(path: Path) -> None:
     if path.exists():
         if not os.access(path, os.W_OK) or not path.stat().st_mode & 0o222:  # root ignores os.access
-            raise DatabaseError(f"{path} is read-only: make it writable (chmod u+w) or pass --db with another file")
+            raise DatabaseError(f"{path} is read-only: make it writable (chmod u+w) or pass {opt('db')} with another file")
     else:
         parent = path.parent if str(path.parent) else Path(".")
         if not parent.is_dir():
@@ -259,40 +258,13 @@ class LayerTables:
         return self.lengths() if callable(self.lengths) else self.lengths
 
 
-class MoveValues:
-    """What lookups read of the positions their moves lead to (outcome and remoteness), kept
-    for whole layers as arrays indexed by id, at most `max_bytes` of them (least recently used
-    go first). For a long-lived reader (the service): a lookup's moves lead all over a layer,
-    and each costs DuckDB a block of every column read, while an array costs one index.
-    Valid while the file stays open: a reader that reopens it after a build's commit starts a new one."""
+class LayerCache(Protocol):
+    """A long-lived reader's cache of what lookups read of their moves' positions (the
+    service's MoveValues): (win, remoteness) by id of a whole layer, loaded with `load`."""
 
-    def __init__(self, max_bytes: int = 256 << 20):
-        self.max_bytes = max_bytes
-        self.layers: OrderedDict[tuple[str, int], tuple[np.ndarray, np.ndarray] | None] = OrderedDict()
-        self.bytes = 0
-        self.lock = threading.Lock()
-
-    def layer(self, con: duckdb.DuckDBPyConnection, variant: str, n: int) -> tuple[np.ndarray, np.ndarray] | None:
-        """(win, remoteness) by id of a complete layer, None if it is not built."""
-        key = (variant, n)
-        with self.lock:
-            if key in self.layers:
-                self.layers.move_to_end(key)
-                return self.layers[key]
-        if not con.execute("SELECT 1 FROM builds WHERE variant = ? AND n = ?", [variant, n]).fetchone():
-            return None  # not committed yet: asked again next time
-        columns = con.execute("SELECT outcome = 'win' AS win, remoteness FROM positions WHERE variant = ? AND n = ? "
-                              "ORDER BY id", [variant, n]).fetchnumpy()  # ids are 0..size-1 (write_layers)
-        arrays = (np.asarray(columns["win"]), np.asarray(columns["remoteness"]))
-        size = sum(a.nbytes for a in arrays)
-        with self.lock:
-            if key not in self.layers:
-                self.layers[key] = arrays
-                self.bytes += size
-                while self.bytes > self.max_bytes and len(self.layers) > 1:
-                    _, old = self.layers.popitem(last=False)
-                    self.bytes -= sum(a.nbytes for a in old)
-        return arrays
+    def layer(self, variant: str, n: int,
+              load: Callable[[str, int], tuple[np.ndarray, np.ndarray] | None]) -> tuple[np.ndarray, np.ndarray] | None:
+        ...
 
 
 class Store:
@@ -304,7 +276,7 @@ class Store:
 
     def __init__(self, path: Path, con: duckdb.DuckDBPyConnection | None, writable: bool,
                  gate: Gate | None = None, on_wait: Callable[[], None] | None = None,
-                 move_values: MoveValues | None = None):
+                 move_values: LayerCache | None = None):
         self.path = path
         self.move_values = move_values  # a long-lived reader's cache of the moves' values
         self._con = con
@@ -332,7 +304,7 @@ class Store:
         path = resolve_db_path(db)
         if not path.exists():
             raise DatabaseError(
-                f"no database at {path}: build one with `zeckdb build` (or pass --db PATH / set ZECKDB_DB)"
+                f"no database at {path}: build one with `zeckdb build` (or pass {opt('db')} PATH / set ZECKDB_DB)"
             )
         gate = Gate(path)
         try:
@@ -492,6 +464,7 @@ class Store:
                 con.execute("DELETE FROM edges WHERE graph = ? AND n = ?", [layer.graph, n])
                 con.execute("DELETE FROM graph_layers WHERE graph = ? AND n = ?", [layer.graph, n])
             self._insert_rows(con, "edges", layer.edges, {"graph": layer.graph, "n": n})
+            assert layer.graph_size is not None  # edges come with their graph layer's size
             con.execute("INSERT INTO graph_layers VALUES (?, ?, ?, ?)", [layer.graph, n, *layer.graph_size])
         row = dict(layer.build,
                    positions_checksum=con.execute(POSITIONS_CHECKSUM, {"variant": name, "n": n}).fetchall()[0][0],
@@ -564,7 +537,7 @@ class Store:
         self.require_built(variant, n, positions=False)
         cur = self.con.execute("SELECT * FROM builds WHERE variant = ? AND n = ?", [variant, n])
         names = [d[0] for d in cur.description]
-        return dict(zip(names, cur.fetchone(), strict=False))
+        return dict(zip(names, cur.fetchone() or (), strict=False))
 
     def probe(self, variant: str, places: list[tuple[int, int]],
               columns: list[str] = PROBE_COLUMNS) -> dict[tuple[int, int], dict[str, Any]]:
@@ -582,13 +555,21 @@ class Store:
         return self._probe("(n, id) IN (SELECT (unnest(?::INTEGER[]), unnest(?::INTEGER[])))",
                            [variant, [n for n, _ in places], [i for _, i in places]], columns)
 
+    def layer_values(self, variant: str, n: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """(win, remoteness) by id of a complete layer, None if it is not built (yet)."""
+        if not self.con.execute("SELECT 1 FROM builds WHERE variant = ? AND n = ?", [variant, n]).fetchone():
+            return None
+        columns = self.con.execute("SELECT outcome = 'win' AS win, remoteness FROM positions WHERE variant = ? "
+                                   "AND n = ? ORDER BY id", [variant, n]).fetchnumpy()  # ids are 0..size-1
+        return np.asarray(columns["win"]), np.asarray(columns["remoteness"])
+
     def probe_moves(self, variant: str, places: list[tuple[int, int]]) -> dict[tuple[int, int], dict[str, Any]]:
         """MOVE_COLUMNS of the positions at these (n, id), from the cache where there is one."""
         if self.move_values is None:
             return self.probe(variant, places, MOVE_COLUMNS)
         found = {}
         for n, i in places:
-            arrays = self.move_values.layer(self.con, variant, n)
+            arrays = self.move_values.layer(variant, n, self.layer_values)
             if arrays is not None and 0 <= i < len(arrays[0]):
                 found[n, i] = {"n": n, "id": i, "outcome": "win" if arrays[0][i] else "loss",
                                "remoteness": int(arrays[1][i])}

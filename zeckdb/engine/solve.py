@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from dataclasses import dataclass, field
 import math
 
@@ -49,6 +51,7 @@ class Graph:
         """(src id, dst id within its layer, code, dst layer or None when every move stays)."""
         if self.dst_n is None:
             return self.src, self.dst, self.code, None
+        assert self.dst_id is not None  # set together with dst_n
         return self.src, self.dst_id, self.code, self.dst_n
 
 
@@ -72,7 +75,7 @@ class Distribution:
 
 
 # Exact per-length game counts cost up to 2x the float pass (more limbs as n grows);
-# the issue asks for them up to n = 60, and the float counts carry on beyond.
+# exact per-length counts are kept up to n = 60; the float counts carry on beyond.
 EXACT_LENGTH_COUNTS_MAX_N = 60
 
 
@@ -145,7 +148,8 @@ class SolvedLayer:
         by_key = graph.by_key
         size = solution.size
         values = {name: v[:size].copy() for name, v in solution.values.items()}
-        moves = (None, None, None)
+        moves: tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None] = (None, None, None)
+        assert by_key is not None and solution.exact is not None  # a built graph's key order; its own counts
         if keep_moves:
             _, dst_id, _, dst_n = graph.stored_edges()
             moves = (graph.offsets[: size + 1], np.full(len(dst_id), graph.n, np.int32) if dst_n is None else dst_n,
@@ -255,11 +259,12 @@ def mirrors(a: Solution, b: Solution) -> bool:
     return a.play is not b.play and only_terminal(a) == b.start and only_terminal(b) == a.start
 
 
-def solve_graph(variant: Variant, graph: Graph, solved: list[Solution] = (),
+def solve_graph(variant: Variant, graph: Graph, solved: Sequence[Solution] = (),
                 lower: dict[int, SolvedLayer] | None = None) -> Solution:
     """Solve a layer in the variant's direction of play. `solved`: solutions of other
     variants on the same graph layer; a mirror among them lends its game count.
     `lower`: the solved lower layers the graph's moves reach."""
+    lower = lower or {}  # needed when the graph has lower layers
     play = play_graph(variant, graph)
     size = len(graph.keys)
     values = {name: np.concatenate([np.zeros(size, dtype=dtype), *(lower[low].values[name] for low, _, _ in graph.lower)])
@@ -296,7 +301,8 @@ def union_play(variant: Variant, graph: Graph, lower: dict[int, SolvedLayer]) ->
     layers = variant.closure(graph.n)[1:]
     if any(low not in lower or lower[low].offsets is None for low in layers):
         return None
-    if sum(len(lower[low].dst_id) for low in layers) > DISTRIBUTION_MAX_EDGES:
+    kept = [lower[low].dst_id for low in layers]
+    if sum(len(d) for d in kept if d is not None) > DISTRIBUTION_MAX_EDGES:
         return None
     first = np.full(graph.n + 1, -1, dtype=np.int64)
     first[graph.n] = 0
@@ -309,6 +315,7 @@ def union_play(variant: Variant, graph: Graph, lower: dict[int, SolvedLayer]) ->
                own_id)] + [(lower[low].offsets, lower[low].dst_n, lower[low].dst_id) for low in layers]
     offsets, targets, shift = [np.zeros(1, dtype=np.int64)], [], 0
     for offs, dst_n, dst_id in pieces:
+        assert offs is not None and dst_n is not None and dst_id is not None  # checked above: moves kept
         offsets.append(offs[1:] + shift)
         shift += offs[-1]
         targets.append((first[dst_n] + dst_id).astype(np.int32))
@@ -340,6 +347,7 @@ def _exact_games(play: Play, own_games: np.ndarray, graph: Graph, lower: dict[in
     top = float(own_games.max()) if len(own_games) else 1.0
     bits = math.log2(top) if math.isfinite(top) else 1100.0
     limbs = int(bits // kernels.LIMB_BITS) + 2
+    lower = lower or {}
     for layer_n, _, _ in graph.lower:
         limbs = max(limbs, lower[layer_n].exact.shape[1])
     count = np.zeros((graph.nodes, limbs), dtype=np.uint64)

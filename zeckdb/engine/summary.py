@@ -140,7 +140,8 @@ def solve_summary(variant: Variant, n: int, floats: bool = True) -> Summary:
     ints = np.empty((size, INT_COLUMNS), dtype=np.int16)
     state = np.empty((size, FLOAT_COLUMNS if floats else 0), dtype=np.float64)
     w = np.asarray(weights, dtype=np.int64)
-    edges = kernels.summary_layer(n, w, ways, *ChipGame.rule_arrays(rules), direction > 0, ints, state)
+    edges = kernels.summary_layer(n, w, ways, *ChipGame.rule_arrays(rules), direction > 0, ints,  # type: ignore[call-arg]
+                                  state)
     if edges < 0:
         raise SummaryEngineError(f"{variant.name}, n = {n}: a move from id {-1 - edges} goes the wrong way in rank")
     start = np.zeros(len(weights), dtype=np.int64)

@@ -7,6 +7,7 @@ the variants a build without --variant covers, members of families included.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from ..errors import UnknownVariantError
 from .base import Position, Variant
@@ -44,15 +45,35 @@ def variant_names(all_members: bool = False) -> list[str]:
                               for m in (accepted if all_members else default)]
 
 
-def catalog() -> list[tuple[str, str, Variant]]:
-    """(name, title, variant) for every registered variant; a family once, as `prefix-M`,
-    with its member M = FAMILY_EXAMPLE standing for it (its start, its n)."""
-    out = [(name, get_variant(name).title, get_variant(name)) for name in _REGISTRY]
+@dataclass(frozen=True)
+class Game:
+    """One entry of the catalog: a game, or a family of games with a parameter."""
+
+    label: str  # as users read it: `zeckendorf`, `black-hole-M (M = 2..12)`
+    family: str | None  # a family's prefix (`black-hole`), None for a single game
+    parameters: tuple[int, ...]  # a family's accepted M; () for a single game
+    title: str
+    example: Variant  # the game itself, or the family's member M = FAMILY_EXAMPLE
+
+    @property
+    def members(self) -> list[str]:
+        """The variant names this entry stands for."""
+        return [f"{self.family}-{m}" for m in self.parameters] if self.family else [self.label]
+
+
+def games() -> list[Game]:
+    """Every registered game, a family once (its member M = FAMILY_EXAMPLE standing for it)."""
+    out = [Game(name, None, (), get_variant(name).title, get_variant(name)) for name in _REGISTRY]
     for prefix, (_, accepted, _) in _FAMILIES.items():
         example = get_variant(f"{prefix}-{FAMILY_EXAMPLE}")
-        out.append((_family_label(prefix, accepted),
-                    f"{example.family_title or example.title} (start shown: M = {FAMILY_EXAMPLE})", example))
+        out.append(Game(_family_label(prefix, accepted), prefix, tuple(accepted),
+                        f"{example.family_title or example.title} (start shown: M = {FAMILY_EXAMPLE})", example))
     return out
+
+
+def catalog() -> list[tuple[str, str, Variant]]:
+    """(label, title, variant) of every entry of games()."""
+    return [(game.label, game.title, game.example) for game in games()]
 
 
 def _family_label(prefix: str, accepted: range) -> str:
@@ -85,4 +106,4 @@ def get_variant(name: str) -> Variant:
     return _instances[name]
 
 
-__all__ = ["Position", "Variant", "get_variant", "variant_names"]
+__all__ = ["Game", "Position", "Variant", "catalog", "games", "get_variant", "variant_names"]

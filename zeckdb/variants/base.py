@@ -62,6 +62,20 @@ from ..errors import UsageError
 Position = tuple[int, ...]
 
 
+
+def unbracket(text: str) -> str:
+    """A position's text without the one pair of brackets, ( ) or [ ], that may enclose it."""
+    raw = text.strip()
+    if raw[:1] in ("(", "[") and raw[-1:] == {"(": ")", "[": "]"}[raw[0]]:
+        raw = raw[1:-1].strip()
+    return raw
+
+
+def shown_text(text: str) -> str:
+    """A user's text as an error message quotes it: repr'd, cut at 40 characters."""
+    return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
 class Variant(ABC):
     name: str
     title: str
@@ -180,10 +194,8 @@ class Variant(ABC):
         """Parse a count vector written bin 1 first, e.g. '3,1,0,2' or '(3,1,0,2)' (ASCII digits only)."""
         from ..ranges import parse_count
 
-        shown = repr(text if len(text) <= 40 else text[:37] + "...")
-        raw = text.strip()
-        if raw[:1] in ("(", "[") and raw[-1:] == {"(": ")", "[": "]"}[raw[0]]:  # one pair of brackets around it
-            raw = raw[1:-1].strip()
+        shown = shown_text(text)
+        raw = unbracket(text)
         if not raw.strip("()[], "):
             raise UsageError(f"empty position for {self.name}: write the counts bin 1 first, e.g. 3,1,0,2")
         parts = raw.split(",")

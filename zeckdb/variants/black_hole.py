@@ -1,5 +1,5 @@
 """Black Hole Zeckendorf games (Cashman, Miller, Shuffelton, Son, arXiv 2409.10981),
-GAMES.md section 3.
+docs/games.md.
 
 Parameter m >= 2: the board has bins 1..m-1 and a chip that would land in bin
 m falls into the black hole, so the value drops by F_m. A position therefore

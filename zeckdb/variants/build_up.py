@@ -1,4 +1,4 @@
-"""The build-up 1-2-3 game (Batterman et al. 2023, Theorem 5.1), GAMES.md section 2.
+"""The build-up 1-2-3 game (Batterman et al. 2023, Theorem 5.1), docs/games.md.
 
 From an empty board the players alternately put down a 1, a 2 or a 3 (never
 more than is left of n) until the pieces sum to n; then the reversed game is

@@ -139,7 +139,7 @@ class ChipGame(Variant):
         number ways_j(R) - ways_j(R - x w_j), so the rank is a sum over bins.
         """
         counts = list(position) + [0] * (len(self.weights) - len(position))
-        remaining = self.value(counts)
+        remaining = self.value(tuple(counts))
         rank = 0
         for j in range(len(self.weights) - 1, 0, -1):
             c, w = counts[j], self.weights[j]

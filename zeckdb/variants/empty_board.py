@@ -1,5 +1,5 @@
 """The Empty-Board pre-game of the Black Hole games (Cashman, Miller, Shuffelton,
-Son, arXiv 2409.10981), GAMES.md section 3.
+Son, arXiv 2409.10981), docs/games.md.
 
 The board starts empty with n to place; the players alternately place a chip in
 bin 1 or bin m-1 (if it fits in what is left) until n is placed, then play the
@@ -79,7 +79,7 @@ class BlackHoleEmptyBoard(BlackHole):
     def id_of(self, position: Position) -> int:
         counts = list(position) + [0] * (self.m - len(position))
         board, left = counts[:-1], counts[-1]
-        n = self.value(counts)
+        n = self.value(tuple(counts))
         if left == 0:
             return self._board.id_of(tuple(board))
         if any(board[1:-1]):

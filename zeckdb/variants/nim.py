@@ -1,4 +1,4 @@
-"""Fibonacci nim (Knuth, TAOCP Vol. 1, Exercise 1.2.8-37), GAMES.md section 5.
+"""Fibonacci nim (Knuth, TAOCP Vol. 1, Exercise 1.2.8-37), docs/games.md.
 
 A pile of n chips; the first move takes anything but the whole pile, then each
 move takes at least one chip and at most twice the previous take; taking the
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UsageError
-from .base import Position, Variant
+from .base import Position, Variant, unbracket
 
 MAX_N = 1000
 K_BITS = 11  # k <= r <= MAX_N < 2**11; key = r << K_BITS | k
@@ -31,7 +31,7 @@ class FibonacciNim(Variant):
 
     def parse(self, text: str) -> Position:
         counts = super().parse(text)  # trailing zeros dropped: (5,0) is (5,)
-        if len(text.strip().strip("()[]").split(",")) != 2:
+        if len(unbracket(text).split(",")) != 2:
             raise UsageError(f"position {text[:40]!r}: write it as r,k (r chips left, at most k may be taken), e.g. 10,9")
         return counts
 

@@ -1,5 +1,5 @@
 """The ordered Zeckendorf game (Bortnovskyi et al., The Ordered Zeckendorf Game,
-arXiv:2508.20222, 2025), GAMES.md conventions (F_1 = 1, F_2 = 2, F_3 = 3, ...).
+arXiv:2508.20222, 2025), docs/games.md conventions (F_1 = 1, F_2 = 2, F_3 = 3, ...).
 
 A position is an ordered list of Fibonacci numbers; the start of n is n copies of
 F_1. A move replaces two adjacent entries (a, b), a on the left, in place:
@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..fib import fib
-from .base import Position, Variant
+from .base import Position, Variant, shown_text, unbracket
 
 MAX_N = 24  # 2,593,291 positions at n = 24 (4,915,135 at 25, 120,215,370 at 30)
 INDICES = 8  # F_1..F_8 = 1..34: every part of every n the engine's keys allow here
@@ -112,10 +112,8 @@ class Ordered(Variant):
         """Entries left to right, e.g. '1,2,1,3' or '[1,2,1,3]'; each a Fibonacci number."""
         from ..ranges import parse_count
 
-        shown = repr(text if len(text) <= 40 else text[:37] + "...")
-        raw = text.strip()
-        if raw[:1] in ("(", "[") and raw[-1:] == {"(": ")", "[": "]"}[raw[0]]:
-            raw = raw[1:-1].strip()
+        shown = shown_text(text)
+        raw = unbracket(text)
         parts = raw.split(",")
         if len(parts) > self.max_n:
             raise UsageError(f"position {shown} has {len(parts)} entries; {self.name} goes up to n = {self.max_n}")
@@ -123,7 +121,7 @@ class Ordered(Variant):
         if not raw or any(e is None or e == 0 for e in entries):
             raise UsageError(f"malformed position {shown}: write the entries left to right, Fibonacci numbers "
                              "separated by commas, e.g. 1,2,1,3")
-        wrong = [e for e in entries if e >= len(INDEX_OF) or INDEX_OF[e] == 0]
+        wrong = [e for e in entries if e is not None and (e >= len(INDEX_OF) or INDEX_OF[e] == 0)]
         if wrong:
             raise UsageError(f"position {shown}: {wrong[0]} is not a Fibonacci number (1, 2, 3, 5, 8, 13, 21, ...)")
         return tuple(entries)  # type: ignore[arg-type]  # no None left

@@ -1,8 +1,8 @@
-"""The Fibonacci Quilt game (Miller and Newlon 2019), GAMES.md section 4.
+"""The Fibonacci Quilt game (Miller and Newlon 2019), docs/games.md.
 
 Bins hold the quilt terms q_1..q_4 = 1, 2, 3, 4, q_i = q_{i-2} + q_{i-3}. Start:
 n ones. Rule 2a is legal only where no other move is; rule 3f uses the
-corrected 2 q_6 -> q_2 + q_8 or q_5 + q_7 (GAMES.md, Errata). The game can end
+corrected 2 q_6 -> q_2 + q_8 or q_5 + q_7 (docs/games.md). The game can end
 in several positions (the FQ-legal decompositions).
 """
 
@@ -25,7 +25,7 @@ BINS = sum(1 for q in quilt_terms(40) if q <= MAX_N)
 
 
 def quilt_rules(bins: int) -> tuple[Rule, ...]:
-    """The move table of GAMES.md section 4, dropping moves that need a bin beyond `bins`."""
+    """The move table of docs/games.md, dropping moves that need a bin beyond `bins`."""
     def q(i: int) -> str:
         return f"q{i}"
 

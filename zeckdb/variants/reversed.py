@@ -1,4 +1,4 @@
-"""The reversed Zeckendorf game (Batterman et al. 2023), GAMES.md section 2.
+"""The reversed Zeckendorf game (Batterman et al. 2023), docs/games.md.
 
 The Zeckendorf game's graph with every edge reversed: start at the Zeckendorf
 decomposition of n, end at (n). It shares its graph (and stored edges) with the

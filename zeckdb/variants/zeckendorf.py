@@ -1,4 +1,4 @@
-"""The Zeckendorf game (Baird-Smith, Epstein, Flint, Miller 2020), GAMES.md section 1.
+"""The Zeckendorf game (Baird-Smith, Epstein, Flint, Miller 2020), docs/games.md.
 
 Start: n chips in bin 1. Moves: merge two F1 into F2; combine F_{i-1}+F_i into
 F_{i+1}; split 2F2 into F1+F3; split 2F_i (i >= 3) into F_{i-2}+F_{i+1}.

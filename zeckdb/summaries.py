@@ -1,0 +1,136 @@
+"""Summary mode's scheduler (`zeckdb build --summary-only`): which (variant, n) layers to
+solve, within what memory, and the pool that solves them (zeckdb.engine.summary, one pass
+per layer) and commits each layer's summary row as it finishes.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+import time
+
+from .builder import BuildReport, Progress
+from .store import Store
+from .variants import Variant
+
+#: The memory summary mode may hold at once (ZECKDB_SUMMARY_MEMORY, in GiB, overrides it).
+SUMMARY_MEMORY = 7 << 30
+
+
+@dataclass
+class SummaryJob:
+    variant: Variant
+    n: int
+    positions: int
+    floats: bool  # the float columns (expected length, game count, random-play odds) fit the budget
+    bytes: int
+    replace: bool
+
+
+def check_summary_targets(variants: list[Variant], ns: list[int], memory: int) -> None:
+    """Raise for a variant without a summary mode, an n below its first, or a layer whose
+    state alone would not fit `memory` (before the database is touched)."""
+    from .engine.summary import layer_size, position_bytes, supports_summary
+    from .errors import UsageError
+
+    for v in variants:
+        if not supports_summary(v):
+            from .variants import get_variant, variant_names
+
+            which = ", ".join(name for name in variant_names() if supports_summary(get_variant(name)))
+            raise UsageError(f"{v.name} has no summary mode (its moves leave the layer or do not go one way "
+                             f"in rank): build it in full; summary mode solves {which}")
+        for n in ns:
+            if n < max(v.min_n, 1):
+                raise UsageError(f"n = {n} is out of range for {v.name}: summary mode starts at n = {max(v.min_n, 1)}")
+        top = max(ns)
+        size, each = layer_size(v, top), position_bytes(v, floats=False)
+        if size * each > memory:
+            raise UsageError(f"n = {top} needs {size * each / 2**30:.2f} GiB in summary mode ({v.name}: "
+                             f"{size:,} positions, {each} bytes each), more than the budget of "
+                             f"{memory / 2**30:.2f} GiB: choose a smaller n or raise ZECKDB_SUMMARY_MEMORY (GiB)")
+
+
+def plan_summaries(store: Store, variants: list[Variant], ns: list[int], force: bool, memory: int,
+                   workers: int, lean: bool = False) -> list[SummaryJob]:
+    """The (variant, n) summary layers still to compute, in ascending n. A layer built in full
+    already has its summary and is never replaced by one; with force, summary layers are recomputed.
+    Each layer keeps the float columns while `workers` layers like it fit `memory`, never if `lean`.
+    The targets are checked first, once, by check_summary_targets."""
+    from .engine.summary import layer_bytes, layer_size
+
+    stored = {v.name: (store.built_ns(v.name), store.summary_ns(v.name), store.present_ns(v.name)) for v in variants}
+    jobs = []
+    for n in sorted(set(ns)):
+        for v in variants:
+            full, summaries, present = stored[v.name]
+            if n in full or (n in summaries and not force):
+                continue
+            small, big = layer_bytes(v, n, floats=False), layer_bytes(v, n, floats=True)
+            floats = not lean and big * workers <= memory
+            jobs.append(SummaryJob(v, n, layer_size(v, n), floats, big if floats else small, replace=n in present))
+    return jobs
+
+
+def summary_memory() -> int:
+    """The summary mode's memory budget in bytes: ZECKDB_SUMMARY_MEMORY GiB, else SUMMARY_MEMORY."""
+    import os
+
+    from .errors import UsageError
+
+    text = os.environ.get("ZECKDB_SUMMARY_MEMORY", "")
+    if not text:
+        return SUMMARY_MEMORY
+    try:
+        gib = float(text)
+    except ValueError:
+        gib = -1.0
+    if not 0.01 <= gib <= 1 << 20:
+        raise UsageError(f"ZECKDB_SUMMARY_MEMORY={text[:20]!r} is not a memory size: write GiB, e.g. 7 or 0.5")
+    return int(gib * 2**30)
+
+
+def build_summaries(store: Store, jobs: list[SummaryJob], *, workers: int = 2, memory: int | None = None,
+                    progress: Progress | None = None,
+                    on_layer: Callable[[object], None] | None = None) -> BuildReport:
+    """Solve each planned (variant, n) in one pass and store only its summary (builds,
+    random_play), `workers` layers at a time while their state fits `memory` (bytes). Each
+    layer is committed as it finishes; the file is closed between commits."""
+    from .engine.summary import solve_summary
+
+    memory = summary_memory() if memory is None else memory
+    report = BuildReport(sorted({job.variant.name for job in jobs}), sorted({job.n for job in jobs}))
+    for v in {job.variant.name: job.variant for job in jobs}.values():
+        store.register_variant(v)
+    queue = deque(jobs)
+    store.let_go()
+    t0 = time.perf_counter()
+    running: dict[Future, SummaryJob] = {}
+    with ThreadPoolExecutor(workers) as pool:
+        try:
+            while queue or running:
+                held = sum(job.bytes for job in running.values())
+                while queue and len(running) < workers and (not running or held + queue[0].bytes <= memory):
+                    job = queue.popleft()
+                    running[pool.submit(solve_summary, job.variant, job.n, job.floats)] = job
+                    held += job.bytes
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in sorted(done, key=lambda f: running[f].n):
+                    job = running.pop(future)
+                    summary = future.result()
+                    store.write_summary(job.variant, summary, job.replace)
+                    store.let_go()
+                    report.built.append((job.variant.name, job.n))
+                    report.positions += summary.positions
+                    report.edges += summary.edges
+                    if on_layer:
+                        on_layer(summary)
+                    if progress:
+                        progress(job.positions, f"n={job.n}")
+        finally:
+            for future in running:  # let the layers being solved finish, but write nothing more
+                future.cancel()
+    report.seconds = time.perf_counter() - t0
+    return report
