@@ -37,6 +37,8 @@ import tempfile
 import threading
 import time
 
+from hostile import run_for  # bench/hostile.py, beside this script
+
 TARGETS = {"p50_ms": 10.0, "p99_ms": 50.0, "rps": 200.0}
 HOSTILE_P99_MS = 100.0  # lookups while eight clients send expensive SQL
 VARIANTS = ["zeckendorf", "reversed"]
@@ -147,12 +149,7 @@ def drive(port: int, next_request, clients: int, seconds: float, rate: float | N
     threads = [Client(port, next_request, stop, seed, None if rate is None else (start + seed / rate, clients / rate))
                for seed in range(clients)]
     t0 = time.perf_counter()
-    for t in threads:
-        t.start()
-    time.sleep(seconds)
-    stop.set()
-    for t in threads:
-        t.join()
+    run_for(threads, stop, seconds)
     wall = time.perf_counter() - t0
     latencies = sorted(x for t in threads for x in t.latencies)
     errors = [e for t in threads for e in t.errors]

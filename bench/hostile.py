@@ -109,13 +109,18 @@ def attack(port: int, server_pid: int, seconds: float, clients: int = 8, max_n: 
 
     threads = [threading.Thread(target=attacker, args=(i,)) for i in range(clients)]
     threads += [threading.Thread(target=looker), threading.Thread(target=watch_memory)]
+    run_for(threads, stop, seconds)
+    return outcome
+
+
+def run_for(threads: list[threading.Thread], stop: threading.Event, seconds: float) -> None:
+    """Start the threads, let them run for `seconds`, then set `stop` and wait for them."""
     for t in threads:
         t.start()
     time.sleep(seconds)
     stop.set()
     for t in threads:
         t.join()
-    return outcome
 
 
 def _is_json_error(body: bytes) -> bool:

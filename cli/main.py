@@ -414,8 +414,8 @@ def serve(
     port: int = typer.Option(8000, "--port", help="Port to listen on.", min=1, max=65535),
     sql_timeout: float = typer.Option(10.0, "--sql-timeout", help="Time limit of each POST /v1/sql, in seconds."),
     sql_max_rows: int = typer.Option(10_000, "--sql-max-rows", help="Rows returned by POST /v1/sql at most.", min=1),
-    max_heavy: int = typer.Option(2, "--max-heavy", min=1, max=64, help="SQL, named-query and plot requests run at "
-                                  "once at most; one more is answered 429 at once, so lookups stay fast."),
+    max_heavy: int = typer.Option(2, "--max-heavy", min=1, max=64, help="SQL and named-query worker processes (and "
+                                  "plots drawn at once); a request beyond them gets 429, so lookups stay fast."),
     memory_limit: str = typer.Option("2GB", "--memory-limit", help="DuckDB's memory limit for the service's "
                                      "queries, e.g. 2GB or 512MB (a query over it fails with 408)."),
 ) -> None:

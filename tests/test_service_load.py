@@ -44,3 +44,18 @@ def test_hostile_sql_does_not_starve_lookups_or_the_server(loaded):
     assert len(outcome.lookups) > 100 and all(status == 200 for _, status in outcome.lookups)
     assert outcome.lookup_ms(0.99) < 100, outcome.lookup_ms(0.99)
     assert outcome.peak_rss_mib < MEMORY_LIMIT_MB + 1024, outcome.peak_rss_mib
+
+
+def test_a_burst_of_cheap_sql_is_served_in_turn(loaded):
+    """Four clients at once, two workers: a cheap query waits for a worker (up to a second)
+    instead of being refused."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .http import post_sql
+
+    with serving(loaded, "--max-heavy", "2") as base:
+        sql = {"sql": "SELECT n, count(*) FROM positions WHERE variant = 'zeckendorf' GROUP BY n ORDER BY n"}
+        with ThreadPoolExecutor(4) as pool:
+            answers = list(pool.map(lambda _: post_sql(base, sql), range(16)))
+    assert [code for code, _, _ in answers] == [200] * 16
+    assert all(len(body["rows"]) == MAX_N for _, body, _ in answers)

@@ -99,6 +99,7 @@ class Limits:
     timeout: float = 60.0
     max_rows: int | None = 1000
     max_bytes: int | None = None
+    budget: float | None = None  # seconds left of `timeout` when part of it went elsewhere (a queue)
 
     def __post_init__(self) -> None:
         if not 0 < self.timeout <= 86_400:
@@ -195,8 +196,9 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None 
         limits: Limits = Limits()) -> Result:
     """Run one read-only statement (parameters bound, never spliced) within the limits."""
     query = check_statement(con, sql)
-    deadline = time.monotonic() + limits.timeout
-    timer = threading.Timer(limits.timeout, con.interrupt)
+    seconds = limits.timeout if limits.budget is None else min(limits.budget, limits.timeout)
+    deadline = time.monotonic() + seconds
+    timer = threading.Timer(seconds, con.interrupt)
     timer.daemon = True
     timer.start()
     columns: list[str] = []

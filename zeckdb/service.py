@@ -2,21 +2,22 @@
 
 A thin layer over zeckdb.api, as the command line is: each endpoint is one
 call of it, and its errors are the command line's, as JSON `{"error": "..."}`
-with a status code (400 bad input, 404 unknown or unbuilt, 408 time limit,
-503 database unavailable), never a stack trace. SQL goes through the same
+with a status code (400 bad input, 404 unknown or unbuilt, 408 time or memory
+limit, 429 busy, 503 database unavailable), never a stack trace. SQL goes through the same
 sandboxed executor as `zeckdb sql`, with the service's own limits.
 
-Each request runs on its own cursor of one read-only connection (FastAPI runs
-plain endpoints in a thread pool), so a slow query holds up only its own client.
-Ad-hoc SQL and named queries run in `max_heavy` worker processes of their own
-(zeckdb.sqlworkers: their own memory, killed at their deadline), plots at most
-`max_heavy` at a time in the server; one request more is answered at once with 429
-and a JSON error, so lookups keep their threads, cores and memory. Every SQL request
-is bounded in time, memory, rows and bytes.
+Lookups, lines and summaries run on cursors of one read-only connection (FastAPI
+runs plain endpoints in a thread pool). Ad-hoc SQL and named queries run in
+`max_heavy` worker processes of their own (zeckdb.sqlworkers: their own memory,
+killed at their deadline), plots at most `max_heavy` at a time in the server; one
+request more is answered at once with 429 (Too Many Requests) and a JSON error,
+so lookups keep their threads, cores and memory. Every SQL request is bounded in
+time, memory, rows and bytes.
 
 Strangers learn nothing of the host: errors and /v1/status name the database by
 its file name only, and the SQL surface refuses the catalog functions that show
 paths, settings and versions (zeckdb.executor).
+
 While a build writes the database, that connection is closed for each of the
 build's commits and opened again after it (SharedReader).
 """
@@ -24,7 +25,7 @@ build's commits and opened again after it (SharedReader).
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 import io
 import logging
@@ -33,12 +34,11 @@ from pathlib import Path
 import threading
 import time
 from typing import Any
-from collections.abc import Iterator
 
 from fastapi import FastAPI, Request
-import numpy as np
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+import numpy as np
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 

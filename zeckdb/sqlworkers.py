@@ -10,13 +10,15 @@ guide recommends process isolation for untrusted SQL; here it is:
   zeckdb.locking like any reader), its memory limit, and an address-space limit set by
   the operating system: an allocation past it fails inside DuckDB (an out-of-memory
   error, answered 408) instead of growing the server.
-- A job waits for no slot: with every worker busy it is refused at once (BusyError, 429).
+- A job waits for a free worker at most QUEUE_SECONDS (a burst of cheap queries is served in
+  turn), then is refused (BusyError, 429): expensive SQL from many clients cannot pile up.
 - The parent enforces the time limit too: a worker that has not answered by the deadline
   plus a grace period is killed and replaced, and a worker that dies is replaced.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 import multiprocessing
 from multiprocessing.connection import Connection
@@ -24,11 +26,13 @@ import os
 from pathlib import Path
 import queue
 import threading
+import time
 from typing import Any
 
 from .errors import QueryLimitError, ZeckdbError
 from .executor import Limits, Result, memory_bytes
 
+QUEUE_SECONDS = 1.0  # a job's wait for a free worker before it is refused
 GRACE_SECONDS = 0.5  # past the time limit, before a silent worker is killed
 START_SECONDS = 60.0  # for a new worker to import zeckdb and say it is ready
 RETIRE_FRACTION = 0.75  # of its address-space limit: a worker past it is replaced after its answer
@@ -78,8 +82,9 @@ class SqlWorkers:
         return self._run(("query", name, variant, ns, params), limits)
 
     def _run(self, job: tuple, limits: Limits) -> Result:
+        asked = time.monotonic()
         try:
-            worker = self.idle.get_nowait()
+            worker = self.idle.get(timeout=min(QUEUE_SECONDS, limits.timeout / 2))
         except queue.Empty:
             raise BusyError(f"the service is running its limit of {len(self.all)} SQL and query requests at once: "
                             "try again in a moment") from None
@@ -89,8 +94,10 @@ class SqlWorkers:
                 if not worker.conn.poll(START_SECONDS) or worker.conn.recv() != "ready":
                     raise QueryLimitError("the service's SQL worker did not start: try again in a moment")
                 worker.ready = True
-            worker.conn.send((job, limits))
-            if not worker.conn.poll(limits.timeout + GRACE_SECONDS):
+            # the time limit is the request's: what it waited for a worker is taken from the query's
+            budget = max(limits.timeout - (time.monotonic() - asked), 0.01)
+            worker.conn.send((job, dataclasses.replace(limits, budget=budget)))
+            if not worker.conn.poll(budget + GRACE_SECONDS):
                 raise QueryLimitError(f"the query was stopped at its time limit of {limits.timeout:g} s: narrow it "
                                       "(e.g. a WHERE on variant and n)")
             kind, value, retired = worker.conn.recv()
