@@ -49,13 +49,13 @@ def measure_lookups(db: Path, max_n: int, samples: int = 200) -> float:
 
     rng = random.Random(1)
     with api.open_db(db) as store:
-        sizes = store.con.execute("SELECT variant, n, positions FROM builds WHERE n > ?", [max_n - 20]).fetchall()
+        sizes = store.rows("SELECT variant, n, positions FROM builds WHERE n > ?", [max_n - 20])
         positions = []
         for _ in range(samples):  # random positions of the 20 largest n
             variant, n, size = rng.choice(sizes)
             i = rng.randrange(size)
-            cols = store.con.execute(f"SELECT {', '.join(f'coalesce(c{k}, 0)' for k in range(1, 17))} FROM positions "
-                                     "WHERE variant = ? AND n = ? AND id = ?", [variant, n, i]).fetchone()
+            cols = store.rows(f"SELECT {', '.join(f'coalesce(c{k}, 0)' for k in range(1, 17))} FROM positions "
+                              "WHERE variant = ? AND n = ? AND id = ?", [variant, n, i])[0]
             positions.append((variant, tuple(cols)))
         api.probe(store, *positions[0])  # warm up
         times = []

@@ -25,7 +25,7 @@ def main() -> None:
     from zeckdb.store import Store
 
     with Store.open_read(args.db) as store:
-        ns = store.con.execute("SELECT min(n), max(n), count(DISTINCT variant) FROM builds").fetchone()
+        ns = store.rows("SELECT min(n), max(n), count(DISTINCT variant) FROM builds")[0]
         print(f"named queries on {args.db} (n = {ns[0]}..{ns[1]}, {ns[2]} variants), target {TARGET_S:g} s each")
         worst = 0.0
         for q in list_queries():

@@ -90,8 +90,8 @@ def main() -> None:
               f"(16 GiB allowed)", flush=True)
 
     with Store.open_read(db) as store:
-        rows = store.con.execute("SELECT n, winner FROM builds WHERE variant = 'reversed' ORDER BY n").fetchall()
-        sizes = store.con.execute("SELECT variant, n, seconds FROM builds WHERE n > 150 ORDER BY n, variant").fetchall()
+        rows = store.rows("SELECT n, winner FROM builds WHERE variant = 'reversed' ORDER BY n")
+        sizes = store.rows("SELECT variant, n, seconds FROM builds WHERE n > 150 ORDER BY n, variant")
     p1 = [n for n, w in rows if w == 1]
     print(f"reversed game, Player 1 wins n = {', '.join(map(str, p1))}")
     wins = 0
@@ -124,8 +124,8 @@ def check_full(summary_db: Path, full_db: Path, ns: list[int]) -> None:
     query = (f"SELECT variant, n, {columns} FROM builds LEFT JOIN random_play USING (variant, n) "
              "WHERE list_contains(?, n) ORDER BY variant, n")
     with Store.open_read(full_db) as full, Store.open_read(summary_db) as summary:
-        want = full.con.execute(query, [ns]).fetchall()
-        got = summary.con.execute(query, [ns]).fetchall()
+        want = full.rows(query, [ns])
+        got = summary.rows(query, [ns])
     bad = [(w, g) for w, g in zip(want, got, strict=False)
            if w[:10] != g[:10] or not all(math.isclose(a, b, rel_tol=1e-12) for a, b in zip(w[10:], g[10:], strict=False))]
     print(f"check: n = {ns[0]}..{ns[-1]} built in full ({time.perf_counter() - t0:.0f} s) and compared with summary mode: "

@@ -62,7 +62,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="zeckdb-profile-") as tmp:
         t0 = time.perf_counter()
         store = Store.open_write(Path(tmp) / "p.duckdb")
-        store.con.execute("SET threads = 1")
+        store.rows("SET threads = 1")
         for v in variants:
             store.register_variant(v)
         phases["schema"] = time.perf_counter() - t0

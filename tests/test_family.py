@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 
+import duckdb
 import pytest
 
 from zeckdb.queries import run_query
@@ -251,9 +252,11 @@ def test_building_n_builds_the_layers_its_games_reach_and_resumes(tmp_path):
         assert sorted(n for _, n in again.built) == [0, 1, 3, 4, 5, 6, 8, 9, 10, 11, 13, 14, 15, 16, 18, 19, 20]
         assert build(store, ["black-hole-4"], list(range(1, 21))).built == []
         # an already stored lower layer is recomputed in memory, not rewritten
-        store.con.execute("UPDATE builds SET seconds = -1 WHERE variant = 'black-hole-4' AND n = 15")
+    with duckdb.connect(str(path)) as con:  # a hand edit, to see whether n = 15 is written again
+        con.execute("UPDATE builds SET seconds = -1 WHERE variant = 'black-hole-4' AND n = 15")
+    with Store.open_write(path) as store:
         assert build(store, ["black-hole-4"], [20], force=True).built == [("black-hole-4", 20)]
-        assert store.con.execute("SELECT seconds FROM builds WHERE variant = 'black-hole-4' AND n = 15").fetchone() == (-1,)
+        assert store.rows("SELECT seconds FROM builds WHERE variant = 'black-hole-4' AND n = 15") == [(-1,)]
 
 
 def test_lookups_follow_moves_into_lower_layers(capsys, small_db):

@@ -13,7 +13,7 @@ import pytest
 
 from zeckdb.builder import build
 from zeckdb.errors import ZeckdbError
-from zeckdb.executor import Limits, run
+from zeckdb.executor import Limits
 from zeckdb.store import Store
 
 from .http import get, post_sql, serving
@@ -41,7 +41,7 @@ def leaks(text: str, db: Path) -> list[str]:
 
 def answer(store: Store, sql: str) -> str:
     try:
-        result = run(store.con.cursor(), sql, limits=Limits(timeout=20, max_rows=None))
+        result = store.run(sql, limits=Limits(timeout=20, max_rows=None))
         return repr(result.rows)
     except ZeckdbError as exc:
         return str(exc)
@@ -49,14 +49,13 @@ def answer(store: Store, sql: str) -> str:
 
 def test_no_catalog_function_view_or_macro_shows_the_host(hidden):
     with Store.open_read(hidden) as store:
-        con = store.con
-        tables = con.execute("SELECT DISTINCT function_name FROM duckdb_functions() WHERE function_type IN "
-                             "('table', 'table_macro') AND parameters = [] ORDER BY 1").fetchall()
-        views = con.execute("SELECT schema_name, view_name FROM duckdb_views() WHERE internal").fetchall()
-        scalars = con.execute("SELECT DISTINCT function_name FROM duckdb_functions() WHERE function_type = "
+        tables = store.rows("SELECT DISTINCT function_name FROM duckdb_functions() WHERE function_type IN "
+                             "('table', 'table_macro') AND parameters = [] ORDER BY 1")
+        views = store.rows("SELECT schema_name, view_name FROM duckdb_views() WHERE internal")
+        scalars = store.rows("SELECT DISTINCT function_name FROM duckdb_functions() WHERE function_type = "
                               "'scalar' AND parameters = [] AND function_name NOT LIKE '%random%' "
-                              "AND function_name NOT IN ('nextval', 'currval') ORDER BY 1").fetchall()
-        settings = [r[0] for r in con.execute("SELECT name FROM duckdb_settings()").fetchall()]
+                              "AND function_name NOT IN ('nextval', 'currval') ORDER BY 1")
+        settings = [r[0] for r in store.rows("SELECT name FROM duckdb_settings()")]
         assert len(tables) > 30 and len(views) > 20 and len(settings) > 100  # the enumeration itself works
         shown = {f"FROM {name}()": answer(store, f"SELECT * FROM {name}()") for (name,) in tables}
         shown |= {f"FROM {s}.{v}": answer(store, f'SELECT * FROM {s}."{v}"') for s, v in views}
@@ -87,7 +86,7 @@ def test_no_catalog_function_view_or_macro_shows_the_host(hidden):
 ])
 def test_catalog_questions_still_answer(hidden, sql, want):
     with Store.open_read(hidden) as store:
-        result = run(store.con.cursor(), sql, limits=Limits(timeout=20, max_rows=None))
+        result = store.run(sql, limits=Limits(timeout=20, max_rows=None))
     assert any(want in map(str, row) for row in result.rows), result.rows
 
 

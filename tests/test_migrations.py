@@ -76,7 +76,9 @@ def test_older_database_is_upgraded_and_its_layers_rebuilt(tmp_path):
     command.upgrade(_alembic_config(path), "0001")
     with Store.open_write(path) as store:  # upgrades to head
         build(store, ["zeckendorf"], [1, 2, 3, 4, 5])
-        store.con.execute("DELETE FROM random_play WHERE n >= 4")  # as if built before the query layer existed
+    with duckdb.connect(str(path)) as con:
+        con.execute("DELETE FROM random_play WHERE n >= 4")  # as if built before the query layer existed
+    with Store.open_write(path) as store:
         report = build(store, ["zeckendorf"], [1, 2, 3, 4, 5])
     assert report.built == [("zeckendorf", 4), ("zeckendorf", 5)]
     con = duckdb.connect(str(path), read_only=True)

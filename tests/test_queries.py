@@ -203,9 +203,9 @@ def test_winning_moves(store):
     # without --variant: every variant that stores (3,1,0,2) (not black-hole-empty-board-4: there it would
     # be a board with a 2 while 2 is left to place, which play never reaches)
     counts = ", ".join(f"coalesce(c{i}, 0)" for i in range(1, 17))
-    holding = {v for (v,) in store.con.execute(
+    holding = {v for (v,) in store.rows(
         f"SELECT DISTINCT variant FROM positions WHERE [{counts}] = ? AND entries IS NULL",  # not an ordered list
-        [[3, 1, 0, 2] + [0] * 12]).fetchall()}
+        [[3, 1, 0, 2] + [0] * 12])}
     assert {*VARIANTS, "quilt", "build-up", "black-hole-5", "black-hole-empty-board-5"} <= holding
     assert "black-hole-empty-board-4" not in holding
     assert {r["variant"] for r in query(store, "winning-moves", position="3,1,0,2")} == holding

@@ -90,8 +90,8 @@ def test_reads_while_a_build_writes(capsys, tmp_path):
                                               str(info.games_to_end))
                 final["http", variant, n] = final["probe", variant, n]
                 final["winners", variant, n] = api.run_query(store, "winners", variant, [n]).rows
-                final["count", variant, n] = store.con.execute(
-                    "SELECT count(*) FROM positions WHERE variant = ? AND n = ?", [variant, n]).fetchone()[0]
+                final["count", variant, n] = store.rows(
+                    "SELECT count(*) FROM positions WHERE variant = ? AND n = ?", [variant, n])[0][0]
     for kind, variant, n, answer in answers:
         if kind == "count" and answer == 0:
             continue  # not committed yet when asked

@@ -155,7 +155,7 @@ def test_reading_outside_the_database_is_refused_by_the_connection_itself(watche
         for sql in ["SELECT * FROM read_text('/etc/passwd')", "COPY (SELECT 1) TO 'x.csv'", "SET threads = 9",
                     "ATTACH 'y.duckdb'", "INSTALL httpfs"]:
             with pytest.raises(duckdb.Error):
-                store.con.execute(sql)
+                store.rows(sql)  # the store's own reads skip the classifier, not the connection's settings
 
 
 @pytest.mark.parametrize("sql, column", ALLOWED.items())

@@ -206,11 +206,7 @@ def summary(store: Store, variant_name: str, ns: list[int] | None = None) -> lis
     if not built:
         raise NotBuiltError(f"{variant.name} is not built in {store.path}: run `zeckdb build --variant {variant.name}`")
     check_built_ns({variant.name: built}, ns or [], variant.name)
-    cur = store.con.execute("SELECT * EXCLUDE (positions_checksum, edges_checksum) FROM builds "
-                            "WHERE variant = $variant AND ($ns IS NULL OR list_contains($ns, n)) ORDER BY n",
-                            {"variant": variant.name, "ns": ns})
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, row, strict=False)) for row in cur.fetchall()]
+    return store.build_rows(variant.name, ns)
 
 
 def plot(store: Store, kind: str, variant: str, ns: list[int] | None = None, measure: str = "P", *,

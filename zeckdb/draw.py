@@ -36,25 +36,25 @@ def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = Fal
     bins = len(variant.columns)
     # the position as its variant writes it: the entries of an ordered list, else the counts
     counts = "coalesce(entries, [" + ", ".join(f"coalesce(c{i + 1}, 0)" for i in range(bins)) + "])"
-    rows = store.con.execute(
+    rows = store.rows(
         f"""SELECT id, {counts}, outcome, remoteness, is_start, is_terminal, in_winning_strategies
             FROM positions WHERE variant = ? AND n = ? AND (NOT ? OR in_winning_strategies) ORDER BY id""",
-        [variant.name, n, strategy_only]).fetchall()
+        [variant.name, n, strategy_only])
     if len(rows) > max_nodes:
         raise UsageError(f"layer n = {n} of {variant.name} has {len(rows):,} {'strategy ' if strategy_only else ''}"
                          f"positions, over {opt('max_nodes')} {max_nodes}: draw a smaller n"
                          + ("" if strategy_only else f", or {opt('strategy_only')}") + f", or raise {opt('max_nodes')}")
     kept = {r[0] for r in rows}
-    moves = store.con.execute(
+    moves = store.rows(
         """SELECT src, dst, coalesce(dst_n, n) AS dst_n, move FROM moves
-           WHERE variant = ? AND n = ? ORDER BY src, dst""", [variant.name, n]).fetchall()
+           WHERE variant = ? AND n = ? ORDER BY src, dst""", [variant.name, n])
     moves = [m for m in moves if m[0] in kept and (m[2] != n or m[1] in kept)]
     outside = sorted({(m[2], m[1]) for m in moves if m[2] != n})
     labels: dict[tuple[int, int], tuple] = {}
     for dst_n, dst in outside:  # positions of lower layers the moves reach
-        row = store.con.execute(f"SELECT {counts}, outcome FROM positions WHERE variant = ? AND n = ? AND id = ?",
-                                [variant.name, dst_n, dst]).fetchone()
-        labels[dst_n, dst] = row or ()
+        found = store.rows(f"SELECT {counts}, outcome FROM positions WHERE variant = ? AND n = ? AND id = ?",
+                           [variant.name, dst_n, dst])
+        labels[dst_n, dst] = found[0] if found else ()
     title = (f"{variant.name}, n = {n}: {'the winner' + chr(39) + 's strategy graph' if strategy_only else 'game graph'}"
              f" ({len(rows)} positions, {len(moves)} moves)")
     out = [f"digraph {_quote(f'{variant.name} n={n}')} {{",

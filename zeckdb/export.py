@@ -56,10 +56,9 @@ class Part:
 
 def plan(store: Store, variants: list[str] | None, ns: list[int] | None) -> list[Part]:
     """The files to write: every built layer of the chosen variants and n (all by default)."""
-    con = store.con
-    layers = con.execute("SELECT variant, n, graph FROM builds JOIN variants USING (variant) "
+    layers = store.rows("SELECT variant, n, graph FROM builds JOIN variants USING (variant) "
                          "WHERE ($vs IS NULL OR list_contains($vs, variant)) AND ($ns IS NULL OR list_contains($ns, n)) "
-                         "ORDER BY variant, n", {"vs": variants, "ns": ns}).fetchall()
+                         "ORDER BY variant, n", {"vs": variants, "ns": ns})
     if not layers:
         raise UsageError("nothing to export: no built layer matches"
                          + (f" {opt('variant')} {', '.join(variants)}" if variants else "") + (f" and {opt('n')}" if ns else ""))
@@ -118,16 +117,11 @@ def _write(store: Store, root: Path, part: Part, fmt: str, progress) -> dict:
     import pyarrow.csv
     import pyarrow.parquet
 
-    cursor = store.con.cursor()
-    try:
-        exclude = f" EXCLUDE ({', '.join(part.exclude)})" if part.exclude else ""
-        lists = LIST_COLUMNS.get(part.table, []) if fmt == "csv" else []  # CSV has no lists: write them as [1,2,3]
-        replace = (" REPLACE (" + ", ".join(f"'[' || array_to_string({c}, ',') || ']' AS {c}" for c in lists) + ")"
-                   if lists else "")
-        table = cursor.sql(f"SELECT *{exclude}{replace} FROM {part.table} WHERE {part.where}",
-                           params=part.params).to_arrow_table()
-    finally:
-        cursor.close()
+    exclude = f" EXCLUDE ({', '.join(part.exclude)})" if part.exclude else ""
+    lists = LIST_COLUMNS.get(part.table, []) if fmt == "csv" else []  # CSV has no lists: write them as [1,2,3]
+    replace = (" REPLACE (" + ", ".join(f"'[' || array_to_string({c}, ',') || ']' AS {c}" for c in lists) + ")"
+               if lists else "")
+    table = store.arrow(f"SELECT *{exclude}{replace} FROM {part.table} WHERE {part.where}", part.params)
     path = root / f"{part.path}.{fmt}"
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "parquet":

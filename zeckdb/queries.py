@@ -28,7 +28,7 @@ from typing import Any
 
 from . import resources
 from .errors import NotBuiltError, UnknownQueryError, UsageError, opt
-from .executor import Limits, Result, run
+from .executor import Limits, Result
 from .ranges import format_ns, parse_count
 from .store import Store
 
@@ -183,7 +183,7 @@ def run_query(store: Store, name: str, variant: str | None = None, ns: list[int]
         check_built_ns(built, ns, variant)
     values: dict[str, Any] = {p.name: _check_value(p, params.get(p.name), built) for p in query.params.values()}
     values.update(variant=variant, ns=ns)
-    return run(store.con, query.sql, {k: v for k, v in values.items() if k in query.used_params}, limits)
+    return store.run(query.sql, {k: v for k, v in values.items() if k in query.used_params}, limits)
 
 
 def _built_variants(store: Store, query: NamedQuery, variant: str | None) -> dict[str, set[int]]:
@@ -264,4 +264,4 @@ def _check_position(text: str, built: dict[str, set[int]], bad: str) -> str:
 
 def run_sql(store: Store, sql: str, limits: Limits = ALL_ROWS) -> Result:
     """Run one ad-hoc read-only statement (see zeckdb.executor for what is allowed)."""
-    return run(store.con, sql, None, limits)
+    return store.run(sql, None, limits)

@@ -144,11 +144,11 @@ class SharedReader:
     @contextmanager
     def store(self) -> Iterator[Store]:
         base = self._enter()
-        cursor = base.con.cursor()  # a connection of its own, to the same open database
+        reader = base.reader()
         try:
-            yield Store(self.path, cursor, writable=False, move_values=base.move_values)
+            yield reader
         finally:
-            cursor.close()
+            reader.close()
             with self.changed:
                 self.running -= 1
                 self.changed.notify_all()

@@ -19,6 +19,7 @@ import numpy as np
 
 from . import ENGINE_VERSION
 from .errors import DatabaseError, NotBuiltError, opt
+from .executor import Limits, Result, run as execute, sandbox_config
 from .locking import POLL_SECONDS, READ_WAIT_SECONDS, Gate
 from .variants import Variant
 
@@ -76,7 +77,6 @@ def _connect(path: Path, read_only: bool, deadline: float | None = 0.0,
     through zeckdb.locking), it is tried again until `deadline` (time.monotonic();
     None: for as long as it takes), calling on_wait once after two seconds. memory_limit:
     a reader's DuckDB memory limit (e.g. "2GB"; the sandbox's default when None)."""
-    from .executor import sandbox_config
 
     if path.is_file() and path.stat().st_size == 0:
         raise DatabaseError(f"{path} is an empty file (0 bytes), not a database: delete it (or pass {opt('db')} with "
@@ -272,7 +272,7 @@ class Store:
 
     A reader holds the file from open to close. A writer holds it only while it
     writes: `let_go` closes the file so that readers can open it (zeckdb.locking),
-    and the next use of `con` waits for them and opens it again."""
+    and its next read or write waits for them and opens it again."""
 
     def __init__(self, path: Path, con: duckdb.DuckDBPyConnection | None, writable: bool,
                  gate: Gate | None = None, on_wait: Callable[[], None] | None = None,
@@ -285,8 +285,9 @@ class Store:
         self.on_wait = on_wait  # a writer's: called once when it waits long for readers
         self.upgraded_from: str | None = None
 
-    @property
-    def con(self) -> duckdb.DuckDBPyConnection:
+    def _connection_waiting(self) -> duckdb.DuckDBPyConnection:
+        """The open connection; a writer that has let go waits here for the readers to leave
+        and opens the file again (for as long as they take)."""
         if self._con is None:
             if not self.writable or self.gate is None:
                 raise DatabaseError(f"{self.path} is closed")
@@ -377,56 +378,56 @@ class Store:
     def built_ns(self, variant: str) -> set[int]:
         """The n whose layer is complete, positions and moves (layers from an older schema miss
         random_play and are not; summary layers are not either)."""
-        rows = self.con.execute("SELECT n FROM builds JOIN random_play USING (variant, n) "
-                                "WHERE variant = ? AND NOT summary_only", [variant]).fetchall()
+        rows = self.rows("SELECT n FROM builds JOIN random_play USING (variant, n) "
+                         "WHERE variant = ? AND NOT summary_only", [variant])
         return {r[0] for r in rows}
 
     def summary_ns(self, variant: str) -> set[int]:
         """The n built with --summary-only: a builds row, no positions."""
-        rows = self.con.execute("SELECT n FROM builds WHERE variant = ? AND summary_only", [variant]).fetchall()
+        rows = self.rows("SELECT n FROM builds WHERE variant = ? AND summary_only", [variant])
         return {r[0] for r in rows}
 
     def present_ns(self, variant: str) -> set[int]:
         """The n with any row of the variant (complete or from an older schema): rewriting them must delete first."""
-        return {r[0] for r in self.con.execute("SELECT n FROM builds WHERE variant = ?", [variant]).fetchall()}
+        return {r[0] for r in self.rows("SELECT n FROM builds WHERE variant = ?", [variant])}
 
     def graph_ns(self, graph: str) -> set[int]:
-        rows = self.con.execute("SELECT n FROM graph_layers WHERE graph = ?", [graph]).fetchall()
+        rows = self.rows("SELECT n FROM graph_layers WHERE graph = ?", [graph])
         return {r[0] for r in rows}
 
     def status(self) -> list[dict[str, Any]]:
         """Per variant: every n with a summary row (`ns`), those of them built with --summary-only
         (`summary_ns`), and the positions and moves of the layers stored in full."""
-        rows = self.con.execute(
+        rows = self.rows(
             """SELECT b.variant, list(b.n ORDER BY b.n), list(b.n ORDER BY b.n) FILTER (summary_only),
                       coalesce(sum(b.positions) FILTER (NOT summary_only), 0),
                       coalesce(sum(b.edges) FILTER (NOT summary_only), 0), sum(b.seconds)
-               FROM builds b GROUP BY b.variant ORDER BY b.variant"""
-        ).fetchall()
+               FROM builds b GROUP BY b.variant ORDER BY b.variant""")
         return [dict(variant=v, ns=ns, summary_ns=summary or [], positions=int(p), edges=int(e), seconds=float(s))
                 for v, ns, summary, p, e, s in rows]
 
     # -- writing -----------------------------------------------------------
     def register_variant(self, variant: Variant) -> None:
-        self.con.execute("BEGIN TRANSACTION")
-        self.con.execute("DELETE FROM move_names WHERE variant = ?", [variant.name])
-        self.con.execute("DELETE FROM variant_columns WHERE variant = ?", [variant.name])
-        self.con.execute("DELETE FROM variants WHERE variant = ?", [variant.name])
-        self.con.execute(
+        con = self._connection_waiting()
+        con.execute("BEGIN TRANSACTION")
+        con.execute("DELETE FROM move_names WHERE variant = ?", [variant.name])
+        con.execute("DELETE FROM variant_columns WHERE variant = ?", [variant.name])
+        con.execute("DELETE FROM variants WHERE variant = ?", [variant.name])
+        con.execute(
             "INSERT INTO variants VALUES (?, ?, ?, ?, ?, ?, ?)",
             [variant.name, variant.title, variant.source, variant.graph_name, variant.reversed,
              variant.max_n, len(variant.columns)],
         )
-        self.con.executemany(
+        con.executemany(
             "INSERT INTO move_names VALUES (?, ?, ?)",
             [[variant.name, code, name] for code, name in enumerate(variant.move_names)],
         )
-        self.con.executemany(
+        con.executemany(
             "INSERT INTO variant_columns VALUES (?, ?, ?, ?)",
             [[variant.name, i + 1, name, w]
              for i, (name, w) in enumerate(zip(variant.columns, variant.column_weights, strict=True))],
         )
-        self.con.execute("COMMIT")
+        con.execute("COMMIT")
 
     def write_layers(self, records: Iterable[LayerTables]) -> None:
         """Write (replacing) (variant, n) layers in one transaction, all or nothing; when a
@@ -434,7 +435,7 @@ class Store:
         file before the rest (a commit per layer always cost the writer of the default build
         of n = 1..100 117 s against 105 s). A layer's positions and edges go in before its
         length distribution is asked for (LayerTables.lengths may still be computing it)."""
-        con = self.con
+        con = self._connection_waiting()
         con.execute("BEGIN TRANSACTION")
         in_transaction = True
         try:
@@ -443,7 +444,7 @@ class Store:
                     con.execute("COMMIT")
                     in_transaction = False
                     self.let_go()
-                    con = self.con
+                    con = self._connection_waiting()
                     con.execute("BEGIN TRANSACTION")
                     in_transaction = True
                 self._insert_layer(con, record)
@@ -495,7 +496,7 @@ class Store:
     def write_summary(self, variant: Variant, summary: Any, replace: bool) -> None:
         """Write one summary-only layer (engine.summary.Summary): its builds row and, where the
         random-play odds were computed, its random_play row; one transaction."""
-        con = self.con
+        con = self._connection_waiting()
         con.execute("BEGIN TRANSACTION")
         try:
             if replace:
@@ -519,9 +520,40 @@ class Store:
             raise
 
     # -- reading -----------------------------------------------------------
+    def run(self, sql: str, params: dict[str, Any] | None = None, limits: Limits | None = None) -> Result:
+        """A user's statement (or a named query's), through the sandboxed executor within `limits`."""
+        return execute(self._connection_waiting(), sql, params, limits or Limits())
+
+    def rows(self, sql: str, params: list[Any] | dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        """The rows of zeckdb's own SQL (never a user's text: that goes through `run`)."""
+        return self._connection_waiting().execute(sql, params).fetchall()
+
+    def arrow(self, sql: str, params: list[Any] | dict[str, Any] | None = None) -> Any:
+        """zeckdb's own SQL as a pyarrow.Table, read on a cursor of its own (a thread may call it)."""
+        cursor = self._connection_waiting().cursor()
+        try:
+            return cursor.sql(sql, params=params).to_arrow_table()
+        finally:
+            cursor.close()
+
+    def reader(self) -> Store:
+        """A reader of this open database with a connection of its own (for another thread),
+        sharing the moves' cache; close it when done."""
+        return Store(self.path, self._connection_waiting().cursor(), writable=False, move_values=self.move_values)
+
+    def build_rows(self, variant: str, ns: list[int] | None = None) -> list[dict[str, Any]]:
+        """The builds rows (but the checksums) of a variant, of every n or of `ns`, by n."""
+        cur = self._connection_waiting().execute(
+            "SELECT * EXCLUDE (positions_checksum, edges_checksum) FROM builds "
+            "WHERE variant = $variant AND ($ns IS NULL OR list_contains($ns, n)) ORDER BY n",
+            {"variant": variant, "ns": ns})
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
     def require_built(self, variant: str, n: int, positions: bool = True) -> None:
         """Raise NotBuiltError unless layer n is built (with `positions`: in full, not --summary-only)."""
-        row = self.con.execute("SELECT summary_only FROM builds WHERE variant = ? AND n = ?", [variant, n]).fetchone()
+        found = self.rows("SELECT summary_only FROM builds WHERE variant = ? AND n = ?", [variant, n])
+        row = found[0] if found else None
         if row and row[0] and positions:
             raise NotBuiltError(f"n = {n} was built with --summary-only: build it in full to look up positions "
                                 f"(`zeckdb build --variant {variant} --n {n}`)")
@@ -535,7 +567,7 @@ class Store:
 
     def summary(self, variant: str, n: int) -> dict[str, Any]:
         self.require_built(variant, n, positions=False)
-        cur = self.con.execute("SELECT * FROM builds WHERE variant = ? AND n = ?", [variant, n])
+        cur = self._connection_waiting().execute("SELECT * FROM builds WHERE variant = ? AND n = ?", [variant, n])
         names = [d[0] for d in cur.description]
         return dict(zip(names, cur.fetchone() or (), strict=False))
 
@@ -557,10 +589,11 @@ class Store:
 
     def layer_values(self, variant: str, n: int) -> tuple[np.ndarray, np.ndarray] | None:
         """(win, remoteness) by id of a complete layer, None if it is not built (yet)."""
-        if not self.con.execute("SELECT 1 FROM builds WHERE variant = ? AND n = ?", [variant, n]).fetchone():
+        if not self.rows("SELECT 1 FROM builds WHERE variant = ? AND n = ?", [variant, n]):
             return None
-        columns = self.con.execute("SELECT outcome = 'win' AS win, remoteness FROM positions WHERE variant = ? "
-                                   "AND n = ? ORDER BY id", [variant, n]).fetchnumpy()  # ids are 0..size-1
+        columns = self._connection_waiting().execute(
+            "SELECT outcome = 'win' AS win, remoteness FROM positions WHERE variant = ? AND n = ? ORDER BY id",
+            [variant, n]).fetchnumpy()  # ids are 0..size-1
         return np.asarray(columns["win"]), np.asarray(columns["remoteness"])
 
     def probe_moves(self, variant: str, places: list[tuple[int, int]]) -> dict[tuple[int, int], dict[str, Any]]:
@@ -576,7 +609,7 @@ class Store:
         return found
 
     def _probe(self, where: str, params: list[Any], columns: list[str]) -> dict[tuple[int, int], dict[str, Any]]:
-        cur = self.con.execute(f"SELECT n, id, {', '.join(columns)} FROM positions WHERE variant = ? AND {where}",
-                               params)
+        cur = self._connection_waiting().execute(
+            f"SELECT n, id, {', '.join(columns)} FROM positions WHERE variant = ? AND {where}", params)
         names = [d[0] for d in cur.description]
         return {(row[0], row[1]): dict(zip(names, row, strict=False)) for row in cur.fetchall()}

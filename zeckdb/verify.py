@@ -84,8 +84,8 @@ def layers_to_verify(store: Store, variant: str | None, ns: list[int] | None) ->
 
     if variant is not None:
         get_variant(variant)
-    rows = store.con.execute("SELECT variant, n, positions FROM builds WHERE ($variant IS NULL OR variant = $variant) "
-                             "AND NOT summary_only ORDER BY variant, n", {"variant": variant}).fetchall()
+    rows = store.rows("SELECT variant, n, positions FROM builds WHERE ($variant IS NULL OR variant = $variant) "
+                      "AND NOT summary_only ORDER BY variant, n", {"variant": variant})
     if variant is not None and not rows:
         raise NotBuiltError(f"{variant} is not built in {store.path}: nothing to verify")
     if ns is not None:
@@ -216,7 +216,7 @@ def _solved_sql(v: Variant) -> str:
 def _check_solved(store: Store, v: Variant, ns: list[int], checks: dict[str, Check]) -> dict[int, float]:
     """Check every position of the batch against its children; per n, the start's games summed over its moves."""
     start_games = {}
-    for n, games, checked, *found in store.con.execute(sql := _solved_sql(v), _params(sql, v, ns)).fetchall():
+    for n, games, checked, *found in store.rows(sql := _solved_sql(v), _params(sql, v, ns)):
         start_games[n] = games
         for check, failed, examples in zip([checks["values"], checks["solved columns"]], found[::2], found[1::2], strict=False):
             check.checked += checked
@@ -252,8 +252,8 @@ def _check_layers(store: Store, v: Variant, ns: list[int], start_games: dict[int
     """The per-layer checks of a batch: sizes, partition counts, starts, checksums."""
     sizes, partitions, starts, sums = (checks[k] for k in ("layer sizes", "partition counts", "starts", "checksums"))
     for (n, positions, edges, stored, moves, positions_sum, edges_sum, positions_now, edges_now,
-         start_id, summary, start_ids, start, games, exact_counts) in store.con.execute(
-            LAYERS_SQL, _params(LAYERS_SQL, v, ns)).fetchall():
+         start_id, summary, start_ids, start, games, exact_counts) in store.rows(
+            LAYERS_SQL, _params(LAYERS_SQL, v, ns)):
         layer = f"{v.name} n={n}"
         sizes.checked += 1
         if (stored, moves) != (positions, edges):
