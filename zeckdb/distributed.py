@@ -66,7 +66,8 @@ def solve_to_shards(root: str, n: int, steps: list[tuple[str, bool, bool]], grap
 
 def _write_shards(root: Path, layer: LayerTables) -> None:
     import pyarrow as pa
-    import pyarrow.parquet as pq
+
+    from .export import write_part
 
     tables = {"positions": layer.positions, "builds": pa.Table.from_pylist([layer.build]),
               "random_play": pa.Table.from_pylist([layer.random_play]) if layer.random_play else None,
@@ -75,11 +76,8 @@ def _write_shards(root: Path, layer: LayerTables) -> None:
                                if layer.graph_size else None)}
     for table, rows in tables.items():
         if rows is not None:
-            folder = _shard_folder(root, table, layer.graph if TABLE_PARTITIONS[table] == "graph" else layer.variant,
-                                   layer.n)
-            folder.mkdir(parents=True, exist_ok=True)
-            pq.write_table(rows, folder / "part-0.tmp")
-            (folder / "part-0.tmp").rename(folder / "part-0.parquet")  # readers never see half a file
+            owner = layer.graph if TABLE_PARTITIONS[table] == "graph" else layer.variant
+            write_part(rows, _shard_folder(root, table, owner, layer.n) / "part-0.parquet")
 
 
 def _shard_folder(root: Path, table: str, owner: str, n: int) -> Path:

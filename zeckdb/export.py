@@ -113,21 +113,29 @@ def export(store: Store, folder: Path, parts: list[Part], fmt: str = "parquet",
     return manifest
 
 
-def _write(store: Store, root: Path, part: Part, fmt: str, progress) -> dict:
+def write_part(rows: Any, path: Path, fmt: str = "parquet") -> None:
+    """Write an Arrow table as one file of a hive layout (an export's, or a distributed build's
+    shard), whole or not at all: to a temporary file renamed into place."""
     import pyarrow.csv
     import pyarrow.parquet
 
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    if fmt == "parquet":
+        pyarrow.parquet.write_table(rows, temporary, compression="zstd")
+    else:
+        pyarrow.csv.write_csv(rows, temporary)
+    temporary.rename(path)
+
+
+def _write(store: Store, root: Path, part: Part, fmt: str, progress) -> dict:
     exclude = f" EXCLUDE ({', '.join(part.exclude)})" if part.exclude else ""
     lists = LIST_COLUMNS.get(part.table, []) if fmt == "csv" else []  # CSV has no lists: write them as [1,2,3]
     replace = (" REPLACE (" + ", ".join(f"'[' || array_to_string({c}, ',') || ']' AS {c}" for c in lists) + ")"
                if lists else "")
     table = store.arrow(f"SELECT *{exclude}{replace} FROM {part.table} WHERE {part.where}", part.params)
     path = root / f"{part.path}.{fmt}"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if fmt == "parquet":
-        pyarrow.parquet.write_table(table, path, compression="zstd")
-    else:
-        pyarrow.csv.write_csv(table, path)
+    write_part(table, path, fmt)
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
