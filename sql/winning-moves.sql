@@ -3,7 +3,7 @@
 -- checks: the ranking of `zeckdb position`; a move wins exactly when it reaches a lost position.
 -- param position (position, required): the position as counts, bin 1 first, e.g. 3,1,0,2 (the ordered game: its entries left to right, e.g. 1,2,1,3)
 WITH wanted AS (
-    SELECT list_transform(string_split(trim($position, '()[] '), ','), lambda x: trim(x)::INTEGER) AS counts),
+    SELECT $position::INTEGER[] AS counts),  -- parsed by the game (zeckdb.queries), trailing zeros dropped
 layer AS (  -- in each variant, the n of the position: the weighted sum of its counts
     SELECT c.variant, sum(c.weight * coalesce(w.counts[c.position], 0))::INTEGER AS n,
            list_resize(any_value(w.counts), count(*)::INTEGER, 0) AS counts

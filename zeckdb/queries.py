@@ -240,20 +240,22 @@ def _check_value(param: Param, text: str | None, built: dict[str, set[int]]) -> 
     return value
 
 
-def _check_position(text: str, built: dict[str, set[int]], bad: str) -> str:
-    """A position that some variant read by the query accepts, in a layer it has built."""
+def _check_position(text: str, built: dict[str, set[int]], bad: str) -> list[int]:
+    """A position that some variant read by the query accepts, in a layer it has built, as that
+    game parses it (the counts, or an ordered game's entries): the SQL gets the list, not the text."""
     from .variants import get_variant
 
     malformed, unbuilt = [], []
     for name, ns in built.items():
         variant = get_variant(name)
         try:
-            n = variant.layer_of(variant.parse(text))
+            position = variant.parse(text)
+            n = variant.layer_of(position)
         except UsageError as exc:
             malformed.append(str(exc))
             continue
         if n in ns:
-            return text
+            return [int(x) for x in position]
         unbuilt.append(f"n = {n} is not built for {name}: run `zeckdb build --variant {name} --n {n}`")
     if unbuilt:
         raise NotBuiltError(unbuilt[0])
