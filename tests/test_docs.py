@@ -10,17 +10,18 @@ import re
 from zeckdb.variants import catalog
 
 ROOT = Path(__file__).resolve().parent.parent
+NAME = r"`([a-z][a-z0-9-]*[a-z0-9](?:-[A-Z])*)`"  # `zeckendorf`, `black-hole-M`, `nacci-C-K`
 
 
 def registered() -> set[str]:
-    """Every registered name, a family as `prefix-M`."""
-    return {name.split(" (M = ")[0] for name, _, _ in catalog()}
+    """Every registered name, a family as `prefix-M` or `prefix-C-K`."""
+    return {name.split(" (")[0] for name, _, _ in catalog()}
 
 
 def first_column_names(text: str, header: str) -> set[str]:
     """The backquoted names in the first column of the table that follows `header`."""
     table = text[text.index(header):].split("\n\n")[0]
-    return {name for row in table.splitlines()[2:] for name in re.findall(r"`([a-z0-9-]+M?)`", row.split("|")[1])}
+    return {name for row in table.splitlines()[2:] for name in re.findall(NAME, row.split("|")[1])}
 
 
 def test_the_readme_table_lists_every_variant():
@@ -39,5 +40,5 @@ def test_the_help_names_every_variant(capsys):
     code, out, _ = run(capsys, "--help")
     assert code == 0
     flat = " ".join(out.replace("│", " ").split())
-    named = set(re.findall(r"[a-z][a-z0-9-]*[a-z0-9M]", flat[flat.index("Variants"):flat.index("Variants") + 400]))
+    named = set(re.findall(r"[a-z][a-z0-9-]*[a-z0-9](?:-[A-Z])*", flat[flat.index("Variants"):flat.index("Variants") + 600]))
     assert registered() <= named

@@ -1,7 +1,7 @@
 """The registry of game variants. Adding a variant: one rules module, one line here.
 
-A family takes a parameter in its name (`black-hole-4`); `variant_names()` are
-the variants a build without --variant covers, members of families included.
+A family takes its parameters in its name (`black-hole-4`, `nacci-2-3`); `variant_names()`
+are the variants a build without --variant covers, members of families included.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import UnknownVariantError
+from ..errors import UnknownVariantError, opt
 from .base import Position, Variant
 from .black_hole import M_RANGE, BlackHole
 from .build_up import BuildUp
@@ -29,20 +29,41 @@ _REGISTRY: dict[str, Callable[[], Variant]] = {
     "ordered": Ordered,
 }
 
-# family prefix -> (constructor taking the parameter, accepted parameters, members built by default)
-_FAMILIES: dict[str, tuple[Callable[[int], Variant], range, range]] = {
-    "black-hole": (BlackHole, M_RANGE, range(2, 6)),
-    "black-hole-empty-board": (BlackHoleEmptyBoard, M_RANGE, range(2, 6)),
+
+@dataclass(frozen=True)
+class Family:
+    """Games named `prefix-P1-P2...`: a constructor taking the parameters, their letters
+    as users read them, the accepted and the default-built members, and the member whose
+    start `zeckdb variants` shows."""
+
+    make: Callable[..., Variant]
+    letters: tuple[str, ...]
+    accepted: tuple[tuple[int, ...], ...]
+    default: tuple[tuple[int, ...], ...]
+    example: tuple[int, ...]
+    aliases: tuple[tuple[tuple[int, ...], str], ...] = ()  # members that are another game: refused, naming it
+
+
+def _one(values: range) -> tuple[tuple[int, ...], ...]:
+    return tuple((m,) for m in values)
+
+
+_FAMILIES: dict[str, Family] = {
+    "black-hole": Family(BlackHole, ("M",), _one(M_RANGE), _one(range(2, 6)), (4,)),
+    "black-hole-empty-board": Family(BlackHoleEmptyBoard, ("M",), _one(M_RANGE), _one(range(2, 6)), (4,)),
 }
-FAMILY_EXAMPLE = 4  # the member whose start `zeckdb variants` shows for a family
 
 _instances: dict[str, Variant] = {}
 
 
 def variant_names(all_members: bool = False) -> list[str]:
     """Every variant a default build covers (with all_members, every member of each family)."""
-    return list(_REGISTRY) + [f"{prefix}-{m}" for prefix, (_, accepted, default) in _FAMILIES.items()
-                              for m in (accepted if all_members else default)]
+    return list(_REGISTRY) + [_member(prefix, m) for prefix, family in _FAMILIES.items()
+                              for m in (family.accepted if all_members else family.default)]
+
+
+def _member(prefix: str, parameters: tuple[int, ...]) -> str:
+    return "-".join([prefix, *map(str, parameters)])
 
 
 @dataclass(frozen=True)
@@ -51,23 +72,24 @@ class Game:
 
     label: str  # as users read it: `zeckendorf`, `black-hole-M (M = 2..12)`
     family: str | None  # a family's prefix (`black-hole`), None for a single game
-    parameters: tuple[int, ...]  # a family's accepted M; () for a single game
+    parameters: tuple[tuple[int, ...], ...]  # a family's accepted members' parameters; () for a single game
     title: str
-    example: Variant  # the game itself, or the family's member M = FAMILY_EXAMPLE
+    example: Variant  # the game itself, or the family's example member
 
     @property
     def members(self) -> list[str]:
         """The variant names this entry stands for."""
-        return [f"{self.family}-{m}" for m in self.parameters] if self.family else [self.label]
+        return [_member(self.family, m) for m in self.parameters] if self.family else [self.label]
 
 
 def games() -> list[Game]:
-    """Every registered game, a family once (its member M = FAMILY_EXAMPLE standing for it)."""
+    """Every registered game, a family once (its example member standing for it)."""
     out = [Game(name, None, (), get_variant(name).title, get_variant(name)) for name in _REGISTRY]
-    for prefix, (_, accepted, _) in _FAMILIES.items():
-        example = get_variant(f"{prefix}-{FAMILY_EXAMPLE}")
-        out.append(Game(_family_label(prefix, accepted), prefix, tuple(accepted),
-                        f"{example.family_title or example.title} (start shown: M = {FAMILY_EXAMPLE})", example))
+    for prefix, family in _FAMILIES.items():
+        example = get_variant(_member(prefix, family.example))
+        shown = ", ".join(f"{letter} = {value}" for letter, value in zip(family.letters, family.example, strict=True))
+        out.append(Game(_family_label(prefix, family), prefix, family.accepted,
+                        f"{example.family_title or example.title} (start shown: {shown})", example))
     return out
 
 
@@ -76,23 +98,36 @@ def catalog() -> list[tuple[str, str, Variant]]:
     return [(game.label, game.title, game.example) for game in games()]
 
 
-def _family_label(prefix: str, accepted: range) -> str:
-    return f"{prefix}-M (M = {accepted.start}..{accepted.stop - 1})"
+def _family_label(prefix: str, family: Family) -> str:
+    """`black-hole-M (M = 2..12)`, `nacci-C-K (C = 1..4, K = 2..4)`."""
+    ranges = ", ".join(f"{letter} = {min(m[i] for m in family.accepted)}..{max(m[i] for m in family.accepted)}"
+                       for i, letter in enumerate(family.letters))
+    return f"{'-'.join([prefix, *family.letters])} ({ranges})"
 
 
 def _valid_names() -> str:
-    families = ", ".join(_family_label(prefix, ms) for prefix, (_, ms, _) in _FAMILIES.items())
+    families = ", ".join(_family_label(prefix, family) for prefix, family in _FAMILIES.items())
     return f"{', '.join(_REGISTRY)}, {families}"
+
+
+def _plain_number(text: str) -> bool:
+    """ASCII digits without a leading zero, at most three: `black-hole-04` is no name."""
+    return text.isascii() and text.isdigit() and len(text) <= 3 and str(int(text)) == text
 
 
 def _construct(name: str) -> Variant | None:
     if name in _REGISTRY:
         return _REGISTRY[name]()
-    prefix, _, parameter = name.rpartition("-")
-    if prefix in _FAMILIES and parameter.isdigit():
-        make, accepted, _ = _FAMILIES[prefix]
-        if int(parameter) in accepted:
-            return make(int(parameter))
+    for prefix, family in _FAMILIES.items():
+        parts = name.removeprefix(prefix + "-").split("-") if name.startswith(prefix + "-") else []
+        if len(parts) != len(family.letters) or not all(_plain_number(p) for p in parts):
+            continue
+        parameters = tuple(int(p) for p in parts)
+        for member, game in family.aliases:
+            if parameters == member:
+                raise UnknownVariantError(f"{name} is the game registered as {game}: use {opt('variant')} {game}")
+        if parameters in family.accepted:
+            return family.make(*parameters)
     return None
 
 
@@ -106,4 +141,4 @@ def get_variant(name: str) -> Variant:
     return _instances[name]
 
 
-__all__ = ["Game", "Position", "Variant", "catalog", "games", "get_variant", "variant_names"]
+__all__ = ["Family", "Game", "Position", "Variant", "catalog", "games", "get_variant", "variant_names"]
