@@ -349,7 +349,24 @@ def fibonacci_compositions(n: int) -> set[tuple[int, ...]]:
 MOVES["ordered"] = ordered_moves
 
 
+def nacci_parameters(variant: str) -> tuple[int, int]:
+    c, k = variant.rsplit("-", 2)[1:]
+    return int(c), int(k)
+
+
+def nacci_greedy(c: int, k: int, n: int) -> tuple[int, ...]:
+    g = nacci_sequence(c, k)
+    counts = [0] * len(g)
+    for i in range(len(g) - 1, -1, -1):
+        counts[i], n = divmod(n, g[i])
+    return norm(counts)
+
+
 def family_start(variant: str, n: int) -> tuple[int, ...]:
+    if variant.startswith("reversed-nacci-"):
+        return nacci_greedy(*nacci_parameters(variant), n)
+    if variant.startswith("nacci-"):
+        return norm([n])
     if variant.startswith("black-hole-empty-board-"):
         m = int(variant.rsplit("-", 1)[1])
         return norm([0] * (m - 1) + [n])
@@ -368,6 +385,8 @@ def family_layer(variant: str, p) -> int:
     """The n whose layer stores p: its value, or the pile for nim (the last entry counts 1 in the pre-games)."""
     if variant == "fibonacci-nim":
         return p[0] if p else 0
+    if "nacci-" in variant:
+        return nacci_value(*nacci_parameters(variant), p)
     if variant == "ordered":
         return sum(p)
     if variant == "build-up":
@@ -384,3 +403,66 @@ def layer_positions(variant: str, n: int) -> set[tuple[int, ...]]:
     """Every position a game from the start of n passes through that lies in layer n."""
     return {p for p in reachable(variant, family_start(variant, n)) if family_layer(variant, p) == n}
 
+
+
+# -- the (c,k)-nacci games, from docs/games.md -------------------------------
+def nacci_sequence(c: int, k: int, count: int = 40) -> list[int]:
+    """G_1, G_2, ...: (c+1)^(j-1) for j <= k, then (c+1)^k - 1, then c times the sum of the last k."""
+    g = [(c + 1) ** (j - 1) for j in range(1, k + 1)] + [(c + 1) ** k - 1]
+    while len(g) < count:
+        g.append(c * sum(g[-k:]))
+    return g
+
+
+def nacci_moves(c: int, k: int):
+    """The five kinds of move of the table, each written out as take and put (1-based bins)."""
+    def moves(p):
+        out = []
+        for i in range(1, BINS):
+            if i >= k:  # combine: c from each of bins i-k+1..i into one at i+1
+                out.append(moved(p, {j: c for j in range(i - k + 1, i + 1)}, {i + 1: 1}))
+            if i >= k + 1:  # split: c+1 at i into one at i+1 and c at i-k
+                out.append(moved(p, {i: c + 1}, {i + 1: 1, i - k: c}))
+            if i == k:
+                out.append(moved(p, {k: c + 1}, {k + 1: 1, 1: 1}))
+            if i <= k - 1:  # up
+                out.append(moved(p, {i: c + 1}, {i + 1: 1}))
+            if 2 <= i <= k - 1:  # low combine
+                out.append(moved(p, {1: c + 1, **{j: c for j in range(2, i + 1)}}, {i + 1: 1}))
+        return [q for q in out if q is not None]
+    return moves
+
+
+def reversed_nacci_moves(c: int, k: int):
+    """The same table read backwards: each move undone (put and take exchanged)."""
+    def moves(p):
+        out = []
+        for i in range(1, BINS):
+            if i >= k:
+                out.append(moved(p, {i + 1: 1}, {j: c for j in range(i - k + 1, i + 1)}))
+            if i >= k + 1:
+                out.append(moved(p, {i + 1: 1, i - k: c}, {i: c + 1}))
+            if i == k:
+                out.append(moved(p, {k + 1: 1, 1: 1}, {k: c + 1}))
+            if i <= k - 1:
+                out.append(moved(p, {i + 1: 1}, {i: c + 1}))
+            if 2 <= i <= k - 1:
+                out.append(moved(p, {i + 1: 1}, {1: c + 1, **{j: c for j in range(2, i + 1)}}))
+        return [q for q in out if q is not None]
+    return moves
+
+
+def nacci_value(c: int, k: int, p) -> int:
+    return sum(x * g for x, g in zip(p, nacci_sequence(c, k), strict=False))
+
+
+def nacci_legal(c: int, k: int, p) -> bool:
+    """Coefficients 0..c and no k consecutive bins all holding c."""
+    q = list(p)
+    return all(0 <= x <= c for x in q) and not any(all(x == c for x in q[i:i + k]) for i in range(len(q) - k + 1))
+
+
+for _c in range(1, 5):
+    for _k in range(2, 5):
+        MOVES[f"nacci-{_c}-{_k}"] = nacci_moves(_c, _k)
+        MOVES[f"reversed-nacci-{_c}-{_k}"] = reversed_nacci_moves(_c, _k)

@@ -151,7 +151,12 @@ def test_variants_lists_every_game_once(capsys):
 
     code, out, _ = run(capsys, "variants", "--format", "json")
     listing = {row["variant"]: row for row in json.loads(out)}
-    assert code == 0 and list(listing) == [*GAMES, "black-hole-M (M = 2..12)", "black-hole-empty-board-M (M = 2..12)"]
+    assert code == 0 and list(listing) == [*GAMES, "black-hole-M (M = 2..12)", "black-hole-empty-board-M (M = 2..12)",
+                                           "nacci-C-K (C = 1..4, K = 2..4)", "reversed-nacci-C-K (C = 1..4, K = 2..4)"]
+    nacci = listing["reversed-nacci-C-K (C = 1..4, K = 2..4)"]
+    assert nacci["start_of_5"] == "(2,1)" and nacci["n"] == "1..100"  # 5 = 2 G1 + G2 of (2,2): 1, 3, 8, ...
+    assert "nacci-1-2" not in listing["nacci-C-K (C = 1..4, K = 2..4)"]["members"] and \
+        len(nacci["members"]) == 11 and "reversed-nacci-4-4" in nacci["members"]
     assert listing["ordered"]["start_of_5"] == "[1,1,1,1,1]" and listing["ordered"]["family"] is None
     assert listing["fibonacci-nim"]["start_of_5"] == "(5,4)" and listing["fibonacci-nim"]["n"] == "0..1000"
     family = listing["black-hole-empty-board-M (M = 2..12)"]
@@ -159,8 +164,8 @@ def test_variants_lists_every_game_once(capsys):
     assert family["members"] == [f"black-hole-empty-board-{m}" for m in range(2, 13)]
     code, out, _ = run(capsys, "variants", "--format", "csv")
     assert code == 0 and out.splitlines()[0] == "variant,game,n,start of n = 5,source"
-    for name in ("black-hole-2", "black-hole-12", "black-hole-empty-board-7"):
-        get_variant(name)  # every advertised M is accepted
+    for name in ("black-hole-2", "black-hole-12", "black-hole-empty-board-7", "nacci-4-4", "reversed-nacci-1-3"):
+        get_variant(name)  # every advertised member is accepted
 
 
 def test_query_lists_and_runs_in_every_format(capsys, small_db):

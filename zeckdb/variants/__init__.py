@@ -14,6 +14,7 @@ from .base import Position, Variant
 from .black_hole import M_RANGE, BlackHole
 from .build_up import BuildUp
 from .empty_board import BlackHoleEmptyBoard
+from .nacci import C_RANGE, K_RANGE, Nacci, ReversedNacci
 from .nim import FibonacciNim
 from .ordered import Ordered
 from .quilt import Quilt
@@ -48,9 +49,13 @@ def _one(values: range) -> tuple[tuple[int, ...], ...]:
     return tuple((m,) for m in values)
 
 
+NACCI = tuple((c, k) for c in C_RANGE for k in K_RANGE if (c, k) != (1, 2))
 _FAMILIES: dict[str, Family] = {
     "black-hole": Family(BlackHole, ("M",), _one(M_RANGE), _one(range(2, 6)), (4,)),
     "black-hole-empty-board": Family(BlackHoleEmptyBoard, ("M",), _one(M_RANGE), _one(range(2, 6)), (4,)),
+    # built on request only: the default build stays the papers' games
+    "nacci": Family(Nacci, ("C", "K"), NACCI, (), (2, 2), (((1, 2), "zeckendorf"),)),
+    "reversed-nacci": Family(ReversedNacci, ("C", "K"), NACCI, (), (2, 2), (((1, 2), "reversed"),)),
 }
 
 _instances: dict[str, Variant] = {}
