@@ -182,6 +182,30 @@ def solve(offsets, targets, order, win, remoteness, min_rem, max_rem, games, exp
                 seen[grundy[c]] = False
 
 
+@jit
+def forcing_masks(offsets, targets, order, players, masks):
+    """The games of `players` players who move in turn, the last mover winning: per node of
+    `order` (children first), bit j of masks[node] is set when the player j seats after the
+    one to move can force being the last mover against every joint play of the others (they
+    play as one coalition against that player). At most one bit is set. Nodes outside
+    `order` are read, never written."""
+    last = np.uint8(1 << (players - 1))  # the player who just moved, seen from the one to move
+    for i in order:
+        lo, hi = offsets[i], offsets[i + 1]
+        if lo == hi:
+            masks[i] = last
+            continue
+        some = np.uint8(0)  # seats forced in some child
+        every = np.uint8(255)  # seats forced in every child
+        for e in range(lo, hi):
+            m = masks[targets[e]]
+            some |= m
+            every &= m
+        # seat 0 moves: it needs one child where it (then seat players-1) forces; seat j >= 1
+        # needs every child to leave it forcing as seat j-1
+        masks[i] = np.uint8(((some & last) >> (players - 1)) | ((every << 1) & ((1 << players) - 1) & ~1))
+
+
 LIMB_BITS = 62
 LIMB_MASK = (1 << LIMB_BITS) - 1
 _BITS = np.uint64(LIMB_BITS)

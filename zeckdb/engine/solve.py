@@ -370,3 +370,25 @@ def solve_in_memory(variant: Variant, n: int) -> tuple[Graph, Solution, dict[int
         lower[low] = SolvedLayer.of(graph, solve_graph(variant, graph, lower=lower), keep_moves=True)
     graph = build_graph(variant, n, lower)
     return graph, solve_graph(variant, graph, lower=lower), lower
+
+
+MAX_PLAYERS = 8  # a seat per bit of a byte
+
+
+def forcing_seats(play: Play, players: int, nodes: int) -> np.ndarray:
+    """The game of `players` players on a layer's moves (kernels.forcing_masks): per node,
+    the seat counted from the player to move (0 = the mover, 1 = the next, ...) who can force
+    being the last mover, or -1 where no player can. Every node must be in play.order."""
+    if not 2 <= players <= MAX_PLAYERS:
+        raise EngineError(f"{players} players: the engine solves 2..{MAX_PLAYERS}")
+    masks = np.zeros(nodes, dtype=np.uint8)
+    kernels.forcing_masks(play.offsets, play.targets, play.order, players, masks)
+    seats = np.full(nodes, -1, dtype=np.int8)
+    forcing = np.zeros(nodes, dtype=np.int8)
+    for seat in range(players):
+        has = (masks >> seat) & 1 == 1
+        seats[has] = seat
+        forcing += has
+    if np.any(forcing > 1):  # two players each forcing against the other: impossible in a game
+        raise EngineError("two players can force a win from one position")
+    return seats
