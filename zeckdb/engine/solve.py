@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ..variants import Variant
+from ..variants.base import Variant
 from . import kernels
 
 

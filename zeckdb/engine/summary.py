@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from ..errors import UsageError
-from ..variants import Variant
+from ..variants.base import Variant
 from ..variants.chips import ChipGame, Rule
 from . import kernels
 
