@@ -12,6 +12,7 @@ guide recommends process isolation for untrusted SQL; here it is:
   error, answered 408) instead of growing the server.
 - A job waits for a free worker at most QUEUE_SECONDS (a burst of cheap queries is served in
   turn), then is refused (BusyError, 429): expensive SQL from many clients cannot pile up.
+  Every wait (for a worker, for a new worker to start) counts against the request's time limit.
 - The parent enforces the time limit too: a worker that has not answered by the deadline
   plus a grace period is killed and replaced, and a worker that dies is replaced.
 """
@@ -34,7 +35,7 @@ from .executor import Limits, Result, memory_bytes
 
 QUEUE_SECONDS = 1.0  # a job's wait for a free worker before it is refused
 GRACE_SECONDS = 0.5  # past the time limit, before a silent worker is killed
-START_SECONDS = 60.0  # for a new worker to import zeckdb and say it is ready
+START_SECONDS = 60.0  # for a new worker to import zeckdb and say it is ready, before it is replaced
 RETIRE_FRACTION = 0.75  # of its address-space limit: a worker past it is replaced after its answer
 
 
@@ -46,6 +47,7 @@ class BusyError(ZeckdbError):
 class _Worker:
     process: Any  # multiprocessing.Process
     conn: Connection
+    started: float = dataclasses.field(default_factory=time.monotonic)
     ready: bool = False
 
 
@@ -82,7 +84,7 @@ class SqlWorkers:
         return self._run(("query", name, variant, ns, params), limits)
 
     def _run(self, job: tuple, limits: Limits) -> Result:
-        asked = time.monotonic()
+        deadline = time.monotonic() + limits.timeout  # the request's time limit covers every wait
         try:
             worker = self.idle.get(timeout=min(QUEUE_SECONDS, limits.timeout / 2))
         except queue.Empty:
@@ -90,12 +92,10 @@ class SqlWorkers:
                             "try again in a moment") from None
         healthy = False
         try:
-            if not worker.ready:
-                if not worker.conn.poll(START_SECONDS) or worker.conn.recv() != "ready":
-                    raise QueryLimitError("the service's SQL worker did not start: try again in a moment")
-                worker.ready = True
-            # the time limit is the request's: what it waited for a worker is taken from the query's
-            budget = max(limits.timeout - (time.monotonic() - asked), 0.01)
+            if not worker.ready and not self._ready(worker, deadline - limits.timeout / 4):
+                healthy = True  # still starting: it goes back to the pool
+                raise BusyError("the service's SQL workers are starting: try again in a moment")
+            budget = max(deadline - time.monotonic(), 0.01)
             worker.conn.send((job, dataclasses.replace(limits, budget=budget)))
             if not worker.conn.poll(budget + GRACE_SECONDS):
                 raise QueryLimitError(f"the query was stopped at its time limit of {limits.timeout:g} s: narrow it "
@@ -110,6 +110,18 @@ class SqlWorkers:
         if kind == "error":
             raise value
         return value
+
+    @staticmethod
+    def _ready(worker: _Worker, until: float) -> bool:
+        """Wait for a new worker to be ready, at most until `until` (a request leaves its query some
+        of its time): False if it is still starting; QueryLimitError if it never will be."""
+        if worker.conn.poll(max(until - time.monotonic(), 0.0)):
+            worker.ready = worker.conn.recv() == "ready"
+        elif time.monotonic() - worker.started < START_SECONDS:
+            return False
+        if not worker.ready:
+            raise QueryLimitError("the service's SQL worker did not start: try again in a moment")
+        return True
 
     def _give_back(self, worker: _Worker, healthy: bool) -> None:
         if healthy and not self.closed:
