@@ -22,3 +22,36 @@ def test_a_request_does_not_wait_past_its_limit_for_a_starting_worker(small_db):
         assert answer.rows == [(42,)]
     finally:
         workers.close()
+
+
+
+class SlowToReplace(SqlWorkers):
+    """A pool whose replacement workers take two seconds to start, as under heavy load."""
+
+    def _start(self):
+        if getattr(self, "started_once", False):
+            time.sleep(2)
+        self.started_once = True
+        return super()._start()
+
+
+def test_a_greedy_query_is_answered_before_its_worker_is_replaced(small_db):
+    """A worker that ran out of memory is replaced in the background: the request's answer
+    (at once, 408) does not wait for the new worker to start."""
+    from zeckdb.errors import QueryLimitError
+
+    workers = SlowToReplace(small_db, 1, "200MB")
+    try:
+        workers.run_sql("SELECT 1", Limits(timeout=60))  # ready
+        (first,) = workers.all
+        asked = time.monotonic()
+        with pytest.raises(QueryLimitError, match="memory"):
+            workers.run_sql("SELECT length(string_agg(repeat('x', 1000), '')) FROM range(300000)", Limits(timeout=30))
+        assert time.monotonic() - asked < 1.5
+        with pytest.raises(BusyError, match="limit of 1 SQL"):  # the new worker is starting
+            workers.run_sql("SELECT 7 AS x", Limits(timeout=60))
+        time.sleep(2)
+        answer = workers.run_sql("SELECT 7 AS x", Limits(timeout=60))
+        assert answer.rows == [(7,)] and first not in workers.all
+    finally:
+        workers.close()

@@ -14,7 +14,8 @@ guide recommends process isolation for untrusted SQL; here it is:
   turn), then is refused (BusyError, 429): expensive SQL from many clients cannot pile up.
   Every wait (for a worker, for a new worker to start) counts against the request's time limit.
 - The parent enforces the time limit too: a worker that has not answered by the deadline
-  plus a grace period is killed and replaced, and a worker that dies is replaced.
+  plus a grace period is killed and replaced, and a worker that dies is replaced (in the
+  background: the request is answered at once).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ class SqlWorkers:
 
     def __init__(self, db: Path, count: int, memory_limit: str):
         self.db = db
+        self.count = count
         self.memory_limit = memory_limit
         self.context = multiprocessing.get_context("spawn")  # no copy of the server's threads and DuckDB
         self.idle: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
@@ -88,7 +90,7 @@ class SqlWorkers:
         try:
             worker = self.idle.get(timeout=min(QUEUE_SECONDS, limits.timeout / 2))
         except queue.Empty:
-            raise BusyError(f"the service is running its limit of {len(self.all)} SQL and query requests at once: "
+            raise BusyError(f"the service is running its limit of {self.count} SQL and query requests at once: "
                             "try again in a moment") from None
         healthy = False
         try:
@@ -116,7 +118,10 @@ class SqlWorkers:
         """Wait for a new worker to be ready, at most until `until` (a request leaves its query some
         of its time): False if it is still starting; QueryLimitError if it never will be."""
         if worker.conn.poll(max(until - time.monotonic(), 0.0)):
-            worker.ready = worker.conn.recv() == "ready"
+            try:
+                worker.ready = worker.conn.recv() == "ready"
+            except (EOFError, OSError):  # it died starting
+                worker.ready = False
         elif time.monotonic() - worker.started < START_SECONDS:
             return False
         if not worker.ready:
@@ -127,9 +132,19 @@ class SqlWorkers:
         if healthy and not self.closed:
             self.idle.put(worker)
             return
-        self._stop(worker)  # dead, stuck, or retired
-        if not self.closed:
-            self.idle.put(self._start())
+        # dead, stuck, or retired: stopped and replaced in the background, so that the request
+        # is answered at its time limit, not after a process's end and another's start
+        threading.Thread(target=self._replace, args=(worker,), name="zeckdb-sql-replace", daemon=True).start()
+
+    def _replace(self, worker: _Worker) -> None:
+        self._stop(worker)
+        if self.closed:
+            return
+        new = self._start()
+        if self.closed:  # closed meanwhile: close() may not have seen it
+            self._stop(new)
+        else:
+            self.idle.put(new)
 
     def _stop(self, worker: _Worker) -> None:
         with self.lock:
