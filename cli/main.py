@@ -18,6 +18,7 @@ import typer
 
 from zeckdb import api
 from zeckdb.errors import UsageError, ZeckdbError, as_flag
+from zeckdb.render import seat_words
 
 app = typer.Typer(
     help="zeckdb: an exhaustive, SQL-backed position database for the Zeckendorf game family.\n\n"
@@ -233,18 +234,28 @@ def position(
         return
     typer.echo(f"{info.variant} {info.text}  (n = {info.value}{', start' if info.is_start else ''}"
                f"{', terminal' if info.is_terminal else ''})")
-    typer.echo(f"  outcome           {info.outcome} for the player to move")
-    typer.echo(f"  remoteness        {info.remoteness}")
+    many = info.players != 2
+    if many:
+        typer.echo(f"  players           {info.players}: {seat_words(info.forcing_seat, info.players, info.is_start)}")
+    else:
+        typer.echo(f"  outcome           {info.outcome} for the player to move")
+        typer.echo(f"  remoteness        {info.remoteness}")
     typer.echo(f"  moves to the end  min {info.min_remaining}, max {info.max_remaining}")
     typer.echo(f"  games to the end  {info.games_to_end if isinstance(info.games_to_end, int) else f'{info.games_to_end:.6g}'}")
-    typer.echo(f"  expected moves    {info.expected_remaining_random} (both players random)")
-    typer.echo(f"  grundy value      {info.grundy}")
+    typer.echo(f"  expected moves    {info.expected_remaining_random} ({'all' if many else 'both'} players random)")
+    if not many:
+        typer.echo(f"  grundy value      {info.grundy}")
     if not info.moves:
         typer.echo("  no moves: the game is over")
         return
     typer.echo("  moves, best first:")
     width = max(len(m.move) for m in info.moves)
     for i, m in enumerate(info.moves, 1):
+        if many:
+            verdict = "keeps a forced win" if m.forcing_seat == info.players else "no forced win for the mover"
+            typer.echo(f"  {i:>3}. {m.move:<{width}}  -> {m.text:<24} {verdict} "
+                       f"(then {seat_words(m.forcing_seat, info.players)})")
+            continue
         verdict = "wins" if m.outcome == "loss" else "loses"
         typer.echo(f"  {i:>3}. {m.move:<{width}}  -> {m.text:<24} {verdict} "
                    f"(then {m.outcome} for opponent, remoteness {m.remoteness})")
@@ -265,11 +276,15 @@ def line(
     if as_json:
         typer.echo(json.dumps(api.line_json(steps)))
         return
-    typer.echo(f"{first.variant} from {first.text}: "
-               f"the player to move {'wins' if first.outcome == 'win' else 'loses'} in {first.remoteness} moves")
+    if first.players != 2:
+        typer.echo(f"{first.variant} from {first.text}: {seat_words(first.forcing_seat, first.players, first.is_start)}; "
+                   "each player in turn plays a move that keeps a forced win if there is one")
+    else:
+        typer.echo(f"{first.variant} from {first.text}: "
+                   f"the player to move {'wins' if first.outcome == 'win' else 'loses'} in {first.remoteness} moves")
     width = max((len(mv or "") for mv, _ in steps[1:]), default=0)
     for i, (mv, info) in enumerate(steps[1:], 1):
-        mover = "A" if i % 2 else "B"
+        mover = "ABCDEFGH"[(i - 1) % first.players]
         typer.echo(f"  {i:>3}. {mover}: {mv:<{width}}  -> {info.text}")
 
 

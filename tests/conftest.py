@@ -31,13 +31,16 @@ MORE_BLACK_HOLE_N = 15
 NIM_N = 100
 BUILD_UP_N = 40
 ORDERED_N = 18  # Player 2 wins n = 18 (the paper's one exception)
+# games of three or more players, as users name them (docs/games.md), and a two-player nacci game
+PLAYER_GAMES = ["zeckendorf-p3", "zeckendorf-p4", "nacci-2-2-p4"]
+PLAYERS_N = 20
 
 
 @pytest.fixture(scope="session")
 def small_db(tmp_path_factory) -> Path:
     """Every variant at small n: the core variants for n = 1..40, quilt 1..30, the Black
     Hole games (m = 2..5, both kinds) 1..50 and (m = 6..12) 1..15, Fibonacci nim 1..100, build-up 1..40, the ordered
-    game 1..18."""
+    game 1..18, the games of three and four players (and nacci-2-2, the graph of one of them) 1..20."""
     path = tmp_path_factory.mktemp("db") / "small.duckdb"
     with Store.open_write(path) as store:
         build(store, ["zeckendorf", "reversed"], list(range(1, SMALL_N + 1)))
@@ -47,6 +50,7 @@ def small_db(tmp_path_factory) -> Path:
         build(store, ["fibonacci-nim"], list(range(1, NIM_N + 1)))
         build(store, ["build-up"], list(range(1, BUILD_UP_N + 1)))
         build(store, ["ordered"], list(range(1, ORDERED_N + 1)))
+        build(store, [*PLAYER_GAMES, "nacci-2-2"], list(range(1, PLAYERS_N + 1)))
     return path
 
 

@@ -23,7 +23,8 @@ def test_position_json_contract(capsys, small_db):
     assert info["games_to_end"] == "856"  # exact decimal string at the start
     assert info["text"] == "(10)"  # the position as the variant writes it
     assert info["moves"] == [{"move": "merge 2F1", "position": [8, 1], "outcome": "win", "remoteness": info["remoteness"] - 1,
-                              "text": "(8,1)"}]
+                              "text": "(8,1)", "forcing_seat": None}]  # forcing_seat: games of three or more players
+    assert info["players"] == 2 and info["forcing_seat"] is None
 
 
 def test_moves_are_ranked_wins_fastest_first_then_losses_slowest_first(capsys, small_db):
@@ -152,7 +153,10 @@ def test_variants_lists_every_game_once(capsys):
     code, out, _ = run(capsys, "variants", "--format", "json")
     listing = {row["variant"]: row for row in json.loads(out)}
     assert code == 0 and list(listing) == [*GAMES, "black-hole-M (M = 2..12)", "black-hole-empty-board-M (M = 2..12)",
-                                           "nacci-C-K (C = 1..4, K = 2..4)", "reversed-nacci-C-K (C = 1..4, K = 2..4)"]
+                                           "nacci-C-K (C = 1..4, K = 2..4)", "reversed-nacci-C-K (C = 1..4, K = 2..4)",
+                                           "zeckendorf-pP (P = 3..6)", "nacci-C-K-pP (C = 1..4, K = 2..4, P = 3..6)"]
+    players = listing["nacci-C-K-pP (C = 1..4, K = 2..4, P = 3..6)"]
+    assert len(players["members"]) == 44 and "nacci-4-4-p6" in players["members"] and players["family"] == "nacci-C-K-pP"
     nacci = listing["reversed-nacci-C-K (C = 1..4, K = 2..4)"]
     assert nacci["start_of_5"] == "(2,1)" and nacci["n"] == "1..100"  # 5 = 2 G1 + G2 of (2,2): 1, 3, 8, ...
     assert "nacci-1-2" not in listing["nacci-C-K (C = 1..4, K = 2..4)"]["members"] and \
@@ -160,7 +164,7 @@ def test_variants_lists_every_game_once(capsys):
     assert listing["ordered"]["start_of_5"] == "[1,1,1,1,1]" and listing["ordered"]["family"] is None
     assert listing["fibonacci-nim"]["start_of_5"] == "(5,4)" and listing["fibonacci-nim"]["n"] == "0..1000"
     family = listing["black-hole-empty-board-M (M = 2..12)"]
-    assert family["start_of_5"] == "(0,0,0,5)" and family["family"] == "black-hole-empty-board"
+    assert family["start_of_5"] == "(0,0,0,5)" and family["family"] == "black-hole-empty-board-M"
     assert family["members"] == [f"black-hole-empty-board-{m}" for m in range(2, 13)]
     code, out, _ = run(capsys, "variants", "--format", "csv")
     assert code == 0 and out.splitlines()[0] == "variant,game,n,start of n = 5,source"
@@ -197,8 +201,9 @@ def test_sql_command_reads_stdin_and_refuses_writes(capsys, small_db, monkeypatc
     monkeypatch.setattr("sys.stdin", io.StringIO("SELECT count(*) AS n FROM builds"))
     code, out, _ = run(capsys, "sql", "-", "-f", "json", "--db", str(small_db))
     # the fixture: 2 core variants to 40, quilt to 30, 8 Black Hole variants 0..50 and 14 more 1..15 (with
-    # layer 0 for the two M = 6 games only: F_6 = 13 <= 15 lets a chip fall), nim 0..100, build-up to 40, ordered to 18
-    assert code == 0 and json.loads(out) == [{"n": 2 * 40 + 30 + 8 * 51 + 14 * 15 + 2 + 101 + 40 + 18}]
+    # layer 0 for the two M = 6 games only: F_6 = 13 <= 15 lets a chip fall), nim 0..100, build-up to 40, ordered to 18,
+    # 3 games of more players and nacci-2-2 to 20
+    assert code == 0 and json.loads(out) == [{"n": 2 * 40 + 30 + 8 * 51 + 14 * 15 + 2 + 101 + 40 + 18 + 4 * 20}]
     code, out, err = run(capsys, "sql", "DELETE FROM builds", "--db", str(small_db))
     assert code == 2 and err.strip() == ("zeckdb: error: a DELETE statement is refused: zeckdb's SQL is read-only, "
                                          "use SELECT, WITH ... SELECT, VALUES, DESCRIBE, SUMMARIZE, SHOW, or EXPLAIN "

@@ -18,7 +18,8 @@ from .conftest import run
 
 distributed = pytest.importorskip("distributed")
 
-VARIANTS = ["zeckendorf", "reversed", "black-hole-4"]  # a shared graph, and moves that leave the layer
+VARIANTS = ["zeckendorf", "reversed", "black-hole-4", "zeckendorf-p3", "nacci-2-3"]  # a shared graph, moves that
+# leave the layer, a game of three players (on the shared graph) and a (c,k)-nacci game
 NS = "1..40"
 
 
@@ -83,9 +84,9 @@ def test_a_build_on_the_cluster_equals_the_local_build(cluster, local_db, tmp_pa
     args = ["build", "--executor", "dask", "--address", cluster, "--n", NS, "--db", str(db)]
     code, out, err = run(capsys, *args, *[a for v in VARIANTS for a in ("--variant", v)])
     assert code == 0, err
-    assert out.startswith("built zeckendorf, reversed, black-hole-4 for n = 0..40")  # black-hole-4's layer 0 too
+    assert out.startswith(f"built {', '.join(VARIANTS)} for n = 0..40")  # black-hole-4's layer 0 too
     want = _rows(local_db)
-    assert len(want) == 3 * 40 + 1 and _rows(db) == want  # every layer, checksums of positions and edges equal
+    assert len(want) == len(VARIANTS) * 40 + 1 and _rows(db) == want  # every layer, checksums of positions and edges equal
     for table in ("length_distribution", "random_play"):
         assert _rows(db, f"SELECT * FROM {table} ORDER BY ALL") == _rows(local_db, f"SELECT * FROM {table} ORDER BY ALL")
     assert not (tmp_path / "cluster.duckdb.shards" / "positions").exists()  # ingested shards are removed

@@ -25,9 +25,10 @@ def test_migrations_build_the_documented_schema_on_an_empty_file(tmp_path):
     cols = [r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'positions' "
                                       "ORDER BY ordinal_position").fetchall()]
     assert cols[:3] == ["variant", "n", "id"] and "c16" in cols
-    assert cols[-13:] == ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
+    assert cols[-14:] == ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
                           "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal",
-                          "in_winning_strategies", "legal_moves", "entries"]  # entries: migration 0006
+                          "in_winning_strategies", "legal_moves", "entries",  # entries: migration 0006
+                          "forcing_seat"]  # migration 0007
     macros = {r[0] for r in con.execute("SELECT function_name FROM duckdb_functions() WHERE function_type = 'macro' "
                                         "AND database_name = 'empty'").fetchall()}
     assert {"fib", "fib_list", "phi", "zeckendorf", "zeckendorf_indices", "z", "z_i", "position_text"} <= macros
@@ -107,3 +108,28 @@ def test_layers_built_at_0002_keep_their_moves_after_0003(tmp_path):
     con = duckdb.connect(str(path), read_only=True)
     assert con.execute("SELECT * FROM moves").fetchall() == [("zeckendorf", 2, 0, 1, 0, "merge 2F1")]
     con.close()
+
+
+def test_revision_0007_keeps_checksums_honest(tmp_path, capsys):
+    """0007 adds a column to positions, which changes every row's hash: the upgrade recomputes
+    a layer's checksum only where it matched, so an edit made before the upgrade is still caught."""
+    from alembic import command
+
+    from zeckdb.builder import build
+
+    from .conftest import run
+
+    path = tmp_path / "six.duckdb"
+    with Store.open_write(path) as store:
+        build(store, ["zeckendorf", "reversed", "zeckendorf-p3"], list(range(1, 13)))
+    command.downgrade(_alembic_config(path), "0006")  # as the previous release wrote it
+    with duckdb.connect(str(path)) as con:
+        assert con.execute("SELECT count(*) FROM variants WHERE variant = 'zeckendorf-p3'").fetchone() == (0,)
+        con.execute("UPDATE positions SET remoteness = remoteness + 2 WHERE variant = 'reversed' AND n = 9 AND id = 1")
+    assert upgrade(path) == ("0006", SCHEMA_HEAD)
+    code, out, err = run(capsys, "verify", "--db", str(path))
+    assert code == 1 and "checksums: reversed n=9: the positions rows do not hash" in err
+    assert err.count("checksums:") == 1  # every other layer's checksum was carried over
+    code, out, err = run(capsys, "query", "lengths", "--variant", "zeckendorf", "--n", "12", "--format", "json",
+                         "--db", str(path))
+    assert code == 0 and '"terms": 3' in out and '"min_is_n_minus_z": true' in out  # the facts filled in

@@ -119,3 +119,22 @@ def test_bad_input_shows_one_line(browser, page):
     browser.get(page + "/?variant=zeckendorf&position=1,x")
     error = wait_for(browser, lambda b: b.find_element(By.ID, "error").is_displayed() and b.find_element(By.ID, "error"))
     assert "\n" not in error.text and "1,x" in error.text
+
+
+def test_a_game_of_three_players_names_who_can_force_a_win(browser, page):
+    """Cusenza et al.: in the three-player Zeckendorf game of n = 4 Player 2 can force a win."""
+    browser.get(page + "/?variant=zeckendorf-p3&n=4")
+    wait_for(browser, lambda b: "n = 4: position (4)" in b.find_element(By.ID, "where").text)
+    assert browser.find_element(By.ID, "value").text == "Player 1 of 3 to move; Player 2 can force a win."
+    assert [o.text for o in Select(browser.find_element(By.ID, "opponent")).options][1:] == \
+        ["Player 1", "Player 2", "Player 3"]
+    wait_for(browser, lambda b: "winner\nPlayer 2" in b.find_element(By.ID, "summary-facts").text)
+    Select(browser.find_element(By.ID, "opponent")).select_by_value("0")  # explore: we play every seat
+    (button,) = move_buttons(browser)
+    assert "then Player 2 can force a win" in button.text
+    button.click()
+    wait_for(browser, lambda b: "Player 2 of 3 to move" in b.find_element(By.ID, "value").text)
+    move_buttons(browser)[0].click()
+    result = wait_for(browser, lambda b: b.find_element(By.ID, "result").is_displayed()
+                      and b.find_element(By.ID, "result").text)
+    assert "Player 2 wins" in result and "Player 3 has no move" in result

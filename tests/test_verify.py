@@ -47,6 +47,16 @@ TAMPERING = [
      ["starts: quilt n=12: the summary counts 1 games"]),
     ("UPDATE positions SET games_to_end = games_to_end + 1 WHERE variant = 'build-up' AND n = 8 AND id = 2",
      ["solved columns: build-up n=8", "games_to_end"]),
+    # games of three or more players: the forcing seat, and the two-player columns left NULL
+    ("UPDATE positions SET forcing_seat = 1 WHERE variant = 'zeckendorf-p3' AND n = 9 AND is_start",
+     ["solved columns: zeckendorf-p3 n=9 (9): forcing_seat 1, its moves give NULL",
+      "starts: zeckendorf-p3 n=9: the summary says winner"]),
+    ("UPDATE positions SET forcing_seat = NULL WHERE variant = 'nacci-2-2-p4' AND n = 12 AND is_start",
+     ["solved columns: nacci-2-2-p4 n=12 (12): forcing_seat NULL, its moves give 4"]),
+    ("UPDATE positions SET outcome = 'win' WHERE variant = 'zeckendorf-p4' AND n = 7 AND id = 0",
+     ["solved columns: zeckendorf-p4 n=7", "a two-player column is set in a game of 4 players"]),
+    ("UPDATE builds SET winner = 1 WHERE variant = 'zeckendorf-p3' AND n = 4",
+     ["starts: zeckendorf-p3 n=4: the summary says winner, lengths and remoteness [1, 2, 3, None]"]),
 ]
 
 

@@ -51,9 +51,10 @@ class Move:
 
     move: str
     position: list[int]
-    outcome: str  # "win" or "loss" for the player to move after this move
-    remoteness: int
+    outcome: str | None  # "win" or "loss" for the player to move after this move (None: more than two players)
+    remoteness: int | None
     text: str = ""  # the position as the variant writes it: (3,1) counts, [1,2,1] an ordered list
+    forcing_seat: int | None = None  # more than two players: PositionInfo.forcing_seat of the position it leads to
 
 
 @dataclass
@@ -66,22 +67,30 @@ class PositionInfo:
     exact int at start positions, a float elsewhere). expected_remaining_random:
     expected moves to the end when both players pick uniformly random moves.
     moves: every legal move, best first (wins in fewest moves, then losses in most).
+
+    Games of three or more players (`players`): outcome, remoteness and grundy are None;
+    forcing_seat is the player, counted from the one to move (1 = the player to move, 2 =
+    the next, ..., players = the one who just moved), who can force being the last mover
+    against every joint play of the others, None where none can. Moves that keep the mover
+    forcing come first.
     """
 
     variant: str
     position: list[int]
     value: int
-    outcome: str
-    remoteness: int
+    outcome: str | None
+    remoteness: int | None
     min_remaining: int
     max_remaining: int
     games_to_end: int | float
     expected_remaining_random: float | None
-    grundy: int
+    grundy: int | None
     is_start: bool
     is_terminal: bool
     moves: list[Move] = field(default_factory=list)
     text: str = ""  # the position as the variant writes it: (3,1) counts, [1,2,1] an ordered list
+    players: int = 2
+    forcing_seat: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -111,8 +120,11 @@ def resolve_position(variant: Variant, position: str | Position | None, start: i
     return pos, variant.layer_of(pos)
 
 
-def _rank(move: Move) -> tuple:
+def _rank(move: Move, players: int) -> tuple:
+    if players != 2:  # the mover still forcing after the move (the child's last mover) first
+        return (0,) if move.forcing_seat == players else (1,)
     # A move to a lost position wins for the mover: fastest first; then losing moves, slowest first.
+    assert move.remoteness is not None  # two-player games store it
     return (0, move.remoteness) if move.outcome == "loss" else (1, -move.remoteness)
 
 
@@ -142,15 +154,16 @@ def probe(store: Store, variant_name: str, position: str | Position | None = Non
         games, expected = int(summary["games"]), summary["expected_length"]
     ranked = sorted(
         (Move(variant.move_names[code], list(child), rows[place]["outcome"], rows[place]["remoteness"],
-              variant.format(child))
+              variant.format(child), rows[place]["forcing_seat"])
          for code, child, place in children),
-        key=_rank,
+        key=lambda move: _rank(move, variant.players),
     )
     return PositionInfo(
         variant=variant.name, position=list(pos), text=variant.format(pos), value=n, outcome=me["outcome"],
         remoteness=me["remoteness"], min_remaining=me["min_remaining"], max_remaining=me["max_remaining"],
         games_to_end=games, expected_remaining_random=expected,
         grundy=me["grundy"], is_start=me["is_start"], is_terminal=me["is_terminal"], moves=ranked,
+        players=variant.players, forcing_seat=me["forcing_seat"],
     )
 
 
@@ -168,7 +181,8 @@ def principal_line(store: Store, variant_name: str, position: str | Position | N
 
 def line_json(line: list[tuple[str | None, PositionInfo]]) -> list[dict[str, Any]]:
     """A principal line as `zeckdb line --json` prints it: one {ply, player, move, position, text} per move."""
-    return [{"ply": i, "player": 1 + (i - 1) % 2, "move": move, "position": info.position, "text": info.text}
+    players = line[0][1].players if line else 2
+    return [{"ply": i, "player": 1 + (i - 1) % players, "move": move, "position": info.position, "text": info.text}
             for i, (move, info) in enumerate(line[1:], 1)]
 
 

@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 
     from .engine.solve import Distribution, Solution, SolvedLayer
 
+# what games of three or more players leave NULL (they store positions.forcing_seat)
+TWO_PLAYER_COLUMNS = ("outcome", "remoteness", "grundy", "winning_moves", "in_winning_strategies")
+
 Progress = Callable[[int, str], None]  # (work just done, in Variant.estimate_work units; description)
 
 
@@ -194,6 +197,18 @@ def layer_tables(rec: LayerRecord, analysed: Callable[[], None] | None = None) -
         winning_moves=sol.winning_moves, is_start=ids == sol.start, is_terminal=sol.max_remaining == 0,
         in_winning_strategies=sol.in_strategies,
         legal_moves=np.diff(sol.play.offsets[: size + 1]).astype(np.int16))
+    s = sol.start
+    winner: int | None = 1 if sol.win[s] else 2
+    start_remoteness: int | None = int(sol.remoteness[s])
+    random_play: dict[str, float | None] = dict(p1_wins_random=sol.p1_wins_random, p1_wins_p1_perfect=sol.p1_wins_p1_perfect,
+                                    p1_wins_p2_perfect=sol.p1_wins_p2_perfect)
+    if v.players != 2:  # the seat that can force a win instead of the two-player columns
+        seats = sol.forcing_seat
+        for name in TWO_PLAYER_COLUMNS:
+            columns[name] = pa.nulls(size, pa.array(columns[name]).type)
+        columns["forcing_seat"] = pa.array(seats + 1, mask=seats < 0)
+        winner, start_remoteness = (int(seats[s]) + 1 if seats[s] >= 0 else None), None
+        random_play = dict.fromkeys(random_play)  # the row says the layer is complete; two-player odds NULL
     edges = None
     if rec.edges is not None:
         src, dst, code, dst_n = rec.edges
@@ -201,14 +216,11 @@ def layer_tables(rec: LayerRecord, analysed: Callable[[], None] | None = None) -
         if dst_n is not None:  # NULL where the move stays in the layer
             edges["dst_n"] = pa.array(dst_n, mask=dst_n == n)
         edges = pa.table(edges)
-    s = sol.start
     build = dict(positions=size, edges=rec.n_edges, start_id=s, start_position=v.format(v.start(n)),
-                 winner=1 if sol.win[s] else 2, min_length=int(sol.min_remaining[s]),
-                 max_length=int(sol.max_remaining[s]), start_remoteness=int(sol.remoteness[s]),
-                 games=str(sol.start_games), games_approx=float(sol.games[s]), expected_length=float(sol.expected[s]),
+                 winner=winner, min_length=int(sol.min_remaining[s]), max_length=int(sol.max_remaining[s]),
+                 start_remoteness=start_remoteness, games=str(sol.start_games), games_approx=float(sol.games[s]),
+                 expected_length=float(sol.expected[s]), decomposition_terms=v.decomposition_terms(n),
                  seconds=rec.seconds, engine_version=ENGINE_VERSION)
-    random_play = dict(p1_wins_random=sol.p1_wins_random, p1_wins_p1_perfect=sol.p1_wins_p1_perfect,
-                       p1_wins_p2_perfect=sol.p1_wins_p2_perfect)
 
     def lengths() -> pa.Table | None:
         if analysed is not None:

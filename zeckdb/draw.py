@@ -7,7 +7,9 @@ N-positions green ellipses; the winner's strategy graph (the positions flagged
 `in_winning_strategies`, as in Lee and Bitler's figures, and the moves between
 them) is drawn in heavy blue; the start has a double border, terminals a
 diagonal-cornered box. Moves leaving the layer (Black Hole games, Fibonacci
-nim) end at dashed nodes of the lower layer.
+nim) end at dashed nodes of the lower layer. In games of three or more players a
+position says which seat can force a win: green ellipses where the player to move
+can, red boxes where another player can, grey boxes where none can.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from .variants import get_variant
 
 FORMATS = ("dot", "svg", "png")
 MAX_NODES = 500
-P_FILL, N_FILL, STRATEGY = "#f8d4d0", "#d5f0d5", "#1f4e9c"
+P_FILL, N_FILL, STRATEGY, NONE_FILL = "#f8d4d0", "#d5f0d5", "#1f4e9c", "#e4e4e4"
 
 
 def _quote(text: str) -> str:
@@ -32,12 +34,15 @@ def _quote(text: str) -> str:
 def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = False, max_nodes: int = MAX_NODES) -> str:
     """The DOT text of layer n of a variant (refused over max_nodes positions)."""
     variant = get_variant(variant_name)
+    if strategy_only and variant.players != 2:
+        raise UsageError(f"{opt('strategy_only')} draws the winner's strategy graph of a two-player game; "
+                         f"{variant.name} has {variant.players} players: draw its game graph")
     store.require_built(variant.name, n)
     bins = len(variant.columns)
     # the position as its variant writes it: the entries of an ordered list, else the counts
     counts = "coalesce(entries, [" + ", ".join(f"coalesce(c{i + 1}, 0)" for i in range(bins)) + "])"
     rows = store.rows(
-        f"""SELECT id, {counts}, outcome, remoteness, is_start, is_terminal, in_winning_strategies
+        f"""SELECT id, {counts}, outcome, remoteness, is_start, is_terminal, in_winning_strategies, forcing_seat
             FROM positions WHERE variant = ? AND n = ? AND (NOT ? OR in_winning_strategies) ORDER BY id""",
         [variant.name, n, strategy_only])
     if len(rows) > max_nodes:
@@ -52,7 +57,7 @@ def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = Fal
     outside = sorted({(m[2], m[1]) for m in moves if m[2] != n})
     labels: dict[tuple[int, int], tuple] = {}
     for dst_n, dst in outside:  # positions of lower layers the moves reach
-        found = store.rows(f"SELECT {counts}, outcome FROM positions WHERE variant = ? AND n = ? AND id = ?",
+        found = store.rows(f"SELECT {counts}, outcome, forcing_seat FROM positions WHERE variant = ? AND n = ? AND id = ?",
                            [variant.name, dst_n, dst])
         labels[dst_n, dst] = found[0] if found else ()
     title = (f"{variant.name}, n = {n}: {'the winner' + chr(39) + 's strategy graph' if strategy_only else 'game graph'}"
@@ -61,20 +66,12 @@ def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = Fal
            f"  graph [label={_quote(title)}, labelloc=t, fontname=Helvetica, fontsize=14];",
            "  node [fontname=Helvetica, fontsize=11, style=filled];",
            "  edge [fontname=Helvetica, fontsize=9, color=\"#777777\"];",
-           "  subgraph cluster_legend {",
-           "    label=\"legend\"; fontsize=10; color=\"#bbbbbb\";",
-           f"    legend_p [label=\"P-position: the player to move loses\", shape=box, fillcolor=\"{P_FILL}\"];",
-           f"    legend_n [label=\"N-position: the player to move wins\", shape=ellipse, fillcolor=\"{N_FILL}\"];",
-           f"    legend_s [label=\"in the winner's strategy graph\", shape=box, fillcolor=white, "
-           f"color=\"{STRATEGY}\", penwidth=3];",
-           "    legend_start [label=\"start (double border); terminal: cut corners\", shape=box, fillcolor=white, "
-           "peripheries=2];",
-           "    legend_p -> legend_n -> legend_s -> legend_start [style=invis];",
-           "  }"]
-    for pid, vector, outcome, remoteness, is_start, is_terminal, strategic in rows:
-        attrs = {"label": f"{variant.format(vector)}\nremoteness {remoteness}",
-                 "shape": "box" if outcome == "loss" else "ellipse",
-                 "fillcolor": P_FILL if outcome == "loss" else N_FILL}
+           *_legend(variant.players)]
+    for pid, vector, outcome, remoteness, is_start, is_terminal, strategic, seat in rows:
+        shape, fill = _look(outcome, seat, variant.players)
+        value = f"remoteness {remoteness}" if variant.players == 2 else \
+            ("no forced win" if seat is None else f"seat {seat} forces")
+        attrs = {"label": f"{variant.format(vector)}\n{value}", "shape": shape, "fillcolor": fill}
         if is_terminal:
             attrs["style"] = "filled,diagonals"
         if is_start:
@@ -82,10 +79,9 @@ def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = Fal
         if strategic:
             attrs.update(color=STRATEGY, penwidth="3")
         out.append(f"  p{pid} [" + ", ".join(f"{k}={_quote(v)}" for k, v in attrs.items()) + "];")
-    for (dst_n, dst), (vector, outcome) in labels.items():
+    for (dst_n, dst), (vector, outcome, seat) in labels.items():
         label = _quote(f"{variant.format(vector)}\n(n = {dst_n})")
-        out.append(f"  q{dst_n}_{dst} [label={label}, style=\"dashed\", "
-                   f"shape={'box' if outcome == 'loss' else 'ellipse'}];")
+        out.append(f"  q{dst_n}_{dst} [label={label}, style=\"dashed\", shape={_look(outcome, seat, variant.players)[0]}];")
     strategic = {r[0] for r in rows if r[6]}
     for src, dst, dst_n, name in moves:
         target = f"p{dst}" if dst_n == n else f"q{dst_n}_{dst}"
@@ -94,6 +90,36 @@ def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = Fal
         out.append(f"  p{src} -> {target} [label={_quote(name)}{style}];")
     out.append("}")
     return "\n".join(out) + "\n"
+
+
+def _look(outcome: str | None, seat: int | None, players: int) -> tuple[str, str]:
+    """A position's shape and fill: by its outcome (two players) or its forcing seat (more)."""
+    if players == 2:
+        return ("box", P_FILL) if outcome == "loss" else ("ellipse", N_FILL)
+    if seat == 1:
+        return "ellipse", N_FILL
+    return "box", NONE_FILL if seat is None else P_FILL
+
+
+def _legend(players: int) -> list[str]:
+    if players == 2:
+        kinds = [f"legend_p [label=\"P-position: the player to move loses\", shape=box, fillcolor=\"{P_FILL}\"];",
+                 f"legend_n [label=\"N-position: the player to move wins\", shape=ellipse, fillcolor=\"{N_FILL}\"];",
+                 f"legend_s [label=\"in the winner's strategy graph\", shape=box, fillcolor=white, "
+                 f"color=\"{STRATEGY}\", penwidth=3];"]
+    else:
+        kinds = [f"legend_n [label=\"the player to move (seat 1) can force a win\", shape=ellipse, "
+                 f"fillcolor=\"{N_FILL}\"];",
+                 f"legend_p [label=\"another seat can force a win (seats count from the player to move)\", "
+                 f"shape=box, fillcolor=\"{P_FILL}\"];",
+                 f"legend_s [label=\"no player can force a win\", shape=box, fillcolor=\"{NONE_FILL}\"];"]
+    return ["  subgraph cluster_legend {",
+            "    label=\"legend\"; fontsize=10; color=\"#bbbbbb\";",
+            *("    " + kind for kind in kinds),
+            "    legend_start [label=\"start (double border); terminal: cut corners\", shape=box, fillcolor=white, "
+            "peripheries=2];",
+            "    legend_p -> legend_n -> legend_s -> legend_start [style=invis];",
+            "  }"]
 
 
 def render(dot: str, fmt: str) -> bytes:

@@ -63,3 +63,21 @@ def render(columns: list[str], rows: list[tuple], fmt: str = "table") -> str:
 
 def _is_number(v: Any) -> bool:
     return v is None or (isinstance(v, (int, float, Decimal)) and not isinstance(v, bool))
+
+
+def seat_words(seat: int | None, players: int, start: bool = False) -> str:
+    """A forcing seat (games of three or more players) in words, counted from the player to move
+    (at the start of a game, the player to move is Player 1, so seat s is Player s)."""
+    if seat is None:
+        return "no player can force a win"
+    if start:
+        return f"Player {seat} of {players} can force a win"
+    if seat == 1:
+        who = "the player to move"
+    elif seat == 2:
+        who = "the next player"
+    elif seat == players:
+        who = "the player who just moved"
+    else:
+        who = f"the player {seat - 1} turns after the one to move"
+    return f"{who} (seat {seat} of {players}) can force a win"

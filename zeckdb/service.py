@@ -84,7 +84,7 @@ def error(status: int, message: str) -> JSONResponse:
 
 
 class MoveValues:
-    """What lookups read of the positions their moves lead to (outcome and remoteness), kept
+    """What lookups read of the positions their moves lead to (Store.layer_values), kept
     for whole layers as arrays indexed by id, at most `max_bytes` of them (least recently used
     go first). For a long-lived reader (the service): a lookup's moves lead all over a layer,
     and each costs DuckDB a block of every column read, while an array costs one index.
@@ -92,13 +92,13 @@ class MoveValues:
 
     def __init__(self, max_bytes: int = 256 << 20):
         self.max_bytes = max_bytes
-        self.layers: OrderedDict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self.layers: OrderedDict[tuple[str, int], tuple[np.ndarray, ...]] = OrderedDict()
         self.bytes = 0
         self.lock = threading.Lock()
 
     def layer(self, variant: str, n: int,
-              load: Callable[[str, int], tuple[np.ndarray, np.ndarray] | None]) -> tuple[np.ndarray, np.ndarray] | None:
-        """(win, remoteness) by id of a complete layer, None if it is not built."""
+              load: Callable[[str, int], tuple[np.ndarray, ...] | None]) -> tuple[np.ndarray, ...] | None:
+        """Store.layer_values of a complete layer, None if it is not built."""
         key = (variant, n)
         with self.lock:
             if key in self.layers:

@@ -23,15 +23,16 @@ from .executor import Limits, Result, run as execute, sandbox_config
 from .locking import POLL_SECONDS, READ_WAIT_SECONDS, Gate
 from .variants import Variant
 
-SCHEMA_HEAD = "0006"  # tests check this equals Alembic's head revision
+SCHEMA_HEAD = "0007"  # tests check this equals Alembic's head revision
 DEFAULT_DB = "zeckdb.duckdb"
 POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
                     "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal",
                     "in_winning_strategies", "legal_moves"]
 # What a lookup reads: fewer columns scanned is what keeps a probe within a few milliseconds.
 PROBE_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
-                 "expected_remaining", "grundy", "is_start", "is_terminal"]
-MOVE_COLUMNS = ["outcome", "remoteness"]  # what a lookup reads of the positions its moves lead to
+                 "expected_remaining", "grundy", "is_start", "is_terminal", "forcing_seat"]
+# what a lookup reads of the positions its moves lead to (forcing_seat: games of three or more players)
+MOVE_COLUMNS = ["outcome", "remoteness", "forcing_seat"]
 # Tables holding rows of one (variant, n); a layer counts as built when all were written.
 LAYER_TABLES = ["positions", "builds", "random_play", "length_distribution"]
 # Checksums of a layer's rows (migration 0004): the sum of the rows' hashes modulo 2^64, so row order
@@ -260,10 +261,10 @@ class LayerTables:
 
 class LayerCache(Protocol):
     """A long-lived reader's cache of what lookups read of their moves' positions (the
-    service's MoveValues): (win, remoteness) by id of a whole layer, loaded with `load`."""
+    service's MoveValues): Store.layer_values of a whole layer, loaded with `load`."""
 
     def layer(self, variant: str, n: int,
-              load: Callable[[str, int], tuple[np.ndarray, np.ndarray] | None]) -> tuple[np.ndarray, np.ndarray] | None:
+              load: Callable[[str, int], tuple[np.ndarray, ...] | None]) -> tuple[np.ndarray, ...] | None:
         ...
 
 
@@ -413,11 +414,10 @@ class Store:
         con.execute("DELETE FROM move_names WHERE variant = ?", [variant.name])
         con.execute("DELETE FROM variant_columns WHERE variant = ?", [variant.name])
         con.execute("DELETE FROM variants WHERE variant = ?", [variant.name])
-        con.execute(
-            "INSERT INTO variants VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [variant.name, variant.title, variant.source, variant.graph_name, variant.reversed,
-             variant.max_n, len(variant.columns)],
-        )
+        self._insert_row(con, "variants", dict(
+            variant=variant.name, title=variant.title, source=variant.source, graph=variant.graph_name,
+            reversed=variant.reversed, max_n=variant.max_n, bins=len(variant.columns), players=variant.players,
+            shortest_is_n_minus_terms=variant.shortest_is_n_minus_terms, longest_bound=variant.longest_bound))
         con.executemany(
             "INSERT INTO move_names VALUES (?, ?, ?)",
             [[variant.name, code, name] for code, name in enumerate(variant.move_names)],
@@ -505,12 +505,12 @@ class Store:
             s = summary
             con.execute(
                 """INSERT INTO builds (variant, n, positions, edges, start_id, start_position, winner, min_length,
-                       max_length, start_remoteness, games, games_approx, expected_length, seconds, engine_version,
-                       summary_only)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, true)""",
+                       max_length, start_remoteness, games, games_approx, expected_length, decomposition_terms,
+                       seconds, engine_version, summary_only)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, true)""",
                 [variant.name, s.n, s.positions, s.edges, s.start_id, variant.format(variant.start(s.n)), s.winner,
-                 s.min_length, s.max_length, s.start_remoteness, s.games_approx, s.expected_length, s.seconds,
-                 ENGINE_VERSION])
+                 s.min_length, s.max_length, s.start_remoteness, s.games_approx, s.expected_length,
+                 variant.decomposition_terms(s.n), s.seconds, ENGINE_VERSION])
             if s.p1_wins_random is not None:
                 con.execute("INSERT INTO random_play VALUES (?, ?, ?, ?, ?)",
                             [variant.name, s.n, s.p1_wins_random, s.p1_wins_p1_perfect, s.p1_wins_p2_perfect])
@@ -587,14 +587,16 @@ class Store:
         return self._probe("(n, id) IN (SELECT (unnest(?::INTEGER[]), unnest(?::INTEGER[])))",
                            [variant, [n for n, _ in places], [i for _, i in places]], columns)
 
-    def layer_values(self, variant: str, n: int) -> tuple[np.ndarray, np.ndarray] | None:
-        """(win, remoteness) by id of a complete layer, None if it is not built (yet)."""
+    def layer_values(self, variant: str, n: int) -> tuple[np.ndarray, ...] | None:
+        """MOVE_COLUMNS by id of a complete layer as arrays, NULL as -1 (win: 1, loss: 0);
+        None if the layer is not built (yet)."""
         if not self.rows("SELECT 1 FROM builds WHERE variant = ? AND n = ?", [variant, n]):
             return None
         columns = self._connection_waiting().execute(
-            "SELECT outcome = 'win' AS win, remoteness FROM positions WHERE variant = ? AND n = ? ORDER BY id",
-            [variant, n]).fetchnumpy()  # ids are 0..size-1
-        return np.asarray(columns["win"]), np.asarray(columns["remoteness"])
+            """SELECT coalesce((outcome = 'win')::TINYINT, -1) AS win, coalesce(remoteness, -1) AS remoteness,
+                      coalesce(forcing_seat, -1) AS seat
+               FROM positions WHERE variant = ? AND n = ? ORDER BY id""", [variant, n]).fetchnumpy()  # ids 0..size-1
+        return tuple(np.asarray(columns[name]) for name in ("win", "remoteness", "seat"))
 
     def probe_moves(self, variant: str, places: list[tuple[int, int]]) -> dict[tuple[int, int], dict[str, Any]]:
         """MOVE_COLUMNS of the positions at these (n, id), from the cache where there is one."""
@@ -604,8 +606,10 @@ class Store:
         for n, i in places:
             arrays = self.move_values.layer(variant, n, self.layer_values)
             if arrays is not None and 0 <= i < len(arrays[0]):
-                found[n, i] = {"n": n, "id": i, "outcome": "win" if arrays[0][i] else "loss",
-                               "remoteness": int(arrays[1][i])}
+                win, remoteness, seat = (int(a[i]) for a in arrays)
+                found[n, i] = {"n": n, "id": i, "outcome": {1: "win", 0: "loss"}.get(win),
+                               "remoteness": remoteness if remoteness >= 0 else None,
+                               "forcing_seat": seat if seat >= 0 else None}
         return found
 
     def _probe(self, where: str, params: list[Any], columns: list[str]) -> dict[tuple[int, int], dict[str, Any]]:

@@ -36,6 +36,9 @@ def check_summary_targets(variants: list[Variant], ns: list[int], memory: int) -
     from .errors import UsageError
 
     for v in variants:
+        if v.players != 2:
+            raise UsageError(f"{v.name} is a game of {v.players} players: summary mode solves two-player games; "
+                             "build it in full")
         if not supports_summary(v):
             from .variants import get_variant, variant_names
 

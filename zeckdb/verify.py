@@ -63,7 +63,8 @@ def verify(store: Store, variant: str | None = None, ns: list[int] | None = None
         Check("layer sizes", "each layer holds as many positions and moves as its summary row counts"),
         Check("partition counts", "layers of every partition of n hold as many positions as an independent count"),
         Check("values", "each position's counts add up to its n; each move reaches a stored position of its layer"),
-        Check("solved columns", "outcome, remoteness, min/max remaining, Grundy value, winning and legal moves, "
+        Check("solved columns", "outcome, remoteness, min/max remaining, Grundy value, winning and legal moves "
+                                "(more than two players: the seat that can force a win), "
                                 "terminal flag, games and expected moves, re-derived from the children"),
         Check("starts", "one start per layer; the summary's winner, lengths, remoteness and game count agree with it"),
         Check("checksums", "the rows hash to the checksums recorded when the layer was built"),
@@ -138,7 +139,42 @@ def _params(sql: str, v: Variant, ns: list[int]) -> dict:
 IN_BATCH = "n BETWEEN $lo AND $hi AND list_contains($ns, n)"
 
 
+def _players_sql(v: Variant) -> tuple[str, str]:
+    """What a position's moves say of its winner: the children's aggregates and the checks.
+    Two players: its outcome, remoteness, Grundy value and winning moves. More: the seat
+    that can force a win (kernels.forcing_masks' rule), the two-player columns NULL."""
+    if v.players == 2:
+        return "", """
+            CASE WHEN (outcome = 'win') <> (losing > 0)
+                 THEN 'outcome ' || outcome || ' but ' || losing || ' of its moves reach a loss' END,
+            CASE WHEN remoteness IS DISTINCT FROM CASE WHEN moves = 0 THEN 0 WHEN outcome = 'win' THEN 1 + fastest_win
+                                                       ELSE 1 + slowest END
+                 THEN 'remoteness ' || remoteness || ', its moves give '
+                      || coalesce(CASE WHEN moves = 0 THEN 0 WHEN losing > 0 THEN 1 + fastest_win
+                                       ELSE 1 + slowest END, -1) END,
+            CASE WHEN grundy <> mex THEN 'grundy ' || grundy || ', the mex of its moves is ' || mex END,
+            CASE WHEN winning_moves <> losing THEN 'winning_moves ' || winning_moves || ', counted ' || losing END,"""
+    last = v.players  # the seat of the player who just moved
+    aggregates = f"""
+               count(*) FILTER (WHERE d.forcing_seat = {last}) AS mover_forces,
+               count(*) FILTER (WHERE d.forcing_seat IS NULL) AS unforced,
+               min(d.forcing_seat) AS low_seat, max(d.forcing_seat) AS high_seat,"""
+    checks = f"""
+            CASE WHEN forcing_seat IS DISTINCT FROM
+                      CASE WHEN moves = 0 THEN {last} WHEN mover_forces > 0 THEN 1
+                           WHEN unforced = 0 AND low_seat = high_seat THEN low_seat + 1 END
+                 THEN 'forcing_seat ' || coalesce(forcing_seat::VARCHAR, 'NULL') || ', its moves give '
+                      || coalesce((CASE WHEN moves = 0 THEN {last} WHEN mover_forces > 0 THEN 1
+                                        WHEN unforced = 0 AND low_seat = high_seat THEN low_seat + 1 END)::VARCHAR,
+                                  'NULL') END,
+            CASE WHEN outcome IS NOT NULL OR remoteness IS NOT NULL OR grundy IS NOT NULL OR winning_moves IS NOT NULL
+                      OR in_winning_strategies IS NOT NULL
+                 THEN 'a two-player column is set in a game of {v.players} players' END,"""
+    return aggregates, checks
+
+
 def _solved_sql(v: Variant) -> str:
+    player_aggregates, player_checks = _players_sql(v)
     counts = ", ".join(f"coalesce({c}, 0)" for c in v.columns)
     value = " + ".join(f"{w} * coalesce({c}, 0)" for c, w in zip(v.columns, v.column_weights, strict=False) if w)
     return f"""
@@ -158,15 +194,15 @@ def _solved_sql(v: Variant) -> str:
                -- Grundy values below 62 as the bits of a mask (cheaper than a list per position),
                -- larger ones (Fibonacci nim) as a list
                bit_or(1::BIGINT << d.grundy::BIGINT) FILTER (WHERE d.grundy < 62) AS low_grundies,
-               list(DISTINCT d.grundy) FILTER (WHERE d.grundy >= 62) AS high_grundies
+               list(DISTINCT d.grundy) FILTER (WHERE d.grundy >= 62) AS high_grundies,{player_aggregates}
         FROM kids k
         LEFT JOIN positions d ON d.variant = $variant AND d.n = k.to_n AND d.id = k.to_id
                               AND d.n BETWEEN $lo_reached AND $hi AND list_contains($layers, d.n)
         GROUP BY k.n, k.id),
     solved AS (
-        SELECT p.*, coalesce(c.moves, 0) AS moves, coalesce(c.astray, 0) AS astray,
-               coalesce(c.losing, 0) AS losing, c.fastest_win, c.slowest, c.shortest, c.longest, c.high_grundies,
-               coalesce(c.games, 1) AS games, coalesce(c.expected, -1) AS expected,
+        SELECT p.*, c.* EXCLUDE (n, id, moves, astray, losing, games, expected),
+               coalesce(c.moves, 0) AS moves, coalesce(c.astray, 0) AS astray,
+               coalesce(c.losing, 0) AS losing, coalesce(c.games, 1) AS games, coalesce(c.expected, -1) AS expected,
                bit_count(xor(coalesce(c.low_grundies, 0), coalesce(c.low_grundies, 0) + 1)) - 1 AS low_mex
         FROM positions p LEFT JOIN children c USING (n, id)
         WHERE p.variant = $variant AND p.{IN_BATCH}),
@@ -179,20 +215,11 @@ def _solved_sql(v: Variant) -> str:
         SELECT n, is_start, games, [{counts}] AS counts, list_filter([
             CASE WHEN {value} <> n THEN 'its counts add up to ' || ({value}) || ', not n' END,
             CASE WHEN astray > 0 THEN astray || ' of its moves reach no stored position of their layer' END
-        ], lambda x: x IS NOT NULL) AS misplaced, list_filter([
-            CASE WHEN (outcome = 'win') <> (losing > 0)
-                 THEN 'outcome ' || outcome || ' but ' || losing || ' of its moves reach a loss' END,
-            CASE WHEN remoteness IS DISTINCT FROM CASE WHEN moves = 0 THEN 0 WHEN outcome = 'win' THEN 1 + fastest_win
-                                                       ELSE 1 + slowest END
-                 THEN 'remoteness ' || remoteness || ', its moves give '
-                      || coalesce(CASE WHEN moves = 0 THEN 0 WHEN losing > 0 THEN 1 + fastest_win
-                                       ELSE 1 + slowest END, -1) END,
+        ], lambda x: x IS NOT NULL) AS misplaced, list_filter([{player_checks}
             CASE WHEN min_remaining IS DISTINCT FROM CASE WHEN moves = 0 THEN 0 ELSE 1 + shortest END
                  THEN 'min_remaining ' || min_remaining || ', its moves give ' || coalesce(1 + shortest, 0) END,
             CASE WHEN max_remaining IS DISTINCT FROM CASE WHEN moves = 0 THEN 0 ELSE 1 + longest END
                  THEN 'max_remaining ' || max_remaining || ', its moves give ' || coalesce(1 + longest, 0) END,
-            CASE WHEN grundy <> mex THEN 'grundy ' || grundy || ', the mex of its moves is ' || mex END,
-            CASE WHEN winning_moves <> losing THEN 'winning_moves ' || winning_moves || ', counted ' || losing END,
             CASE WHEN legal_moves IS DISTINCT FROM moves THEN 'legal_moves ' || legal_moves || ', counted ' || moves END,
             CASE WHEN is_terminal <> (moves = 0) THEN 'is_terminal ' || is_terminal || ' with ' || moves || ' moves' END,
             CASE WHEN abs(games_to_end - games) > 1e-9 * games
@@ -230,7 +257,8 @@ LAYERS_SQL = f"""
     WITH p AS (
         SELECT n, count(*) AS stored, {rows_checksum('p')} AS checksum,
                list(id) FILTER (WHERE is_start) AS starts,
-               any_value([CASE WHEN outcome = 'win' THEN 1 ELSE 2 END, min_remaining, max_remaining, remoteness])
+               any_value([coalesce(forcing_seat, CASE outcome WHEN 'win' THEN 1 WHEN 'loss' THEN 2 END),
+                          min_remaining, max_remaining, remoteness])
                    FILTER (WHERE is_start) AS start
         FROM positions p WHERE variant = $variant AND {IN_BATCH} GROUP BY n),
     e AS (SELECT n, count(*) AS moves, {rows_checksum('e')} AS checksum

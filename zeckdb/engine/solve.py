@@ -83,7 +83,8 @@ EXACT_LENGTH_COUNTS_MAX_N = 60
 # kernels.random_play read a child's values by node, whatever layer it is in).
 NODE_VALUES = {"win": np.bool_, "remoteness": np.int16, "min_remaining": np.int16, "max_remaining": np.int16,
                "games": np.float64, "expected": np.float64, "grundy": np.int16, "winning_moves": np.int16,
-               "q": np.float64, "a": np.float64, "b": np.float64}
+               "q": np.float64, "a": np.float64, "b": np.float64,
+               "forcing": np.uint8}  # games of three or more players: kernels.forcing_masks
 
 # A game from the start of n can run through several layers; its length distribution
 # is computed on their union graph while the layers below n hold at most this many
@@ -108,6 +109,13 @@ class Solution:
     play: Play
     union: Play | None = None  # the graph a game from the start runs on, when it spans layers
     mirror: Solution | None = None  # a solution whose games are this one's, reversed (see `mirrors`)
+    players: int = 2
+
+    @property
+    def forcing_seat(self) -> np.ndarray:
+        """Games of three or more players: per own id, the seat counted from the player to move
+        (0 = the mover) who can force being the last mover, or -1 where none can."""
+        return seats_of(self.own("forcing"), self.players)
 
     def release_node_values(self) -> None:
         """Drop what only the layers above read (random-play values, exact counts per node)."""
@@ -273,6 +281,9 @@ def solve_graph(variant: Variant, graph: Graph, solved: Sequence[Solution] = (),
                   *(values[k] for k in ["win", "remoteness", "min_remaining", "max_remaining", "games", "expected",
                                         "grundy", "winning_moves"]))
     kernels.random_play(play.offsets, play.targets, play.order, values["q"], values["a"], values["b"])
+    if variant.players != 2:
+        check_players(variant.players)
+        kernels.forcing_masks(play.offsets, play.targets, play.order, variant.players, values["forcing"])
     start = variant.id_of(variant.start(graph.n))
     sol = Solution(
         values, None, size,
@@ -283,6 +294,7 @@ def solve_graph(variant: Variant, graph: Graph, solved: Sequence[Solution] = (),
         p1_wins_p1_perfect=float(values["a"][start]),
         p1_wins_p2_perfect=1.0 - float(values["b"][start]),
         play=play,
+        players=variant.players,
     )
     sol.mirror = next((other for other in solved if mirrors(other, sol)), None)
     if sol.mirror:
@@ -375,16 +387,25 @@ def solve_in_memory(variant: Variant, n: int) -> tuple[Graph, Solution, dict[int
 MAX_PLAYERS = 8  # a seat per bit of a byte
 
 
+def check_players(players: int) -> None:
+    if not 2 <= players <= MAX_PLAYERS:
+        raise EngineError(f"{players} players: the engine solves 2..{MAX_PLAYERS}")
+
+
 def forcing_seats(play: Play, players: int, nodes: int) -> np.ndarray:
     """The game of `players` players on a layer's moves (kernels.forcing_masks): per node,
     the seat counted from the player to move (0 = the mover, 1 = the next, ...) who can force
     being the last mover, or -1 where no player can. Every node must be in play.order."""
-    if not 2 <= players <= MAX_PLAYERS:
-        raise EngineError(f"{players} players: the engine solves 2..{MAX_PLAYERS}")
+    check_players(players)
     masks = np.zeros(nodes, dtype=np.uint8)
     kernels.forcing_masks(play.offsets, play.targets, play.order, players, masks)
-    seats = np.full(nodes, -1, dtype=np.int8)
-    forcing = np.zeros(nodes, dtype=np.int8)
+    return seats_of(masks, players)
+
+
+def seats_of(masks: np.ndarray, players: int) -> np.ndarray:
+    """Per node, the one seat set in its forcing mask, or -1 where none is."""
+    seats = np.full(len(masks), -1, dtype=np.int8)
+    forcing = np.zeros(len(masks), dtype=np.int8)
     for seat in range(players):
         has = (masks >> seat) & 1 == 1
         seats[has] = seat

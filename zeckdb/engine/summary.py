@@ -55,7 +55,9 @@ def rank_direction(weights: tuple[int, ...], rules: tuple[Rule, ...]) -> int:
 
 def supports_summary(variant: Variant) -> bool:
     """Summary mode solves chip games whose moves stay in the layer and go one way in rank,
-    and the games that bring their own one-pass solve (Variant.summary_pass)."""
+    and the games that bring their own one-pass solve (Variant.summary_pass), of two players."""
+    if variant.players != 2:
+        return False
     if isinstance(variant, ChipGame):
         return rank_direction(*variant.game_for(variant.max_n)) != 0
     return variant.has_summary_pass

@@ -1,7 +1,8 @@
 """The registry of game variants. Adding a variant: one rules module, one line here.
 
-A family takes its parameters in its name (`black-hole-4`, `nacci-2-3`); `variant_names()`
-are the variants a build without --variant covers, members of families included.
+A family takes its parameters in its name (`black-hole-4`, `nacci-2-3`, `zeckendorf-p3`);
+`variant_names()` are the variants a build without --variant covers, members of families
+included.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from .empty_board import BlackHoleEmptyBoard
 from .nacci import C_RANGE, K_RANGE, Nacci, ReversedNacci
 from .nim import FibonacciNim
 from .ordered import Ordered
+from .players import P_RANGE, with_players
 from .quilt import Quilt
 from .reversed import Reversed
 from .zeckendorf import Zeckendorf
@@ -33,16 +35,38 @@ _REGISTRY: dict[str, Callable[[], Variant]] = {
 
 @dataclass(frozen=True)
 class Family:
-    """Games named `prefix-P1-P2...`: a constructor taking the parameters, their letters
-    as users read them, the accepted and the default-built members, and the member whose
-    start `zeckdb variants` shows."""
+    """Games named `prefix-P1-P2...` (a parameter may carry a mark: `zeckendorf-p3`): a
+    constructor taking the parameters, their letters as users read them, the accepted and
+    the default-built members, and the member whose start `zeckdb variants` shows."""
 
+    prefix: str
     make: Callable[..., Variant]
     letters: tuple[str, ...]
     accepted: tuple[tuple[int, ...], ...]
     default: tuple[tuple[int, ...], ...]
     example: tuple[int, ...]
     aliases: tuple[tuple[tuple[int, ...], str], ...] = ()  # members that are another game: refused, naming it
+    marks: tuple[str, ...] = ()  # per parameter, the letters written before its value (default none)
+
+    @property
+    def pattern(self) -> str:
+        """`black-hole-M`, `nacci-C-K-pP`: the family's name as users read it."""
+        return "-".join([self.prefix, *(mark + letter for mark, letter in zip(self._marks, self.letters, strict=True))])
+
+    def member(self, parameters: tuple[int, ...]) -> str:
+        return "-".join([self.prefix, *(mark + str(value) for mark, value in zip(self._marks, parameters, strict=True))])
+
+    def parameters_of(self, name: str) -> tuple[int, ...] | None:
+        """The parameters `name` gives this family, or None if it is not written as its member."""
+        parts = name.removeprefix(self.prefix + "-").split("-") if name.startswith(self.prefix + "-") else []
+        if len(parts) != len(self.letters) or not all(p.startswith(m) for p, m in zip(parts, self._marks, strict=False)):
+            return None
+        values = [p.removeprefix(m) for p, m in zip(parts, self._marks, strict=True)]
+        return tuple(int(v) for v in values) if all(_plain_number(v) for v in values) else None
+
+    @property
+    def _marks(self) -> tuple[str, ...]:
+        return self.marks or ("",) * len(self.letters)
 
 
 def _one(values: range) -> tuple[tuple[int, ...], ...]:
@@ -50,25 +74,28 @@ def _one(values: range) -> tuple[tuple[int, ...], ...]:
 
 
 NACCI = tuple((c, k) for c in C_RANGE for k in K_RANGE if (c, k) != (1, 2))
-_FAMILIES: dict[str, Family] = {
-    "black-hole": Family(BlackHole, ("M",), _one(M_RANGE), _one(range(2, 6)), (4,)),
-    "black-hole-empty-board": Family(BlackHoleEmptyBoard, ("M",), _one(M_RANGE), _one(range(2, 6)), (4,)),
+NACCI_PLAYERS = tuple((c, k, p) for c, k in NACCI for p in P_RANGE)
+_FAMILIES: list[Family] = [
+    Family("black-hole", BlackHole, ("M",), _one(M_RANGE), _one(range(2, 6)), (4,)),
+    Family("black-hole-empty-board", BlackHoleEmptyBoard, ("M",), _one(M_RANGE), _one(range(2, 6)), (4,)),
     # built on request only: the default build stays the papers' games
-    "nacci": Family(Nacci, ("C", "K"), NACCI, (), (2, 2), (((1, 2), "zeckendorf"),)),
-    "reversed-nacci": Family(ReversedNacci, ("C", "K"), NACCI, (), (2, 2), (((1, 2), "reversed"),)),
-}
+    Family("nacci", Nacci, ("C", "K"), NACCI, (), (2, 2), (((1, 2), "zeckendorf"),)),
+    Family("reversed-nacci", ReversedNacci, ("C", "K"), NACCI, (), (2, 2), (((1, 2), "reversed"),)),
+    Family("zeckendorf", lambda p: with_players(Zeckendorf(), p), ("P",), _one(P_RANGE), (), (3,),
+           (((2,), "zeckendorf"),), marks=("p",)),
+    Family("nacci", lambda c, k, p: with_players(Nacci(c, k), p), ("C", "K", "P"), NACCI_PLAYERS, (), (2, 2, 3),
+           (*(((1, 2, p), f"zeckendorf-p{p}") for p in P_RANGE), ((1, 2, 2), "zeckendorf"),
+            *(((c, k, 2), f"nacci-{c}-{k}") for c, k in NACCI)),
+           marks=("", "", "p")),
+]
 
 _instances: dict[str, Variant] = {}
 
 
 def variant_names(all_members: bool = False) -> list[str]:
     """Every variant a default build covers (with all_members, every member of each family)."""
-    return list(_REGISTRY) + [_member(prefix, m) for prefix, family in _FAMILIES.items()
+    return list(_REGISTRY) + [family.member(m) for family in _FAMILIES
                               for m in (family.accepted if all_members else family.default)]
-
-
-def _member(prefix: str, parameters: tuple[int, ...]) -> str:
-    return "-".join([prefix, *map(str, parameters)])
 
 
 @dataclass(frozen=True)
@@ -76,24 +103,19 @@ class Game:
     """One entry of the catalog: a game, or a family of games with a parameter."""
 
     label: str  # as users read it: `zeckendorf`, `black-hole-M (M = 2..12)`
-    family: str | None  # a family's prefix (`black-hole`), None for a single game
-    parameters: tuple[tuple[int, ...], ...]  # a family's accepted members' parameters; () for a single game
+    family: str | None  # a family's name (`black-hole-M`, `nacci-C-K-pP`), None for a single game
+    members: list[str]  # the variant names this entry stands for
     title: str
     example: Variant  # the game itself, or the family's example member
-
-    @property
-    def members(self) -> list[str]:
-        """The variant names this entry stands for."""
-        return [_member(self.family, m) for m in self.parameters] if self.family else [self.label]
 
 
 def games() -> list[Game]:
     """Every registered game, a family once (its example member standing for it)."""
-    out = [Game(name, None, (), get_variant(name).title, get_variant(name)) for name in _REGISTRY]
-    for prefix, family in _FAMILIES.items():
-        example = get_variant(_member(prefix, family.example))
+    out = [Game(name, None, [name], get_variant(name).title, get_variant(name)) for name in _REGISTRY]
+    for family in _FAMILIES:
+        example = get_variant(family.member(family.example))
         shown = ", ".join(f"{letter} = {value}" for letter, value in zip(family.letters, family.example, strict=True))
-        out.append(Game(_family_label(prefix, family), prefix, family.accepted,
+        out.append(Game(_family_label(family), family.pattern, [family.member(m) for m in family.accepted],
                         f"{example.family_title or example.title} (start shown: {shown})", example))
     return out
 
@@ -103,15 +125,15 @@ def catalog() -> list[tuple[str, str, Variant]]:
     return [(game.label, game.title, game.example) for game in games()]
 
 
-def _family_label(prefix: str, family: Family) -> str:
+def _family_label(family: Family) -> str:
     """`black-hole-M (M = 2..12)`, `nacci-C-K (C = 1..4, K = 2..4)`."""
     ranges = ", ".join(f"{letter} = {min(m[i] for m in family.accepted)}..{max(m[i] for m in family.accepted)}"
                        for i, letter in enumerate(family.letters))
-    return f"{'-'.join([prefix, *family.letters])} ({ranges})"
+    return f"{family.pattern} ({ranges})"
 
 
 def _valid_names() -> str:
-    families = ", ".join(_family_label(prefix, family) for prefix, family in _FAMILIES.items())
+    families = ", ".join(_family_label(family) for family in _FAMILIES)
     return f"{', '.join(_REGISTRY)}, {families}"
 
 
@@ -123,11 +145,10 @@ def _plain_number(text: str) -> bool:
 def _construct(name: str) -> Variant | None:
     if name in _REGISTRY:
         return _REGISTRY[name]()
-    for prefix, family in _FAMILIES.items():
-        parts = name.removeprefix(prefix + "-").split("-") if name.startswith(prefix + "-") else []
-        if len(parts) != len(family.letters) or not all(_plain_number(p) for p in parts):
+    for family in _FAMILIES:
+        parameters = family.parameters_of(name)
+        if parameters is None:
             continue
-        parameters = tuple(int(p) for p in parts)
         for member, game in family.aliases:
             if parameters == member:
                 raise UnknownVariantError(f"{name} is the game registered as {game}: use {opt('variant')} {game}")

@@ -32,6 +32,14 @@ OPTIONAL:
             column weights (`zeckdb verify` checks the layer's size against them).
   family_title  for a member of a family (`black-hole-M`): the family's title,
             with M in it (`zeckdb variants` lists a family once, under it).
+  players   how many players move in turn, the last mover winning (default 2). With
+            more, the engine stores which player can force a win (positions.forcing_seat,
+            builds.winner) instead of the two-player columns (variants/players.py).
+  shortest_is_n_minus_terms, longest_bound  facts the game declares about its lengths, stored
+            in the variants table for the `lengths` query: the shortest game is n minus the
+            terms of n's decomposition; the longest obeys the bound named (`theorem-1.4`).
+  decomposition_terms(n)  the number of terms of n's decomposition in the game's sequence
+            (Z(n) for the Fibonacci games), or None where the game has none (default).
   summary_pass(n, ints, floats)  summary mode for a game that is not a chip game (chip
             games whose moves go one way in rank have it built in): layer n solved in one
             pass without its moves, into ints and floats as kernels.solve_from_children
@@ -90,6 +98,12 @@ class Variant(ABC):
     layers_are_partitions: bool = False
     #: OPTIONAL, for members of a family: the family's title (`zeckdb variants` lists the family once)
     family_title: str = ""
+    #: OPTIONAL: how many players move in turn (the last mover wins)
+    players: int = 2
+    #: OPTIONAL: the shortest game of n is n - decomposition_terms(n) (the `lengths` query checks it)
+    shortest_is_n_minus_terms: bool = False
+    #: OPTIONAL: a published bound on the longest game, by name (`lengths` knows `theorem-1.4`)
+    longest_bound: str | None = None
     #: OPTIONAL: the largest n whose games play_moves can play (`zeckdb simulate`; None: max_n)
     simulate_max_n: int | None = None
 
@@ -137,6 +151,9 @@ class Variant(ABC):
         return []
 
     def entries(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        return None
+
+    def decomposition_terms(self, n: int) -> int | None:
         return None
 
     summary_overhead: int = 0

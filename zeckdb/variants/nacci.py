@@ -78,6 +78,9 @@ class Nacci(ChipGame):
     def start(self, n: int) -> Position:
         return (n,)
 
+    def decomposition_terms(self, n: int) -> int:
+        return sum(legal_decomposition(self.c, self.k, n))
+
     def game_for(self, n: int) -> tuple[tuple[int, ...], tuple[Rule, ...]]:
         weights = tuple(nacci_terms(self.c, self.k, max(n, self.max_n)))
         return weights, nacci_rules(self.c, self.k, len(weights))

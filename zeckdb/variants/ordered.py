@@ -31,7 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import UsageError
-from ..fib import fib
+from ..fib import fib, z_count
 from .base import Position, Variant, shown_text, unbracket
 
 MAX_N = 24  # 2,593,291 positions at n = 24 (4,915,135 at 25, 120,215,370 at 30)
@@ -104,9 +104,13 @@ class Ordered(Variant):
     beyond_max_n = ("the layer doubles with each n: `zeckdb build --summary-only --variant ordered` solves it without "
                     "storing positions (n = 31 in 90 s), `zeckdb simulate ordered --n N` plays random games to n = 54")
     simulate_max_n = 54  # F_9 - 1: play_moves meets no entry above F_8 = 34
+    shortest_is_n_minus_terms = True  # Bortnovskyi et al. 2025
     columns = [f"c{i}" for i in range(1, INDICES + 1)]  # how many of F_1, F_2, ... (the order is in `entries`)
     column_weights = tuple(fib(i) for i in range(1, INDICES + 1))
     move_names = MOVE_NAMES
+
+    def decomposition_terms(self, n: int) -> int:
+        return z_count(n)
 
     def parse(self, text: str) -> Position:
         """Entries left to right, e.g. '1,2,1,3' or '[1,2,1,3]'; each a Fibonacci number."""

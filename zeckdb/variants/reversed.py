@@ -31,6 +31,7 @@ class Reversed(Zeckendorf):
     source = "Batterman, Jambhale, Miller, Narayanan, Sharma, Yang, Yao, The Reversed Zeckendorf Game (2023)"
     graph = "zeckendorf"
     reversed = True
+    longest_bound = "theorem-1.4"  # shortest_is_n_minus_terms: Theorem 1.4 too
 
     @cached_property
     def play_rules(self) -> tuple[Rule, ...]:

@@ -6,7 +6,7 @@ F_{i+1}; split 2F2 into F1+F3; split 2F_i (i >= 3) into F_{i-2}+F_{i+1}.
 
 from __future__ import annotations
 
-from ..fib import fib
+from ..fib import fib, z_count
 from .base import Position
 from .chips import ChipGame, Rule
 
@@ -31,11 +31,15 @@ class Zeckendorf(ChipGame):
     source = "Baird-Smith, Epstein, Flint, Miller, The Zeckendorf Game (2020)"
     max_n = MAX_N
     layers_are_partitions = True  # every partition of n is reachable from n ones
+    shortest_is_n_minus_terms = True  # Baird-Smith et al. 2020
     weights = tuple(fib(i) for i in range(1, BINS + 1))
     rules = forward_rules(BINS)
 
     def start(self, n: int) -> Position:
         return (n,)
+
+    def decomposition_terms(self, n: int) -> int:
+        return z_count(n)
 
     def game_for(self, n: int) -> tuple[tuple[int, ...], tuple[Rule, ...]]:
         bins = max(BINS, max(i for i in range(1, 40) if fib(i) <= n))

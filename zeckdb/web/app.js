@@ -16,8 +16,14 @@ function showError(error) {
   $("error").hidden = !error;
 }
 
-const mover = (ply) => 1 + (ply % 2);  // Player 1 moves first from the start (or from a typed position)
+const players = () => (game.line.length ? game.line[0].players : 2);
+// Player 1 moves first from the start (or from a typed position); players take turns
+const mover = (ply) => 1 + ((ply % players()) + players()) % players();
 const other = (player) => 3 - player;
+// games of three or more players: a forcing seat (1 = the player to move) as the player it is
+const seatPlayer = (seat, ply) => (seat == null ? null : mover(ply + seat - 1));
+const forcingText = (seat, ply) =>
+  seat == null ? "no player can force a win" : `Player ${seatPlayer(seat, ply)} can force a win`;
 const plural = (k, word) => `${k} ${word}${k === 1 ? "" : "s"}`;
 
 async function loadVariants() {
@@ -55,6 +61,11 @@ function newGame(variant, n, info) {
   clearTimeout(game.timer);
   Object.assign(game, { variant, n, line: [info], played: [] });
   $("n").value = n;
+  const opponent = $("opponent");  // the computer can play any one seat
+  const chosen = opponent.value;
+  opponent.innerHTML = '<option value="0">nobody (explore)</option>';
+  for (let seat = 1; seat <= info.players; seat++) opponent.add(new Option(`Player ${seat}`, String(seat)));
+  opponent.value = Number(chosen) <= info.players ? chosen : "2";
   showError(null);
   $("board").hidden = false;
   render();
@@ -79,6 +90,7 @@ function perfectPlayerToMove() {
 function perfectReply() {
   if (!perfectPlayerToMove()) return;
   // the best move comes first: it wins fastest, or when every move loses, loses slowest
+  // (more than two players: it keeps a forced win when there is one)
   game.timer = setTimeout(() => play(game.line[game.line.length - 1].moves[0]).catch(showError), 400);
 }
 
@@ -97,11 +109,17 @@ function render() {
   const info = game.line[ply];
   const player = mover(ply);
   $("where").textContent = `${game.variant}, n = ${info.value}: position ${info.text}`;
-  const verdict = info.outcome === "win" ? "wins" : "loses";
+  const many = info.players !== 2;
   $("value").innerHTML = "";
-  $("value").append(`Player ${player} to move ${verdict} with perfect play`,
-    info.moves.length ? `, the game ending in ${plural(info.remoteness, "move")}.` : ".");
-  $("value").className = info.outcome;
+  if (many) {
+    $("value").append(`Player ${player} of ${info.players} to move; ${forcingText(info.forcing_seat, ply)}.`);
+    $("value").className = info.forcing_seat === 1 ? "win" : info.forcing_seat == null ? "none" : "loss";
+  } else {
+    const verdict = info.outcome === "win" ? "wins" : "loses";
+    $("value").append(`Player ${player} to move ${verdict} with perfect play`,
+      info.moves.length ? `, the game ending in ${plural(info.remoteness, "move")}.` : ".");
+    $("value").className = info.outcome;
+  }
   $("facts").textContent = info.moves.length
     ? `Shortest finish ${plural(info.min_remaining, "move")}, longest ${plural(info.max_remaining, "move")}; ` +
       `${info.games_to_end} complete games from here.`
@@ -109,20 +127,25 @@ function render() {
   const over = info.moves.length === 0;
   $("result").hidden = !over;
   if (over) {
-    const winner = info.outcome === "win" ? player : other(player);
+    const winner = many ? mover(ply - 1) : info.outcome === "win" ? player : other(player);
     $("result").textContent = `Game over after ${plural(ply, "move")}: Player ${winner} wins` +
-      (info.outcome === "loss" ? ` (Player ${player} has no move).` : ".");
+      (many || info.outcome === "loss" ? ` (Player ${player} has no move).` : ".");
   }
   const list = $("moves");
   list.innerHTML = "";
   const waiting = perfectPlayerToMove();
   for (const move of info.moves) {
-    const moverWins = move.outcome === "loss";  // the position is lost for the player who moves next
     const button = document.createElement("button");
     button.type = "button";
-    button.className = moverWins ? "win" : "loss";
-    button.textContent = `${move.move} → ${move.text}: ${moverWins ? "wins" : "loses"}, ` +
-      `the game ending in ${plural(move.remoteness + 1, "move")}`;
+    if (many) {  // after the move, seats count from the next player
+      button.className = move.forcing_seat === info.players ? "win" : move.forcing_seat == null ? "none" : "loss";
+      button.textContent = `${move.move} → ${move.text}: then ${forcingText(move.forcing_seat, ply + 1)}`;
+    } else {
+      const moverWins = move.outcome === "loss";  // the position is lost for the player who moves next
+      button.className = moverWins ? "win" : "loss";
+      button.textContent = `${move.move} → ${move.text}: ${moverWins ? "wins" : "loses"}, ` +
+        `the game ending in ${plural(move.remoteness + 1, "move")}`;
+    }
     button.disabled = waiting;
     button.addEventListener("click", () => play(move).catch(showError));
     const item = document.createElement("li");
@@ -143,7 +166,7 @@ async function loadSummary(variant, n) {
   const [row] = await api(`/v1/${encodeURIComponent(variant)}/summary?n=${n}`);
   $("summary-title").textContent = `The start of n = ${n}: ${row.start_position}`;
   const facts = [
-    ["winner", `Player ${row.winner}`],
+    ["winner", row.winner == null ? "no player can force a win" : `Player ${row.winner}`],
     ["shortest game", plural(row.min_length, "move")],
     ["longest game", plural(row.max_length, "move")],
     ["complete games", row.games],
