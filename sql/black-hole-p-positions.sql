@@ -10,7 +10,7 @@ WITH p AS (
       AND outcome = 'loss'
       AND ($variant IS NULL OR variant = $variant)
       AND ($ns::INTEGER[] IS NULL OR list_contains($ns::INTEGER[], n)))
-SELECT p.variant, p.n AS value, position_text(p.counts[:v.bins]) AS position,
+SELECT p.variant, p.n AS value, game_text(NULL, p.counts, v.text_width) AS position,
        p.counts[1] AS c1, p.counts[2] AS c2, p.counts[3] AS c3, p.counts[4] AS c4, p.counts[5] AS c5,
        p.counts[6] AS c6, p.counts[7] AS c7, p.counts[8] AS c8, p.counts[9] AS c9, p.counts[10] AS c10,
        p.counts[11] AS c11,

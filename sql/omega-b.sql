@@ -4,10 +4,10 @@
 -- param n (built n, required): the n whose start is solved
 -- The winner moves only to lost positions (its winning replies); the loser may make any move.
 WITH nodes AS MATERIALIZED (
-    SELECT variant, n, id, position_text(list_value(*COLUMNS('^c\d+$'))) AS position, outcome, is_start,
-           CASE WHEN outcome = 'win' THEN 'winner' ELSE 'loser' END AS to_move,
+    SELECT variant, n, id, game_text(entries, list_value(*COLUMNS('^c\d+$')), v.text_width) AS position, outcome,
+           is_start, CASE WHEN outcome = 'win' THEN 'winner' ELSE 'loser' END AS to_move,
            outcome = 'loss' AND NOT is_start AS in_omega_b
-    FROM positions
+    FROM positions JOIN variants v USING (variant)
     WHERE n = $n::INTEGER AND in_winning_strategies AND ($variant IS NULL OR variant = $variant)),
 edges AS MATERIALIZED (
     SELECT s.variant, s.id, list_sort(list(m.move || ' -> ' || d.position)) AS edges, count(*) AS out_degree

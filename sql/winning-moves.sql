@@ -33,7 +33,7 @@ children AS (  -- edges joined directly (not through the moves view) so the join
     JOIN edges e ON e.graph = v.graph AND e.n = h.n AND e.dst = h.id),
 targets AS (
     SELECT t.variant, t.n, t.id,
-           coalesce('[' || array_to_string(t.entries, ',') || ']', position_text(t.counts[:v.bins])) AS position,
+           game_text(t.entries, t.counts, v.text_width) AS position,
            t.outcome, t.remoteness
     FROM (SELECT variant, n, id, list_value(*COLUMNS('^c\d+$')) AS counts, entries, outcome, remoteness FROM positions
           WHERE (variant, n, id) IN (SELECT (variant, dst_n, dst) FROM children)) t

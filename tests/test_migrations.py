@@ -21,7 +21,7 @@ def test_migrations_build_the_documented_schema_on_an_empty_file(tmp_path):
                       "builds": "BASE TABLE", "graph_layers": "BASE TABLE", "positions": "BASE TABLE",
                       "edges": "BASE TABLE", "moves": "VIEW", "fibonacci": "BASE TABLE",
                       "length_distribution": "BASE TABLE", "random_play": "BASE TABLE", "length_moments": "VIEW",
-                      "variant_columns": "BASE TABLE"}
+                      "variant_columns": "BASE TABLE", "position_texts": "VIEW"}
     cols = [r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'positions' "
                                       "ORDER BY ordinal_position").fetchall()]
     assert cols[:3] == ["variant", "n", "id"] and "c16" in cols
@@ -31,7 +31,7 @@ def test_migrations_build_the_documented_schema_on_an_empty_file(tmp_path):
                           "forcing_seat"]  # migration 0007
     macros = {r[0] for r in con.execute("SELECT function_name FROM duckdb_functions() WHERE function_type = 'macro' "
                                         "AND database_name = 'empty'").fetchall()}
-    assert {"fib", "fib_list", "phi", "zeckendorf", "zeckendorf_indices", "z", "z_i", "position_text"} <= macros
+    assert {"fib", "fib_list", "phi", "zeckendorf", "zeckendorf_indices", "z", "z_i", "position_text", "game_text"} <= macros
     assert [r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'moves' "
                                       "ORDER BY ordinal_position").fetchall()] == \
         ["variant", "n", "src", "dst", "code", "move", "dst_n"]

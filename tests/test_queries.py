@@ -308,3 +308,24 @@ def test_missing_sql_folder_is_explained(monkeypatch, tmp_path):
     monkeypatch.setattr(zeckdb.resources, "_PACKAGE", tmp_path / "nowhere" / "zeckdb")
     with pytest.raises(DatabaseError, match="zeckdb's sql/ folder is missing .*: reinstall zeckdb"):
         list_queries()
+
+
+def test_the_database_writes_positions_as_their_games_do(con):
+    """The view position_texts (the SQL macro game_text) and Variant.format agree on every
+    position of every variant built, at small n; and a few as a reader writes them."""
+    from zeckdb.variants import get_variant
+
+    got = con.execute("""
+        SELECT t.variant, t.position, p.entries, [p.c1, p.c2, p.c3, p.c4, p.c5, p.c6, p.c7, p.c8, p.c9, p.c10, p.c11,
+                                                  p.c12, p.c13, p.c14, p.c15, p.c16]
+        FROM position_texts t JOIN positions p USING (variant, n, id) WHERE t.n <= 8""").fetchall()
+    assert len({variant for variant, *_ in got}) > 20
+    for variant, text, entries, counts in got:
+        game = get_variant(variant)
+        position = entries if entries is not None else [c or 0 for c in counts[: len(game.columns)]]
+        assert text == game.format(position), (variant, position)
+    texts = dict(con.execute("""
+        SELECT variant || ' ' || n || ' ' || id, position FROM position_texts
+        WHERE (variant = 'fibonacci-nim' AND n = 5) OR (variant = 'ordered' AND n = 3) OR (variant = 'zeckendorf' AND n = 4)
+        """).fetchall()).values()
+    assert {"(5,0)", "(5,4)", "[1,2]", "[2,1]", "[1,1,1]", "[3]", "(1,0,1)", "(2,1)", "(4)"} <= set(texts)

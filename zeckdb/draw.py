@@ -38,11 +38,10 @@ def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = Fal
         raise UsageError(f"{opt('strategy_only')} draws the winner's strategy graph of a two-player game; "
                          f"{variant.name} has {variant.players} players: draw its game graph")
     store.require_built(variant.name, n)
-    bins = len(variant.columns)
-    # the position as its variant writes it: the entries of an ordered list, else the counts
-    counts = "coalesce(entries, [" + ", ".join(f"coalesce(c{i + 1}, 0)" for i in range(bins)) + "])"
+    # the position as its game writes it (the database's macro, as Variant.format)
+    text = f"game_text(entries, [{', '.join(f'c{i + 1}' for i in range(len(variant.columns)))}], {variant.text_width})"
     rows = store.rows(
-        f"""SELECT id, {counts}, outcome, remoteness, is_start, is_terminal, in_winning_strategies, forcing_seat
+        f"""SELECT id, {text}, outcome, remoteness, is_start, is_terminal, in_winning_strategies, forcing_seat
             FROM positions WHERE variant = ? AND n = ? AND (NOT ? OR in_winning_strategies) ORDER BY id""",
         [variant.name, n, strategy_only])
     if len(rows) > max_nodes:
@@ -57,7 +56,7 @@ def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = Fal
     outside = sorted({(m[2], m[1]) for m in moves if m[2] != n})
     labels: dict[tuple[int, int], tuple] = {}
     for dst_n, dst in outside:  # positions of lower layers the moves reach
-        found = store.rows(f"SELECT {counts}, outcome, forcing_seat FROM positions WHERE variant = ? AND n = ? AND id = ?",
+        found = store.rows(f"SELECT {text}, outcome, forcing_seat FROM positions WHERE variant = ? AND n = ? AND id = ?",
                            [variant.name, dst_n, dst])
         labels[dst_n, dst] = found[0] if found else ()
     title = (f"{variant.name}, n = {n}: {'the winner' + chr(39) + 's strategy graph' if strategy_only else 'game graph'}"
@@ -67,11 +66,11 @@ def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = Fal
            "  node [fontname=Helvetica, fontsize=11, style=filled];",
            "  edge [fontname=Helvetica, fontsize=9, color=\"#777777\"];",
            *_legend(variant.players)]
-    for pid, vector, outcome, remoteness, is_start, is_terminal, strategic, seat in rows:
+    for pid, position, outcome, remoteness, is_start, is_terminal, strategic, seat in rows:
         shape, fill = _look(outcome, seat, variant.players)
         value = f"remoteness {remoteness}" if variant.players == 2 else \
             ("no forced win" if seat is None else f"seat {seat} forces")
-        attrs = {"label": f"{variant.format(vector)}\n{value}", "shape": shape, "fillcolor": fill}
+        attrs = {"label": f"{position}\n{value}", "shape": shape, "fillcolor": fill}
         if is_terminal:
             attrs["style"] = "filled,diagonals"
         if is_start:
@@ -79,8 +78,8 @@ def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = Fal
         if strategic:
             attrs.update(color=STRATEGY, penwidth="3")
         out.append(f"  p{pid} [" + ", ".join(f"{k}={_quote(v)}" for k, v in attrs.items()) + "];")
-    for (dst_n, dst), (vector, outcome, seat) in labels.items():
-        label = _quote(f"{variant.format(vector)}\n(n = {dst_n})")
+    for (dst_n, dst), (position, outcome, seat) in labels.items():
+        label = _quote(f"{position}\n(n = {dst_n})")
         out.append(f"  q{dst_n}_{dst} [label={label}, style=\"dashed\", shape={_look(outcome, seat, variant.players)[0]}];")
     strategic = {r[0] for r in rows if r[6]}
     for src, dst, dst_n, name in moves:

@@ -13,7 +13,6 @@ import numpy as np
 
 from .errors import UsageError, opt
 from .variants import Variant, get_variant
-from .variants.chips import ChipGame
 
 MAX_GAMES = 10_000_000
 
@@ -47,17 +46,16 @@ class Simulation:
 def simulate(variant_name: str, n: int, games: int = 10_000, seed: int = 0) -> Simulation:
     """Play `games` games of n, both players choosing uniformly among the legal moves.
 
-    Chip games are played by a compiled loop on their rule data (the rules the engine
-    builds from, covering any n); every other variant by its own move generator
+    A game with a compiled loop of its own (random_lengths: the chip games, on their rule
+    data, for any n) plays them there; every other variant through its own move generator
     (`play_moves`), up to its simulate_max_n (by default the n it builds)."""
     variant = get_variant(variant_name)
     if n < max(variant.min_n, 1):
         raise UsageError(f"n = {n} is out of range: n starts at {max(variant.min_n, 1)}")
     if not 1 <= games <= MAX_GAMES:
         raise UsageError(f"{opt('games')} {games} is out of range: play 1 to {MAX_GAMES:,} games")
-    if isinstance(variant, ChipGame):
-        lengths = _play_chip_game(variant, n, games, seed)
-    else:
+    lengths = variant.random_lengths(n, games, seed)
+    if lengths is None:
         largest = variant.simulate_max_n or variant.max_n
         if n > largest:
             raise UsageError(f"n = {n} is out of range for simulating {variant.name}: its moves are generated "
@@ -71,16 +69,6 @@ def simulate(variant_name: str, n: int, games: int = 10_000, seed: int = 0) -> S
 
 #: games played through a variant's play_moves (Python, a list of moves per position)
 MAX_GENERIC_GAMES = 100_000
-
-
-def _play_chip_game(variant: ChipGame, n: int, games: int, seed: int) -> np.ndarray:
-    from .engine.kernels import random_game_lengths
-
-    weights, rules = variant.game_for(n)
-    start = np.zeros(len(weights), dtype=np.int64)
-    for i, c in enumerate(variant.start(n)):
-        start[i] = c
-    return random_game_lengths(start, *ChipGame.rule_arrays(rules), games, seed)  # type: ignore[call-arg]
 
 
 def _play_moves(variant: Variant, n: int, games: int, seed: int) -> np.ndarray:

@@ -23,7 +23,7 @@ from .executor import Limits, Result, run as execute, sandbox_config
 from .locking import POLL_SECONDS, READ_WAIT_SECONDS, Gate
 from .variants import Variant
 
-SCHEMA_HEAD = "0007"  # tests check this equals Alembic's head revision
+SCHEMA_HEAD = "0008"  # tests check this equals Alembic's head revision
 DEFAULT_DB = "zeckdb.duckdb"
 POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
                     "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal",
@@ -417,7 +417,8 @@ class Store:
         self._insert_row(con, "variants", dict(
             variant=variant.name, title=variant.title, source=variant.source, graph=variant.graph_name,
             reversed=variant.reversed, max_n=variant.max_n, bins=len(variant.columns), players=variant.players,
-            shortest_is_n_minus_terms=variant.shortest_is_n_minus_terms, longest_bound=variant.longest_bound))
+            shortest_is_n_minus_terms=variant.shortest_is_n_minus_terms, longest_bound=variant.longest_bound,
+            text_width=variant.text_width))
         con.executemany(
             "INSERT INTO move_names VALUES (?, ?, ?)",
             [[variant.name, code, name] for code, name in enumerate(variant.move_names)],

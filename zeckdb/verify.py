@@ -212,7 +212,7 @@ def _solved_sql(v: Variant) -> str:
                                                  lambda g: NOT list_contains(high_grundies, g))) END AS mex
         FROM solved),
     problems AS (
-        SELECT n, is_start, games, [{counts}] AS counts, list_filter([
+        SELECT n, is_start, games, game_text(entries, [{counts}], {v.text_width}) AS text, list_filter([
             CASE WHEN {value} <> n THEN 'its counts add up to ' || ({value}) || ', not n' END,
             CASE WHEN astray > 0 THEN astray || ' of its moves reach no stored position of their layer' END
         ], lambda x: x IS NOT NULL) AS misplaced, list_filter([{player_checks}
@@ -232,10 +232,10 @@ def _solved_sql(v: Variant) -> str:
     SELECT n, any_value(games) FILTER (WHERE is_start),  -- the start's games, summed over its moves
            count(*),
            count(*) FILTER (WHERE len(misplaced) > 0),
-           list(position_text(counts) || ': ' || array_to_string(misplaced, '; '))
+           list(text || ': ' || array_to_string(misplaced, '; '))
                FILTER (WHERE len(misplaced) > 0)[:{EXAMPLES}],
            count(*) FILTER (WHERE len(wrong) > 0),
-           list(position_text(counts) || ': ' || array_to_string(wrong, '; ')) FILTER (WHERE len(wrong) > 0)[:{EXAMPLES}]
+           list(text || ': ' || array_to_string(wrong, '; ')) FILTER (WHERE len(wrong) > 0)[:{EXAMPLES}]
     FROM problems
     GROUP BY n ORDER BY n"""
 

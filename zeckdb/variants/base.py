@@ -1,21 +1,23 @@
 """The variant contract: what a game supplies so the engine can enumerate, link,
-solve and store it. A variant module imports no database, CLI or file code.
+solve and store it, and the lookups can find and play its positions. A variant module
+imports no database, CLI or file code; the engine imports nothing of a game but this.
 
-REQUIRED of every variant (class attributes or properties):
+REQUIRED by the engine (build, store):
   name, title, source      registry name, human title, paper it comes from
   columns                  names of the count columns a position has (c1, c2, ...)
   column_weights           per column, its weight: a position's layer n is the weighted sum
                            of its counts (chip games: the bin values)
   max_n                    the largest n the variant can be built for
   move_names               name of each move code, in this variant's direction
-  parse(text)              a position as the user writes it -> tuple of ints
-  layer_of(position)       the n whose layer holds a position (or raise)
-  key_of(position)         the int64 key of a position (see "keys" below)
-  id_of(position)          its id: its index in layer_keys(layer_of(position))
   start(n)                 the start position of n
+  id_of(position)          its id: its index in layer_keys(layer_of(position))
   layer_keys(n)            every key of layer n, in id order (the stored order)
   decode(keys)             keys -> (len, len(columns)) count matrix
   graph_edges(n, keys)     for ascending keys, the edges as (src index, dst key, code)
+
+REQUIRED by the lookups (position, line, the service, simulate):
+  parse(text)              a position as the user writes it -> tuple of ints (default: counts)
+  layer_of(position)       the n whose layer holds a position (or raise)
   play_moves(position)     [(code, child position)] in this variant's direction
 
 OPTIONAL:
@@ -30,6 +32,11 @@ OPTIONAL:
             decoded counts); needed only with lower_layers.
   layers_are_partitions  True if layer n holds every partition of n into the
             column weights (`zeckdb verify` checks the layer's size against them).
+  text_width  format() keeps at least this many counts (default 0: trailing zeros dropped;
+            Fibonacci nim's `(r,k)` keeps 2). Stored in the variants table: the SQL macro
+            game_text and the view position_texts write a position as format() does.
+  key_of(position)  the int64 key of a position (see "keys" below), for tests and tools
+            that find a position among layer_keys without its id.
   family_title  for a member of a family (`black-hole-M`): the family's title,
             with M in it (`zeckdb variants` lists a family once, under it).
   players   how many players move in turn, the last mover winning (default 2). With
@@ -40,12 +47,16 @@ OPTIONAL:
             terms of n's decomposition; the longest obeys the bound named (`theorem-1.4`).
   decomposition_terms(n)  the number of terms of n's decomposition in the game's sequence
             (Z(n) for the Fibonacci games), or None where the game has none (default).
-  summary_pass(n, ints, floats)  summary mode for a game that is not a chip game (chip
-            games whose moves go one way in rank have it built in): layer n solved in one
-            pass without its moves, into ints and floats as kernels.solve_from_children
-            fills them, one row per id (estimate_positions(n) rows, exact here); returns
-            (the start's id, the number of moves). summary_overhead: bytes per position
-            it holds beyond those rows.
+  summary_pass(n, ints, floats)  summary mode: layer n solved in one pass without its
+            moves, into ints and floats as kernels.solve_from_children fills them, one row
+            per id (summary_size(n) rows: by default estimate_positions(n), exact then);
+            returns (the start's id, the number of moves). has_summary_pass: whether the
+            game has one (default: it overrides summary_pass). summary_overhead: bytes per
+            position it holds beyond those rows. Chip games whose moves go one way in rank
+            have it (variants/chips/summary.py), as has the ordered game.
+  random_lengths(n, games, seed)  the lengths of `games` uniformly random games of n,
+            played by a compiled loop (any n); default None: `zeckdb simulate` plays them
+            through play_moves, up to simulate_max_n.
   entries(keys)  for games whose positions are ordered lists (the ordered game): each
             position's entries left to right, as (offsets, values) of a list column;
             the store keeps them in positions.entries (the counts cannot say which
@@ -98,6 +109,8 @@ class Variant(ABC):
     layers_are_partitions: bool = False
     #: OPTIONAL, for members of a family: the family's title (`zeckdb variants` lists the family once)
     family_title: str = ""
+    #: OPTIONAL: format() keeps at least this many counts (the SQL macro game_text too)
+    text_width: int = 0
     #: OPTIONAL: how many players move in turn (the last mover wins)
     players: int = 2
     #: OPTIONAL: the shortest game of n is n - decomposition_terms(n) (the `lengths` query checks it)
@@ -126,8 +139,8 @@ class Variant(ABC):
     @abstractmethod
     def layer_of(self, position: Position) -> int: ...
 
-    @abstractmethod
-    def key_of(self, position: Position) -> int: ...
+    def key_of(self, position: Position) -> int:
+        raise NotImplementedError(f"{self.name} does not compute a position's key")
 
     @abstractmethod
     def id_of(self, position: Position) -> int: ...
@@ -164,6 +177,12 @@ class Variant(ABC):
     @property
     def has_summary_pass(self) -> bool:
         return type(self).summary_pass is not Variant.summary_pass
+
+    def summary_size(self, n: int) -> int:
+        return self.estimate_positions(n)
+
+    def random_lengths(self, n: int, games: int, seed: int) -> np.ndarray | None:
+        return None
 
     def layers_of(self, keys: np.ndarray) -> np.ndarray:
         weights = np.asarray(self.column_weights, dtype=np.int64)
@@ -231,7 +250,8 @@ class Variant(ABC):
         return tuple(counts)  # type: ignore[arg-type]  # no None left
 
     def format(self, position: Sequence[int]) -> str:
-        counts = list(position)
-        while counts and counts[-1] == 0:
+        """A position as the user writes it and reads it back: its counts, trailing zeros dropped."""
+        counts = list(position) + [0] * (self.text_width - len(position))
+        while len(counts) > self.text_width and counts[-1] == 0:
             counts.pop()
         return "(" + ",".join(str(int(c)) for c in counts) + ")"

@@ -26,6 +26,7 @@ class FibonacciNim(Variant):
     max_n = MAX_N
     min_n = 0
     columns = ["c1", "c2"]
+    text_width = 2  # (r,k), also (5,0)
     column_weights = (1, 0)  # the layer is r
     move_names = [f"take {t}" for t in range(1, MAX_N + 1)]  # code t - 1
 
@@ -34,10 +35,6 @@ class FibonacciNim(Variant):
         if len(unbracket(text).split(",")) != 2:
             raise UsageError(f"position {text[:40]!r}: write it as r,k (r chips left, at most k may be taken), e.g. 10,9")
         return counts
-
-    def format(self, position) -> str:
-        r, k = (list(position) + [0, 0])[:2]
-        return f"({int(r)},{int(k)})"
 
     def _rk(self, position: Position) -> tuple[int, int]:
         r, k = (list(position) + [0, 0])[:2]

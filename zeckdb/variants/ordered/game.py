@@ -19,8 +19,8 @@ Ascending keys list the compositions in descending lexicographic order of their
 entries, and an id (the index among ascending keys) is computed from the entries
 alone by counting the compositions that are lexicographically larger.
 The count columns hold how many of each F_i a position has; the order is in the
-`entries` column. The compiled loops over a layer's keys live in zeckdb.engine.kernels
-(ordered_*), imported only when a layer is built.
+`entries` column. The compiled loops over a layer's keys live in kernels.py beside this
+module, imported only when a layer is built.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import UsageError
-from ..fib import fib, z_count
-from .base import Position, Variant, shown_text, unbracket
+from ...errors import UsageError
+from ...fib import fib, z_count
+from ..base import Position, Variant, shown_text, unbracket
 
 MAX_N = 24  # 2,593,291 positions at n = 24 (4,915,135 at 25, 120,215,370 at 30)
 INDICES = 8  # F_1..F_8 = 1..34: every part of every n the engine's keys allow here
@@ -114,7 +114,7 @@ class Ordered(Variant):
 
     def parse(self, text: str) -> Position:
         """Entries left to right, e.g. '1,2,1,3' or '[1,2,1,3]'; each a Fibonacci number."""
-        from ..ranges import parse_count
+        from ...ranges import parse_count
 
         shown = shown_text(text)
         raw = unbracket(text)
@@ -168,13 +168,13 @@ class Ordered(Variant):
     def decode(self, keys: np.ndarray) -> np.ndarray:
         keys = np.asarray(keys, dtype=np.int64)
         n = int(keys[0] >> N_SHIFT) if len(keys) else 1
-        from ..engine.kernels import ordered_counts
+        from .kernels import ordered_counts
 
         return ordered_counts(keys, n, INDEX_OF, INDICES)
 
     def entries(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each position's entries left to right: (offsets, values) of a list column."""
-        from ..engine.kernels import ordered_entries
+        from .kernels import ordered_entries
 
         keys = np.asarray(keys, dtype=np.int64)
         return ordered_entries(keys, int(keys[0] >> N_SHIFT) if len(keys) else 1)
@@ -186,14 +186,14 @@ class Ordered(Variant):
         return compositions(n) * max(n // 2, 1)  # about n / 2 moves per position
 
     def graph_edges(self, n: int, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        from ..engine.kernels import ordered_edges
+        from .kernels import ordered_edges
 
         return ordered_edges(np.asarray(keys, dtype=np.int64), n, MOVE_CODE, MOVE_LEFT, INDEX_OF)
 
     summary_overhead = 12  # its cut set (8 bytes) and its place in the solving order (4)
 
     def summary_pass(self, n: int, ints: np.ndarray, floats: np.ndarray) -> tuple[int, int]:
-        from ..engine.kernels import ordered_summary
+        from .kernels import ordered_summary
 
         terms = np.zeros((n + 1, INDICES + 1), dtype=np.int64)  # id terms: see id_of
         for rem in range(n + 1):

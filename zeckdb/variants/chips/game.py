@@ -2,9 +2,10 @@
 moves are rules "take these chips, put those", each a constant key delta.
 
 A rules module describes its game as data (bin weights and rules); this class
-turns the data into keys, layers and edges. The compiled loops live in
-zeckdb.engine.kernels and are imported only when a layer is built, so parsing
-and probing positions stays free of numba's start-up cost.
+turns the data into keys, layers and edges, and implements the contract's hooks for
+summary mode and random games. The compiled loops live in kernels.py beside it and
+are imported only when a layer is built or played, so parsing and probing positions
+stays free of numba's start-up cost.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from functools import cached_property
 
 import numpy as np
 
-from ..errors import UsageError
-from .base import Position, Variant
+from ...errors import UsageError
+from ..base import Position, Variant
 
 
 @dataclass(frozen=True)
@@ -195,9 +196,36 @@ class ChipGame(Variant):
         return shift, mask, need, delta, fallback
 
     def graph_edges(self, n: int, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        from ..engine.kernels import chip_moves
+        from .kernels import chip_moves
 
         return chip_moves(keys, *self._rule_arrays)
+
+    # -- summary mode and random games (the contract's optional hooks) -------
+    @property
+    def has_summary_pass(self) -> bool:
+        """A chip game has a one-pass summary when its moves stay in the layer and all go one way in rank."""
+        from .summary import rank_direction
+
+        return rank_direction(*self.game_for(self.max_n)) != 0
+
+    def summary_size(self, n: int) -> int:
+        from .summary import layer_size
+
+        return layer_size(self, n)
+
+    def summary_pass(self, n: int, ints: np.ndarray, floats: np.ndarray) -> tuple[int, int]:
+        from .summary import summary_pass
+
+        return summary_pass(self, n, ints, floats)
+
+    def random_lengths(self, n: int, games: int, seed: int) -> np.ndarray:
+        """Played by a compiled loop on the rule data (game_for: any n)."""
+        from .kernels import random_game_lengths
+
+        weights, rules = self.game_for(n)
+        start = np.zeros(len(weights), dtype=np.int64)
+        start[: len(self.start(n))] = self.start(n)
+        return random_game_lengths(start, *self.rule_arrays(rules), games, seed)  # type: ignore[call-arg]
 
     def play_moves(self, position: Position) -> list[tuple[int, Position]]:
         counts = list(position) + [0] * (len(self.weights) - len(position))

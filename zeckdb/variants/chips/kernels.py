@@ -1,0 +1,221 @@
+"""The chip games' compiled loops: their moves as key arithmetic (the full build), random
+games on count vectors (`zeckdb simulate`), and the one-pass summary of a layer over colex
+ranks (summary mode). Under the engine's numba policy (engine/jit.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...engine.jit import jit
+from ...engine.kernels import solve_from_children
+
+
+@jit
+def chip_moves(keys, shift, mask, need, delta, fallback):
+    """Apply every rule to every key: (source index, child key, rule code) per edge.
+
+    A rule applies when every condition (key >> shift) & mask >= need holds;
+    fallback rules apply only to keys no ordinary rule applies to.
+    """
+    n_keys = keys.shape[0]
+    n_rules, width = shift.shape
+    ok = np.zeros(n_rules, dtype=np.bool_)
+    count = 0
+    for pass_ in range(2):
+        if pass_ == 1:
+            src = np.empty(count, dtype=np.int32)
+            dst = np.empty(count, dtype=np.int64)
+            code = np.empty(count, dtype=np.int16)
+            count = 0
+        for i in range(n_keys):
+            k = keys[i]
+            ordinary = False
+            for r in range(n_rules):
+                good = True
+                for j in range(width):
+                    if ((k >> shift[r, j]) & mask[r, j]) < need[r, j]:
+                        good = False
+                        break
+                ok[r] = good
+                if good and not fallback[r]:
+                    ordinary = True
+            for r in range(n_rules):
+                if ok[r] and fallback[r] == (not ordinary):
+                    if pass_ == 1:
+                        src[count] = i
+                        dst[count] = k + delta[r]
+                        code[count] = r
+                    count += 1
+    return src, dst, code
+
+
+@jit
+def legal_rules(c, take_bin, take_count, fallback, legal):
+    """The rules that apply to the count vector c, into legal[:k]; returns k. Fallback
+    rules count only where no other rule applies."""
+    n_rules, width = take_bin.shape
+    k = 0
+    for use_fallback in (False, True):
+        for r in range(n_rules):
+            if fallback[r] != use_fallback:
+                continue
+            ok = True
+            for j in range(width):
+                if take_count[r, j] > 0 and c[take_bin[r, j]] < take_count[r, j]:
+                    ok = False
+                    break
+            if ok:
+                legal[k] = r
+                k += 1
+        if k:
+            break
+    return k
+
+
+@jit
+def random_game_lengths(start, take_bin, take_count, put_bin, put_count, fallback, games, seed):
+    """Lengths of `games` games from the count vector `start`, each move drawn uniformly
+    from the legal ones (fallback rules only where nothing else is legal)."""
+    np.random.seed(seed)
+    n_rules, width = take_bin.shape
+    legal = np.empty(n_rules, dtype=np.int64)
+    lengths = np.empty(games, dtype=np.int64)
+    for g in range(games):
+        c = start.copy()
+        length = 0
+        while True:
+            k = legal_rules(c, take_bin, take_count, fallback, legal)
+            if k == 0:
+                break
+            r = legal[np.random.randint(k)]
+            for j in range(width):
+                c[take_bin[r, j]] -= take_count[r, j]
+                c[put_bin[r, j]] += put_count[r, j]
+            length += 1
+        lengths[g] = length
+    return lengths
+
+
+# -- summary mode: a layer solved in one pass, without its moves -------------------
+
+
+@jit
+def colex_rank(c, weights, ways, n):
+    """Rank of the count vector c (value n) among the vectors of value n, heaviest bin
+    most significant: the id of the full build (ChipGame.id_of)."""
+    rank = 0
+    remaining = n
+    for j in range(c.shape[0] - 1, 0, -1):
+        if c[j]:
+            rank += ways[j, remaining] - ways[j, remaining - c[j] * weights[j]]
+            remaining -= c[j] * weights[j]
+    return rank
+
+
+@jit
+def _next_colex(c, weights):
+    """c -> the vector of next higher rank (bin 2 varies fastest). Returns the highest bin
+    changed (bins above it are as they were), 0 after the last vector."""
+    low = c[0]  # value held in the bins below j
+    for j in range(1, c.shape[0]):
+        if weights[j] <= low:  # room for one more chip in bin j
+            low -= weights[j]
+            c[j] += 1
+            for k in range(1, j):
+                c[k] = 0
+            c[0] = low
+            return j
+        low += c[j] * weights[j]
+    return 0
+
+
+@jit
+def _previous_colex(c, weights):
+    """c -> the vector of next lower rank; the highest bin changed, 0 before the first
+    (all chips in bin 1)."""
+    low = c[0]
+    for j in range(1, c.shape[0]):
+        if c[j] > 0:
+            c[j] -= 1
+            low += weights[j]
+            for k in range(j - 1, 0, -1):
+                c[k] = low // weights[k]
+                low -= c[k] * weights[k]
+            c[0] = low
+            return j
+    return 0
+
+
+@jit
+def summary_layer(n, weights, ways, take_bin, take_count, put_bin, put_count, fallback, descending, ints, floats):
+    """Solve every position of value n of a chip game in one pass over its ranks, a
+    position's moves found by arithmetic on its counts, nothing of the graph stored.
+
+    Every move must go one way in rank: to higher ranks when `descending` (positions
+    are solved from the highest rank down), to lower ones otherwise; a move that does
+    not is reported (return value -1 - rank of the offender) and nothing is trusted.
+    Per rank, in place: ints[:, 0..2] remoteness, fewest and most moves to the end
+    (win: remoteness odd); with floats (5 columns, else 0): expected moves under
+    uniform random play, number of complete games, and random-play odds q, a, b
+    (as kernels.random_play). Returns the number of moves.
+    """
+    bins = weights.shape[0]
+    size = ways[bins - 1, n]
+    n_rules, width = take_bin.shape
+    c = np.zeros(bins, dtype=np.int64)
+    legal = np.empty(n_rules, dtype=np.int64)
+    kids = np.empty(n_rules, dtype=np.int64)
+    # A move changes only the rank terms of the bins from the lowest to the highest it
+    # touches (below, counts and the value held are unchanged; above, counts are), so a
+    # child's rank is the parent's with those few terms recomputed.
+    delta = np.zeros((n_rules, bins), dtype=np.int64)  # a rule's change to each bin
+    lowest = np.full(n_rules, bins, dtype=np.int64)
+    highest = np.zeros(n_rules, dtype=np.int64)
+    for r in range(n_rules):
+        for j in range(width):
+            delta[r, take_bin[r, j]] -= take_count[r, j]
+            delta[r, put_bin[r, j]] += put_count[r, j]
+        for b in range(bins):
+            if delta[r, b] != 0:
+                lowest[r] = min(lowest[r], max(b, 1))
+                highest[r] = max(highest[r], b)
+    held = np.zeros(bins, dtype=np.int64)  # value in bins 0..j
+    term = np.zeros(bins, dtype=np.int64)  # bin j's term of the rank
+    if descending:  # start from the highest rank: the greedy (lexicographically largest) vector
+        low = n
+        for k in range(bins - 1, 0, -1):
+            c[k] = low // weights[k]
+            low -= c[k] * weights[k]
+        c[0] = low
+    else:
+        c[0] = n
+    edges = 0
+    changed = bins - 1  # the rank terms of bins above the highest one changed stay as they were
+    held[bins - 1] = n
+    for step in range(size):
+        i = size - 1 - step if descending else step
+        remaining = held[changed]  # the value in bins 0..changed did not change either
+        for j in range(changed, 0, -1):
+            held[j] = remaining
+            term[j] = ways[j, remaining] - ways[j, remaining - c[j] * weights[j]]
+            remaining -= c[j] * weights[j]
+        k = legal_rules(c, take_bin, take_count, fallback, legal)
+        edges += k
+        for m in range(k):
+            r = legal[m]
+            child = i
+            value = held[highest[r]]
+            for j in range(highest[r], lowest[r] - 1, -1):
+                placed = (c[j] + delta[r, j]) * weights[j]
+                child += ways[j, value] - ways[j, value - placed] - term[j]
+                value -= placed
+            if (child <= i) if descending else (child >= i):
+                return -1 - i
+            kids[m] = child
+        solve_from_children(i, kids, k, ints, floats)
+        if step + 1 < size:
+            changed = _previous_colex(c, weights) if descending else _next_colex(c, weights)
+    return edges
+
+
+# -- the ordered game: a layer's keys are cut sets of compositions (variants/ordered.py) ---------------------
