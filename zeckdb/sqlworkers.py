@@ -36,6 +36,7 @@ from .executor import Limits, Result, memory_bytes
 
 QUEUE_SECONDS = 1.0  # a job's wait for a free worker before it is refused
 GRACE_SECONDS = 0.5  # past the time limit, before a silent worker is killed
+RESPONSE_SECONDS = 0.5  # of a request's time limit, kept back to send the rows
 START_SECONDS = 60.0  # for a new worker to import zeckdb and say it is ready, before it is replaced
 RETIRE_FRACTION = 0.75  # of its address-space limit: a worker past it is replaced after its answer
 
@@ -97,7 +98,8 @@ class SqlWorkers:
             if not worker.ready and not self._ready(worker, deadline - limits.timeout / 4):
                 healthy = True  # still starting: it goes back to the pool
                 raise BusyError("the service's SQL workers are starting: try again in a moment")
-            budget = max(deadline - time.monotonic(), 0.01)
+            # the worker stops early enough for its rows to be turned into the response in time
+            budget = max(deadline - time.monotonic() - min(RESPONSE_SECONDS, limits.timeout / 4), 0.01)
             worker.conn.send((job, dataclasses.replace(limits, budget=budget)))
             if not worker.conn.poll(budget + GRACE_SECONDS):
                 raise QueryLimitError(f"the query was stopped at its time limit of {limits.timeout:g} s: narrow it "
