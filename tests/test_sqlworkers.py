@@ -55,3 +55,16 @@ def test_a_greedy_query_is_answered_before_its_worker_is_replaced(small_db):
         assert answer.rows == [(7,)] and first not in workers.all
     finally:
         workers.close()
+
+
+def test_workers_yield_the_cpu_to_the_service(small_db):
+    """A greedy query runs below the service's priority, so lookups keep their pace."""
+    import os
+
+    workers = SqlWorkers(small_db, 2, "200MB")
+    try:
+        workers.run_sql("SELECT 1", Limits(timeout=60))
+        mine = os.getpriority(os.PRIO_PROCESS, 0)
+        assert all(os.getpriority(os.PRIO_PROCESS, w.process.pid) >= min(mine + 10, 19) for w in workers.all)
+    finally:
+        workers.close()

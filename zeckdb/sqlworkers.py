@@ -5,7 +5,8 @@ query can still build a vector of huge strings, and every query of a process sha
 one limit, so a greedy query would starve the lookups beside it. DuckDB's own security
 guide recommends process isolation for untrusted SQL; here it is:
 
-- `count` worker processes (the service's heavy-request slots), each with its own DuckDB
+- `count` worker processes (the service's heavy-request slots), at a lower CPU priority
+  than the service (so lookups keep their pace), each with its own DuckDB
   instance opened read-only per job (so it takes turns with a build through
   zeckdb.locking like any reader), its memory limit, and an address-space limit set by
   the operating system: an allocation past it fails inside DuckDB (an out-of-memory
@@ -37,6 +38,7 @@ from .executor import Limits, Result, memory_bytes
 QUEUE_SECONDS = 1.0  # a job's wait for a free worker before it is refused
 GRACE_SECONDS = 0.5  # past the time limit, before a silent worker is killed
 RESPONSE_SECONDS = 0.5  # of a request's time limit, kept back to send the rows
+WORKER_NICENESS = 10  # added to the workers' scheduling niceness
 START_SECONDS = 60.0  # for a new worker to import zeckdb and say it is ready, before it is replaced
 RETIRE_FRACTION = 0.75  # of its address-space limit: a worker past it is replaced after its answer
 
@@ -169,6 +171,9 @@ def _work(conn: Connection, db: str, memory_limit: str) -> None:
 
     from . import api
     from .store import Store
+
+    # below the service's own priority: a greedy query yields the CPU to the lookups
+    os.nice(WORKER_NICENESS)
 
     with Store.open_read(db, memory_limit=memory_limit):  # warm: imports, the file's check
         pass
