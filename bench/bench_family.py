@@ -6,8 +6,8 @@ the Black Hole games and their Empty-Board pre-game, and the build-up game.
     python bench/bench_family.py --skip-nim
 
 Each build runs `zeckdb build` in a child process (wall time and peak memory of
-that command); the figures are printed with what they check. The issue sets no
-time target for these variants; the nim run also checks the published answer for
+that command); the figures are printed with what they check. There is no time
+target for these variants; the nim run also checks the published answer for
 n = 1000 (take 13).
 """
 

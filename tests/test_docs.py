@@ -44,3 +44,15 @@ def test_the_help_names_every_variant(capsys):
     flat = " ".join(out.replace("│", " ").split())
     named = set(re.findall(WORDS, flat[flat.index("Variants"):flat.index("Variants") + 1000]))
     assert registered() <= named
+
+
+def test_nothing_points_outside_the_repository():
+    """The rules of every game are in docs/games.md: code, tests and docs cite papers and
+    this repository's files, never a folder beside it or the issue a change came from."""
+    outside = re.compile(r"\.\./shared|GAMES\.md|SECURITY-NOTES|PERFORMANCE-NOTES|STYLE\.md|\b[Tt]he issue\b")
+    files = [f for top in ("zeckdb", "cli", "tests", "docs", "sql", "bench", "migrations", ".ci")
+             for f in (ROOT / top).rglob("*") if f.is_file() and f.suffix in {".py", ".md", ".sql", ".js", ".html", ""}]
+    files += [ROOT / "README.md", ROOT / "pyproject.toml"]
+    found = [f"{f.relative_to(ROOT)}:{i}" for f in files if f != Path(__file__)
+             for i, line in enumerate(f.read_text(errors="replace").splitlines(), 1) if outside.search(line)]
+    assert len(files) > 50 and found == []
