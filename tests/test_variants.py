@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -9,7 +11,10 @@ from zeckdb.engine.solve import solve_in_memory
 from zeckdb.errors import UnknownVariantError, UsageError
 from zeckdb.variants import get_variant, variant_names
 
-ALL = variant_names(all_members=True)  # every accepted member of each family (black-hole-2..12)
+# every accepted member of each family (black-hole-2..12), but of the games of P players only P = 3:
+# they are their two-player game with another name and number of players (test_players_change_nothing_else)
+ALL = [name for name in variant_names(all_members=True) if not re.search(r"-p[4-9]$", name)]
+PLAYERS = [name for name in variant_names(all_members=True) if re.search(r"-p[3-9]$", name)]
 SAMPLED = 20_000  # positions round-tripped per layer at most
 
 
@@ -92,3 +97,16 @@ def test_positions_beyond_max_n_are_rejected():
     v = get_variant("zeckendorf")
     with pytest.raises(UsageError, match="out of range"):
         v.layer_of((v.max_n + 1,))
+
+
+@pytest.mark.parametrize("name", PLAYERS)
+def test_players_change_nothing_else(name):
+    """`nacci-2-3-p4` is `nacci-2-3` (its graph, its moves, its positions) played by 4 players."""
+    many = get_variant(name)
+    base = get_variant(name.rsplit("-", 1)[0])
+    assert many.players == int(name.rsplit("-p", 1)[1]) and base.players == 2
+    assert many.graph_name == base.name and not many.reversed
+    assert (many.move_names, many.columns, many.max_n) == (base.move_names, base.columns, base.max_n)
+    for n in (1, 7, 12):
+        assert (many.layer_keys(n) == base.layer_keys(n)).all() and many.start(n) == base.start(n)
+        assert many.play_moves(many.start(n)) == base.play_moves(base.start(n))
