@@ -56,3 +56,12 @@ def test_nothing_points_outside_the_repository():
     found = [f"{f.relative_to(ROOT)}:{i}" for f in files if f != Path(__file__)
              for i, line in enumerate(f.read_text(errors="replace").splitlines(), 1) if outside.search(line)]
     assert len(files) > 50 and found == []
+
+
+def test_the_wheel_lists_every_package():
+    """pyproject.toml names its packages one by one (cli/, sql/ and migrations/ are mapped into
+    zeckdb): a new subpackage of zeckdb/ must be among them, or the installed wheel lacks it."""
+    text = (ROOT / "pyproject.toml").read_text()
+    listed = set(re.findall(r'"(zeckdb[a-z.]*)"', text[text.index("packages = ["):].split("]")[0]))
+    found = {".".join(init.parent.relative_to(ROOT).parts) for init in (ROOT / "zeckdb").rglob("__init__.py")}
+    assert found and found <= listed, found - listed
