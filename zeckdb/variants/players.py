@@ -10,14 +10,16 @@ from __future__ import annotations
 from .base import Variant
 
 P_RANGE = range(3, 7)
+SOURCE = "Cusenza et al., Winning strategies for generalized Zeckendorf games (arXiv:2009.03708)"
 
 
 def with_players(game: Variant, players: int) -> Variant:
     """`game` (a new instance) played by `players` players: `zeckendorf` becomes
     `zeckendorf-p3`, on the same graph, with the same moves."""
     game.graph = game.graph_name
-    game.family_title = f"{game.family_title or game.title} for P players"
+    game.family_title = f"{game.family_title or game.title}; P players in turn"
     game.name = f"{game.name}-p{players}"
     game.title = f"{game.title} for {players} players"
+    game.source = f"{game.source}; for P players: {SOURCE}"
     game.players = players
     return game
