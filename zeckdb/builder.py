@@ -200,12 +200,13 @@ def layer_tables(rec: LayerRecord, analysed: Callable[[], None] | None = None) -
     s = sol.start
     winner: int | None = 1 if sol.win[s] else 2
     start_remoteness: int | None = int(sol.remoteness[s])
-    random_play: dict[str, float | None] = dict(p1_wins_random=sol.p1_wins_random, p1_wins_p1_perfect=sol.p1_wins_p1_perfect,
-                                    p1_wins_p2_perfect=sol.p1_wins_p2_perfect)
+    random_play: dict[str, float | None] = dict(p1_wins_random=sol.p1_wins_random,
+                                                p1_wins_p1_perfect=sol.p1_wins_p1_perfect,
+                                                p1_wins_p2_perfect=sol.p1_wins_p2_perfect)
     if v.players != 2:  # the seat that can force a win instead of the two-player columns
         seats = sol.forcing_seat
-        for name in TWO_PLAYER_COLUMNS:
-            columns[name] = pa.nulls(size, pa.array(columns[name]).type)
+        for name in TWO_PLAYER_COLUMNS:  # left out of the insert: NULL
+            del columns[name]
         columns["forcing_seat"] = pa.array(seats + 1, mask=seats < 0)
         winner, start_remoteness = (int(seats[s]) + 1 if seats[s] >= 0 else None), None
         random_play = dict.fromkeys(random_play)  # the row says the layer is complete; two-player odds NULL

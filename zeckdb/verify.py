@@ -155,18 +155,17 @@ def _players_sql(v: Variant) -> tuple[str, str]:
             CASE WHEN grundy <> mex THEN 'grundy ' || grundy || ', the mex of its moves is ' || mex END,
             CASE WHEN winning_moves <> losing THEN 'winning_moves ' || winning_moves || ', counted ' || losing END,"""
     last = v.players  # the seat of the player who just moved
+    # the mover forces if one move leaves it forcing (as the seat who just moved); seat s > 1
+    # forces if every move leaves it forcing as seat s - 1; a terminal is the last mover's
     aggregates = f"""
-               count(*) FILTER (WHERE d.forcing_seat = {last}) AS mover_forces,
-               count(*) FILTER (WHERE d.forcing_seat IS NULL) AS unforced,
-               min(d.forcing_seat) AS low_seat, max(d.forcing_seat) AS high_seat,"""
+               CASE WHEN count(*) FILTER (WHERE d.forcing_seat = {last}) > 0 THEN 1
+                    WHEN count(*) FILTER (WHERE d.forcing_seat IS NULL) = 0
+                         AND min(d.forcing_seat) = max(d.forcing_seat) THEN min(d.forcing_seat) + 1
+               END AS seat_from_moves,"""
     checks = f"""
-            CASE WHEN forcing_seat IS DISTINCT FROM
-                      CASE WHEN moves = 0 THEN {last} WHEN mover_forces > 0 THEN 1
-                           WHEN unforced = 0 AND low_seat = high_seat THEN low_seat + 1 END
+            CASE WHEN forcing_seat IS DISTINCT FROM if(moves = 0, {last}, seat_from_moves)
                  THEN 'forcing_seat ' || coalesce(forcing_seat::VARCHAR, 'NULL') || ', its moves give '
-                      || coalesce((CASE WHEN moves = 0 THEN {last} WHEN mover_forces > 0 THEN 1
-                                        WHEN unforced = 0 AND low_seat = high_seat THEN low_seat + 1 END)::VARCHAR,
-                                  'NULL') END,
+                      || coalesce(if(moves = 0, {last}, seat_from_moves)::VARCHAR, 'NULL') END,
             CASE WHEN outcome IS NOT NULL OR remoteness IS NOT NULL OR grundy IS NOT NULL OR winning_moves IS NOT NULL
                       OR in_winning_strategies IS NOT NULL
                  THEN 'a two-player column is set in a game of {v.players} players' END,"""

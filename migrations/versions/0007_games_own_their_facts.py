@@ -29,8 +29,17 @@ down_revision = "0006"
 branch_labels = None
 depends_on = None
 
-TWO_PLAYER = ["outcome", "remoteness", "grundy", "winning_moves", "in_winning_strategies"]
-ODDS = ["p1_wins_random", "p1_wins_p1_perfect", "p1_wins_p2_perfect"]
+# the columns games of three or more players leave NULL, by table
+NULLABLE = {"builds": ["winner", "start_remoteness"],
+            "random_play": ["p1_wins_random", "p1_wins_p1_perfect", "p1_wins_p2_perfect"],
+            "positions": ["outcome", "remoteness", "grundy", "winning_moves", "in_winning_strategies"]}
+
+
+def _not_null(action: str) -> None:
+    """SET or DROP the NOT NULL of every NULLABLE column."""
+    for table, columns in NULLABLE.items():
+        for column in columns:
+            op.execute(f"ALTER TABLE {table} ALTER COLUMN {column} {action} NOT NULL")
 SHORTEST_IS_N_MINUS_Z = ("zeckendorf", "reversed", "ordered")  # the games registered when this revision was written
 
 
@@ -56,13 +65,8 @@ def upgrade() -> None:
                "longest_bound = CASE WHEN variant = 'reversed' THEN 'theorem-1.4' END")
     op.execute("ALTER TABLE builds ADD COLUMN decomposition_terms INTEGER")
     op.execute(f"UPDATE builds SET decomposition_terms = z(n) WHERE variant IN ({names})")
-    for column in ("winner", "start_remoteness"):
-        op.execute(f"ALTER TABLE builds ALTER COLUMN {column} DROP NOT NULL")
-    for column in ODDS:
-        op.execute(f"ALTER TABLE random_play ALTER COLUMN {column} DROP NOT NULL")
+    _not_null("DROP")
     op.execute("ALTER TABLE positions ADD COLUMN forcing_seat TINYINT")
-    for column in TWO_PLAYER:
-        op.execute(f"ALTER TABLE positions ALTER COLUMN {column} DROP NOT NULL")
     op.execute(_rehash("* EXCLUDE (forcing_seat)", "*"))
 
 
@@ -72,12 +76,7 @@ def downgrade() -> None:
         op.execute(f"DELETE FROM {table} WHERE variant IN (SELECT variant FROM variants WHERE players <> 2)")
     op.execute(_rehash("*", "* EXCLUDE (forcing_seat)"))
     op.execute("ALTER TABLE positions DROP COLUMN forcing_seat")
-    for column in TWO_PLAYER:
-        op.execute(f"ALTER TABLE positions ALTER COLUMN {column} SET NOT NULL")
-    for column in ("winner", "start_remoteness"):
-        op.execute(f"ALTER TABLE builds ALTER COLUMN {column} SET NOT NULL")
-    for column in ODDS:
-        op.execute(f"ALTER TABLE random_play ALTER COLUMN {column} SET NOT NULL")
+    _not_null("SET")
     op.execute("ALTER TABLE builds DROP COLUMN decomposition_terms")
     for column in ("longest_bound", "shortest_is_n_minus_terms", "players"):
         op.execute(f"ALTER TABLE variants DROP COLUMN {column}")
