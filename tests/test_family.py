@@ -32,6 +32,20 @@ def stored_layer(con, variant: str, n: int) -> dict[tuple, dict]:
     return out
 
 
+
+def assert_matches_reference(row: dict, variant: str, n: int, p: tuple[int, ...]) -> None:
+    """A stored position's solved columns against the reference solver's."""
+    want = ref.solve(variant, p)
+    where = f"{variant} n={n} {p}"
+    assert row["outcome"] == ("win" if want["win"] else "loss"), where
+    assert (row["remoteness"], row["min_remaining"], row["max_remaining"]) == \
+        (want["remoteness"], want["min"], want["max"]), where
+    assert row["games_to_end"] == want["games"], where
+    assert row["expected_remaining"] == pytest.approx(float(want["expected"]), rel=1e-6), where
+    assert (row["grundy"], row["winning_moves"]) == (want["grundy"], want["winning"]), where
+    assert row["legal_moves"] == len(ref.MOVES[variant](p)), where
+    assert row["is_start"] == (p == ref.family_start(variant, n)), where
+
 def count_vectors(weights: list[int], total: int) -> set[tuple[int, ...]]:
     """Every vector of non-negative counts with sum(count * weight) == total (brute force)."""
     ranges = [range(total // w + 1) for w in weights]
@@ -63,16 +77,7 @@ def test_every_stored_position_matches_the_reference(con, variant):
             assert set(stored) == count_vectors(layer_weights(variant), n)
         assert ref.layer_positions(variant, n) <= set(stored)
         for p, row in stored.items():
-            want = ref.solve(variant, p)
-            where = f"{variant} n={n} {p}"
-            assert row["outcome"] == ("win" if want["win"] else "loss"), where
-            assert (row["remoteness"], row["min_remaining"], row["max_remaining"]) == \
-                (want["remoteness"], want["min"], want["max"]), where
-            assert row["games_to_end"] == want["games"], where
-            assert row["expected_remaining"] == pytest.approx(float(want["expected"]), rel=1e-6), where
-            assert (row["grundy"], row["winning_moves"]) == (want["grundy"], want["winning"]), where
-            assert row["legal_moves"] == len(ref.MOVES[variant](p)), where
-            assert row["is_start"] == (p == ref.family_start(variant, n)), where
+            assert_matches_reference(row, variant, n, p)
 
 
 @pytest.mark.parametrize("variant", sorted(CHECKED))

@@ -17,7 +17,7 @@ from zeckdb.variants.nacci import Nacci
 from zeckdb.variants.zeckendorf import Zeckendorf
 
 from . import reference as ref
-from .test_family import count_vectors, stored_layer
+from .test_family import assert_matches_reference, count_vectors, stored_layer
 
 PAIRS = [(c, k) for c in range(1, 5) for k in range(2, 5) if (c, k) != (1, 2)]
 GAMES = [f"nacci-{c}-{k}" for c, k in PAIRS] + [f"reversed-nacci-{c}-{k}" for c, k in PAIRS]
@@ -83,14 +83,7 @@ def test_every_stored_position_matches_the_reference(con, variant):
         stored = stored_layer(con, variant, n)
         assert set(stored) == count_vectors(weights, n)
         for p, row in stored.items():
-            want = ref.solve(variant, p)
-            where = f"{variant} n={n} {p}"
-            assert row["outcome"] == ("win" if want["win"] else "loss"), where
-            assert (row["remoteness"], row["min_remaining"], row["max_remaining"]) == \
-                (want["remoteness"], want["min"], want["max"]), where
-            assert row["games_to_end"] == want["games"], where
-            assert row["legal_moves"] == len(ref.MOVES[variant](p)), where
-            assert row["is_start"] == (p == ref.family_start(variant, n)), where
+            assert_matches_reference(row, variant, n, p)
 
 
 @pytest.mark.parametrize("c, k", PAIRS)
