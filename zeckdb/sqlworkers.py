@@ -167,13 +167,12 @@ class SqlWorkers:
 
 def _work(conn: Connection, db: str, memory_limit: str) -> None:
     """A worker: run jobs until the pipe closes. Each job opens the database read-only."""
+    # below the service's own priority (its start-up too): a greedy query yields the CPU to the lookups
+    os.nice(WORKER_NICENESS)
     import resource
 
     from . import api
     from .store import Store
-
-    # below the service's own priority: a greedy query yields the CPU to the lookups
-    os.nice(WORKER_NICENESS)
 
     with Store.open_read(db, memory_limit=memory_limit):  # warm: imports, the file's check
         pass
