@@ -146,3 +146,27 @@ def test_rows_deleted_by_hand_leave_status_working_and_verify_failing(capsys, cl
     assert run(capsys, "status", "--db", str(path))[0] == 0
     code, _, err = run(capsys, "verify", "--db", str(path))
     assert code == 1 and "layer sizes: reversed n=30" in err and "checksums: reversed n=30" in err
+
+
+def test_a_new_database_appears_only_once_its_schema_is_written(tmp_path, capsys, monkeypatch):
+    """The schema of a new file is written under a temporary name and renamed into place: a
+    creation that fails half-way leaves nothing at the path, and a temporary file left by a
+    killed build is replaced by the next one."""
+    import zeckdb.store
+
+    path = tmp_path / "new.duckdb"
+    real = zeckdb.store._migrate
+
+    def dies_half_way(target, shown):
+        duckdb.connect(str(target)).close()  # DuckDB has created the file, no schema yet
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(zeckdb.store, "_migrate", dies_half_way)
+    with pytest.raises(KeyboardInterrupt):
+        zeckdb.store.Store.open_write(path)
+    assert not path.exists() and not (tmp_path / "new.duckdb.new").exists()
+    monkeypatch.setattr(zeckdb.store, "_migrate", real)
+    (tmp_path / "new.duckdb.new").write_bytes(b"")  # as a build killed while creating it leaves it
+    code, out, err = run(capsys, "build", "--variant", "zeckendorf", "--n", "1..4", "--db", str(path))
+    assert code == 0, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.duckdb", "new.duckdb.locks"]

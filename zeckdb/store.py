@@ -208,20 +208,45 @@ def _upgrade(path: Path, deadline: float | None) -> str | None:
     """Bring the database at `path` (created if missing) to the head revision and return the
     revision it had. An empty DuckDB file (a build killed while it created the schema) gets
     the schema; a damaged one is refused. The caller holds the writer's turn (Store.open_write)."""
-    before, names = _file_schema_state(path, deadline) if path.exists() else (None, set())
+    if not path.exists():
+        _create(path)
+        return None
+    before, names = _file_schema_state(path, deadline)
     if names and before is None:
         _check_schema(path, before, names)  # tables, but not from Alembic: damaged, or not zeckdb's
     if before != SCHEMA_HEAD:
-        from alembic import command
-
-        try:
-            command.upgrade(_alembic_config(path), "head")
-        except Exception as exc:  # Alembic wraps DuckDB's errors in SQLAlchemy's
-            cause = getattr(exc, "orig", None) or exc
-            if isinstance(cause, duckdb.Error):
-                raise _open_error(path, cause) from None
-            raise
+        _migrate(path, path)
     return before
+
+
+def _create(path: Path) -> None:
+    """A new database, its schema written under a temporary name and then renamed into place:
+    a build killed while creating it leaves no file at `path` (DuckDB's own first write can
+    leave an empty one), only the temporary file, which the next build replaces. The caller
+    holds the writer's turn, so the temporary name is its own."""
+    partial = path.with_name(path.name + ".new")
+    leftovers = (partial, partial.with_name(partial.name + ".wal"))
+    for leftover in leftovers:
+        leftover.unlink(missing_ok=True)
+    try:
+        _migrate(partial, path)  # Alembic closes its connection: nothing is left in a .wal
+        os.replace(partial, path)
+    finally:
+        for leftover in leftovers:
+            leftover.unlink(missing_ok=True)
+
+
+def _migrate(target: Path, shown: Path) -> None:
+    """Alembic's upgrade of `target` to the head revision; errors name `shown`."""
+    from alembic import command
+
+    try:
+        command.upgrade(_alembic_config(target), "head")
+    except Exception as exc:  # Alembic wraps DuckDB's errors in SQLAlchemy's
+        cause = getattr(exc, "orig", None) or exc
+        if isinstance(cause, duckdb.Error):
+            raise _open_error(shown, cause) from None
+        raise
 
 
 def _check_writable(path: Path) -> None:
