@@ -93,7 +93,18 @@ def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path,
     assert consistent(path) == []
 
 
-KILL_N = 90  # the kill comes once the file passes 3 MB, well before n = 90; resuming the rest stays short
+KILL_N = 90  # the kill comes once the file grew 3 MB past its empty schema, well before n = 90; resuming stays short
+
+
+def wait_for_layers(path, grown: int = 3_000_000) -> None:
+    """Return once a build writing `path` has committed layers: the file is `grown` bytes larger
+    than when it first appeared (the empty schema), or after two minutes."""
+    deadline = time.time() + 120
+    while time.time() < deadline and not path.exists():
+        time.sleep(0.05)
+    empty = path.stat().st_size if path.exists() else 0
+    while time.time() < deadline and not (path.exists() and path.stat().st_size > empty + grown):
+        time.sleep(0.05)
 
 
 def test_killed_build_keeps_committed_layers_and_resumes(tmp_path):
@@ -101,9 +112,7 @@ def test_killed_build_keeps_committed_layers_and_resumes(tmp_path):
     cmd = [sys.executable, "-c", "from zeckdb.cli.main import main; main()", "build", "--n", f"1..{KILL_N}",
            "--variant", "zeckendorf", "--variant", "reversed", "--db", str(path)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 120
-    while time.time() < deadline and not (path.exists() and path.stat().st_size > 3_000_000):
-        time.sleep(0.05)
+    wait_for_layers(path)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     assert consistent(path) == []
@@ -123,9 +132,7 @@ def test_ctrl_c_says_what_is_kept_and_exits_130(tmp_path):
            "--variant", "zeckendorf", "--db", str(path)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.time() + 120
-    while time.time() < deadline and not (path.exists() and path.stat().st_size > 3_000_000):
-        time.sleep(0.05)
+    wait_for_layers(path)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate()
     assert proc.returncode == 130, err

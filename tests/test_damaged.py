@@ -64,7 +64,7 @@ DAMAGE = {
     "zero bytes": (make_empty, "is an empty file (0 bytes), not a database: delete it"),
     "random_play dropped": (dropping("TABLE", "random_play"),
                             "is damaged: random_play is missing (dropped by hand?); rebuild it"),
-    "edges dropped": (dropping("TABLE", "edges"), "is damaged: edges is missing"),
+    "edges dropped": (dropping("TABLE", "edge_rows"), "is damaged: edge_rows is missing"),
     "moves dropped": (dropping("VIEW", "moves"), "is damaged: moves is missing"),
     "alembic_version dropped": (dropping("TABLE", "alembic_version"), "is damaged: its table alembic_version is missing"),
 }

@@ -11,6 +11,8 @@ import sys
 import duckdb
 import pytest
 
+from zeckdb.store import SCHEMA_HEAD
+
 from .conftest import run
 
 
@@ -60,7 +62,7 @@ def test_pyarrow_reads_it_as_a_dataset(exported, con):
 
 def test_the_manifest_names_every_file(exported):
     manifest = json.loads((exported / "manifest.json").read_text())
-    assert manifest["schema_revision"] == "0008" and manifest["format"] == "parquet"
+    assert manifest["schema_revision"] == SCHEMA_HEAD and manifest["format"] == "parquet"
     listed = {f["path"]: f for t in manifest["tables"].values() for f in t["files"]}
     on_disk = {p.relative_to(exported).as_posix() for p in exported.rglob("*.parquet")}
     assert set(listed) == on_disk

@@ -19,7 +19,8 @@ def test_migrations_build_the_documented_schema_on_an_empty_file(tmp_path):
     tables = dict(con.execute("SELECT table_name, table_type FROM information_schema.tables").fetchall())
     assert tables == {"alembic_version": "BASE TABLE", "variants": "BASE TABLE", "move_names": "BASE TABLE",
                       "builds": "BASE TABLE", "graph_layers": "BASE TABLE", "positions": "BASE TABLE",
-                      "edges": "BASE TABLE", "moves": "VIEW", "fibonacci": "BASE TABLE",
+                      "edges": "VIEW", "edge_rows": "BASE TABLE", "edge_rows_across": "BASE TABLE",  # 0009
+                      "graph_ids": "BASE TABLE", "moves": "VIEW", "fibonacci": "BASE TABLE",
                       "length_distribution": "BASE TABLE", "random_play": "BASE TABLE", "length_moments": "VIEW",
                       "variant_columns": "BASE TABLE", "position_texts": "VIEW"}
     cols = [r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'positions' "
@@ -133,3 +134,42 @@ def test_revision_0007_keeps_checksums_honest(tmp_path, capsys):
     code, out, err = run(capsys, "query", "lengths", "--variant", "zeckendorf", "--n", "12", "--format", "json",
                          "--db", str(path))
     assert code == 0 and '"terms": 3' in out and '"min_is_n_minus_z": true' in out  # the facts filled in
+
+
+def test_revision_0009_keeps_every_move_and_checksum(tmp_path, capsys):
+    """0009 moves the edges table's rows into edge_rows and edge_rows_across behind the view
+    edges: every move stays, every layer's checksum still matches, an edit made before the
+    upgrade is still caught, and a downgrade gives the table back."""
+    from alembic import command
+
+    from zeckdb.builder import build
+
+    from .conftest import run
+
+    path = tmp_path / "nine.duckdb"
+    with Store.open_write(path) as store:
+        build(store, ["zeckendorf", "reversed", "black-hole-3"], list(range(1, 13)))
+    everything = "SELECT * FROM moves ORDER BY ALL"
+    with duckdb.connect(str(path)) as con:
+        moves = con.execute(everything).fetchall()
+    command.downgrade(_alembic_config(path), "0008")  # as the previous release wrote it
+    with duckdb.connect(str(path)) as con:
+        assert con.execute("SELECT table_type FROM information_schema.tables WHERE table_name = 'edges'").fetchone() == \
+            ("BASE TABLE",)
+        assert con.execute(everything).fetchall() == moves
+        con.execute("DELETE FROM edges WHERE graph = 'zeckendorf' AND n = 9 AND src = 0")
+        edited = con.execute(everything).fetchall()
+    assert len(edited) == len(moves) - 2  # the move in the Zeckendorf game and the reversed one
+    assert upgrade(path) == ("0008", SCHEMA_HEAD)
+    with duckdb.connect(str(path)) as con:
+        assert con.execute(everything).fetchall() == edited
+        assert con.execute("SELECT count(*) FROM edge_rows_across").fetchone()[0] > 0  # Black Hole's drops
+        assert con.execute("SELECT count(*) FROM edge_rows_across e JOIN graph_ids USING (graph_id) "
+                           "WHERE graph <> 'black-hole-3'").fetchone() == (0,)
+    code, out, err = run(capsys, "verify", "--db", str(path))
+    assert code == 1 and "checksums: zeckendorf n=9: the moves rows do not hash" in err
+    assert "checksums: reversed n=9: the moves rows do not hash" in err  # the same graph layer
+    assert err.count("checksums:") == 2  # every other layer's checksum still holds
+    command.downgrade(_alembic_config(path), "0008")
+    with duckdb.connect(str(path)) as con:
+        assert con.execute(everything).fetchall() == edited

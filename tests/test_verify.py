@@ -39,7 +39,8 @@ TAMPERING = [
      ["solved columns: reversed n=12", "checksums: reversed n=12: the positions rows do not hash"]),
     ("UPDATE positions SET grundy = grundy + 1 WHERE variant = 'black-hole-3' AND n = 20 AND id = 4",
      ["solved columns: black-hole-3 n=20", "grundy"]),
-    ("DELETE FROM edges WHERE graph = 'zeckendorf' AND n = 15 AND src = 7",
+    ("DELETE FROM edge_rows WHERE graph_id = (SELECT graph_id FROM graph_ids WHERE graph = 'zeckendorf') "
+     "AND n = 15 AND src = 7",
      ["layer sizes: zeckendorf n=15", "checksums: zeckendorf n=15: the moves rows do not hash"]),
     ("UPDATE builds SET winner = 3 - winner WHERE variant = 'fibonacci-nim' AND n = 9",
      ["starts: fibonacci-nim n=9: the summary says winner"]),

@@ -212,9 +212,13 @@ def layer_tables(rec: LayerRecord, analysed: Callable[[], None] | None = None) -
         random_play = dict.fromkeys(random_play)  # the row says the layer is complete; two-player odds NULL
     edges = None
     if rec.edges is not None:
+        from .engine.kernels import storage_order
+
         src, dst, code, dst_n = rec.edges
-        edges = {"src": src, "dst": dst, "code": code}
+        order = storage_order(code, int(code.max()) + 1 if len(code) else 0)
+        edges = {"src": src[order], "dst": dst[order], "code": code[order]}
         if dst_n is not None:  # NULL where the move stays in the layer
+            dst_n = dst_n[order]
             edges["dst_n"] = pa.array(dst_n, mask=dst_n == n)
         edges = pa.table(edges)
     build = dict(positions=size, edges=rec.n_edges, start_id=s, start_position=v.format(v.start(n)),

@@ -23,7 +23,7 @@ from .executor import Limits, Result, run as execute, sandbox_config
 from .locking import POLL_SECONDS, READ_WAIT_SECONDS, Gate
 from .variants import Variant
 
-SCHEMA_HEAD = "0008"  # tests check this equals Alembic's head revision
+SCHEMA_HEAD = "0009"  # tests check this equals Alembic's head revision
 DEFAULT_DB = "zeckdb.duckdb"
 POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
                     "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal",
@@ -64,7 +64,8 @@ def _alembic_config(path: Path):
 
 # What the head revision holds; a file missing any of them was damaged by hand.
 SCHEMA_OBJECTS = ["alembic_version", "variants", "move_names", "builds", "graph_layers", "positions", "edges",
-                  "moves", "fibonacci", "variant_columns", "length_distribution", "random_play", "length_moments"]
+                  "edge_rows", "edge_rows_across", "graph_ids", "moves", "fibonacci", "variant_columns",
+                  "length_distribution", "random_play", "length_moments"]
 REBUILD_HINT = "rebuild it into a new file (`zeckdb build --db NEW_FILE` with the same --variant and --n)"
 
 
@@ -439,6 +440,8 @@ class Store:
         con.execute("DELETE FROM move_names WHERE variant = ?", [variant.name])
         con.execute("DELETE FROM variant_columns WHERE variant = ?", [variant.name])
         con.execute("DELETE FROM variants WHERE variant = ?", [variant.name])
+        con.execute("""INSERT INTO graph_ids SELECT $graph, (SELECT coalesce(max(graph_id) + 1, 0) FROM graph_ids)
+                       WHERE NOT EXISTS (SELECT 1 FROM graph_ids WHERE graph = $graph)""", {"graph": variant.graph_name})
         self._insert_row(con, "variants", dict(
             variant=variant.name, title=variant.title, source=variant.source, graph=variant.graph_name,
             reversed=variant.reversed, max_n=variant.max_n, bins=len(variant.columns), players=variant.players,
@@ -487,10 +490,12 @@ class Store:
                 con.execute(f"DELETE FROM {table} WHERE variant = ? AND n = ?", [name, n])
         self._insert_rows(con, "positions", layer.positions, {"variant": name, "n": n})
         if layer.edges is not None:
+            graph_id = con.execute("SELECT graph_id FROM graph_ids WHERE graph = ?", [layer.graph]).fetchall()[0][0]
             if layer.replace:
-                con.execute("DELETE FROM edges WHERE graph = ? AND n = ?", [layer.graph, n])
+                for table in ("edge_rows", "edge_rows_across"):
+                    con.execute(f"DELETE FROM {table} WHERE graph_id = ? AND n = ?", [graph_id, n])
                 con.execute("DELETE FROM graph_layers WHERE graph = ? AND n = ?", [layer.graph, n])
-            self._insert_rows(con, "edges", layer.edges, {"graph": layer.graph, "n": n})
+            self._insert_edges(con, layer.edges, graph_id, n)
             assert layer.graph_size is not None  # edges come with their graph layer's size
             con.execute("INSERT INTO graph_layers VALUES (?, ?, ?, ?)", [layer.graph, n, *layer.graph_size])
         row = dict(layer.build,
@@ -514,6 +519,20 @@ class Store:
                         constants)
         finally:
             con.unregister("incoming")
+
+    @classmethod
+    def _insert_edges(cls, con: duckdb.DuckDBPyConnection, edges: Any, graph_id: int, n: int) -> None:
+        """A graph layer's edges (src, dst, code[, dst_n: NULL where the move stays in the layer]):
+        those staying in the layer into edge_rows, the others into edge_rows_across (migration 0009)."""
+        constants = {"graph_id": graph_id, "n": n}
+        if "dst_n" not in edges.column_names:
+            cls._insert_rows(con, "edge_rows", edges, constants)
+            return
+        import pyarrow.compute as pc
+
+        leaves = pc.is_valid(edges["dst_n"])
+        cls._insert_rows(con, "edge_rows", edges.filter(pc.invert(leaves)).select(["src", "dst", "code"]), constants)
+        cls._insert_rows(con, "edge_rows_across", edges.filter(leaves), constants)
 
     @staticmethod
     def _insert_row(con: duckdb.DuckDBPyConnection, table: str, row: dict[str, Any]) -> None:
