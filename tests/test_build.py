@@ -53,6 +53,10 @@ def test_incremental_build_computes_only_what_is_missing(tmp_path):
     con = duckdb.connect(str(path), read_only=True)
     assert con.execute("SELECT count(*) FROM positions WHERE n = 9").fetchone()[0] == 2 * 17
     assert con.execute("SELECT count(*) FROM edges WHERE n = 9").fetchone()[0] == 32
+    # a layer's edges are written by move code, then source (so that their targets compress)
+    stored = con.execute("SELECT code, src FROM edge_rows JOIN graph_ids USING (graph_id) "
+                         "WHERE graph = 'zeckendorf' AND n = 8").fetchall()  # in the order written
+    assert len(stored) > 10 and len({c for c, _ in stored}) > 2 and stored == sorted(stored)
 
 
 def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path, monkeypatch):

@@ -99,11 +99,3 @@ def test_id_order_is_used_only_when_every_move_goes_one_way_in_id():
     assert _id_order(np.array([0, 2]), np.array([1, 1]), 3) is None  # both ways: Kahn's order instead
     assert _id_order(np.array([0, 0]), np.array([1, 5]), 3).tolist() == [2, 1, 0]  # 5: a lower layer's node
 
-
-def test_edges_are_stored_by_code_then_source():
-    rng = np.random.default_rng(5)
-    src = np.sort(rng.integers(0, 50, 400)).astype(np.int32)  # grouped by source, as a layer's graph is
-    code = rng.integers(0, 6, 400).astype(np.int16)
-    order = kernels.storage_order(code, 6)
-    expected = sorted(range(400), key=lambda e: (code[e], src[e], e))  # stable: ties keep their order
-    assert order.tolist() == expected

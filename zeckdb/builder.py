@@ -212,10 +212,13 @@ def layer_tables(rec: LayerRecord, analysed: Callable[[], None] | None = None) -
         random_play = dict.fromkeys(random_play)  # the row says the layer is complete; two-player odds NULL
     edges = None
     if rec.edges is not None:
-        from .engine.kernels import storage_order
+        from .engine.kernels import group
 
         src, dst, code, dst_n = rec.edges
-        order = storage_order(code, int(code.max()) + 1 if len(code) else 0)
+        # Stored by move code, then source (the edges come grouped by source; the counting sort
+        # is stable): within one code the chip games' targets then rise with the source (a move
+        # is a fixed key delta, ids rank the keys), which DuckDB compresses to a few bits each.
+        _, order = group(code, int(code.max()) + 1 if len(code) else 0)
         edges = {"src": src[order], "dst": dst[order], "code": code[order]}
         if dst_n is not None:  # NULL where the move stays in the layer
             dst_n = dst_n[order]

@@ -67,25 +67,6 @@ def group(src, n_nodes):
 
 
 @jit
-def storage_order(code, n_codes):
-    """The permutation that stores a layer's edges (grouped by source) by move code, then by
-    source: a stable counting sort on the code. Within one code the targets then rise with the
-    source for chip games (a move is a fixed key delta, ids rank the keys), so DuckDB's
-    delta compression keeps each target in a few bits."""
-    at = np.zeros(n_codes + 1, dtype=np.int64)
-    for e in range(code.shape[0]):
-        at[code[e] + 1] += 1
-    for i in range(n_codes):
-        at[i + 1] += at[i]
-    perm = np.empty(code.shape[0], dtype=np.int64)
-    for e in range(code.shape[0]):
-        k = code[e]
-        perm[at[k]] = e
-        at[k] += 1
-    return perm
-
-
-@jit
 def topological_order(offsets, targets):
     """Node ids with every node after all its children (Kahn's algorithm, run from
     the sources and reversed). Shorter than the node count when there is a cycle."""
