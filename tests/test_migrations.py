@@ -173,3 +173,40 @@ def test_revision_0009_keeps_every_move_and_checksum(tmp_path, capsys):
     command.downgrade(_alembic_config(path), "0008")
     with duckdb.connect(str(path)) as con:
         assert con.execute(everything).fetchall() == edited
+
+
+def test_revision_0010_widens_columns_and_keeps_checksums_honest(tmp_path, capsys):
+    """0010 stores the whole-number columns of positions and of the edges as INTEGER: every
+    value stays, every untouched layer still verifies, and edits made before the upgrade (a
+    position's remoteness, a move) are still caught; a downgrade gives SMALLINT back."""
+    from alembic import command
+
+    from zeckdb.builder import build
+
+    from .conftest import run
+
+    path = tmp_path / "ten.duckdb"
+    with Store.open_write(path) as store:
+        build(store, ["zeckendorf", "reversed", "black-hole-3"], list(range(1, 12)))
+    tables = {"positions": "SELECT * FROM positions ORDER BY ALL", "moves": "SELECT * FROM moves ORDER BY ALL"}
+    types = ("SELECT table_name, column_name, data_type FROM information_schema.columns "
+             "WHERE column_name IN ('n', 'c1', 'remoteness', 'legal_moves', 'code', 'dst_n') "
+             "AND table_name IN ('positions', 'edges', 'edge_rows_across') ORDER BY ALL")
+    command.downgrade(_alembic_config(path), "0009")  # as the previous release wrote it
+    with duckdb.connect(str(path)) as con:
+        assert {t for _, _, t in con.execute(types).fetchall()} == {"SMALLINT"}
+        con.execute("UPDATE positions SET remoteness = remoteness + 2 WHERE variant = 'reversed' AND n = 9 AND id = 1")
+        assert con.execute("DELETE FROM edge_rows_across WHERE n = 7 AND src = 1").fetchone() == (1,)  # a drop
+        rows = {name: con.execute(sql).fetchall() for name, sql in tables.items()}
+    assert upgrade(path) == ("0009", SCHEMA_HEAD)
+    with duckdb.connect(str(path)) as con:
+        assert {t for _, _, t in con.execute(types).fetchall()} == {"INTEGER"}
+        assert {name: con.execute(sql).fetchall() for name, sql in tables.items()} == rows
+    code, out, err = run(capsys, "verify", "--db", str(path))
+    assert code == 1 and "checksums: reversed n=9: the positions rows do not hash" in err
+    assert "checksums: black-hole-3 n=7: the moves rows do not hash" in err
+    assert err.count("checksums:") == 2  # every other layer's checksum was carried over
+    command.downgrade(_alembic_config(path), "0009")
+    with duckdb.connect(str(path)) as con:
+        assert {t for _, _, t in con.execute(types).fetchall()} == {"SMALLINT"}
+        assert {name: con.execute(sql).fetchall() for name, sql in tables.items()} == rows

@@ -23,7 +23,7 @@ from .executor import Limits, Result, run as execute, sandbox_config
 from .locking import POLL_SECONDS, READ_WAIT_SECONDS, Gate
 from .variants import Variant
 
-SCHEMA_HEAD = "0009"  # tests check this equals Alembic's head revision
+SCHEMA_HEAD = "0010"  # tests check this equals Alembic's head revision
 DEFAULT_DB = "zeckdb.duckdb"
 POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
                     "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal",
