@@ -467,6 +467,7 @@ class Store:
         con = self._connection_waiting()
         con.execute("BEGIN TRANSACTION")
         in_transaction = True
+        edges_checksums: dict[tuple[str, int], int] = {}  # variants sharing a graph layer hash its edges once
         try:
             for i, record in enumerate(records):
                 if i and self.gate is not None and self.gate.readers_waiting():
@@ -476,14 +477,15 @@ class Store:
                     con = self._connection_waiting()
                     con.execute("BEGIN TRANSACTION")
                     in_transaction = True
-                self._insert_layer(con, record)
+                self._insert_layer(con, record, edges_checksums)
             con.execute("COMMIT")
         except BaseException:
             if in_transaction:
                 con.execute("ROLLBACK")
             raise
 
-    def _insert_layer(self, con: duckdb.DuckDBPyConnection, layer: LayerTables) -> None:
+    def _insert_layer(self, con: duckdb.DuckDBPyConnection, layer: LayerTables,
+                      edges_checksums: dict[tuple[str, int], int]) -> None:
         name, n = layer.variant, layer.n
         if layer.replace:  # a scan per table: on a big file, skipping it for new layers saves the writer seconds
             for table in LAYER_TABLES:
@@ -498,9 +500,11 @@ class Store:
             self._insert_edges(con, layer.edges, graph_id, n)
             assert layer.graph_size is not None  # edges come with their graph layer's size
             con.execute("INSERT INTO graph_layers VALUES (?, ?, ?, ?)", [layer.graph, n, *layer.graph_size])
+        if (layer.graph, n) not in edges_checksums or layer.edges is not None:
+            edges_checksums[layer.graph, n] = con.execute(EDGES_CHECKSUM, {"graph": layer.graph, "n": n}).fetchall()[0][0]
         row = dict(layer.build,
                    positions_checksum=con.execute(POSITIONS_CHECKSUM, {"variant": name, "n": n}).fetchall()[0][0],
-                   edges_checksum=con.execute(EDGES_CHECKSUM, {"graph": layer.graph, "n": n}).fetchall()[0][0])
+                   edges_checksum=edges_checksums[layer.graph, n])
         lengths = layer.length_rows()  # last of the rows, as it may still be computed meanwhile
         if lengths is not None:
             self._insert_rows(con, "length_distribution", lengths, {"variant": name, "n": n})
