@@ -42,8 +42,19 @@ def truncate_half(path: Path) -> None:
     os.truncate(path, path.stat().st_size // 2)
 
 
+def used_bytes(path: Path) -> int:
+    """What the blocks DuckDB counts as used take (a file may also hold free blocks)."""
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        block_size, used = con.execute("SELECT block_size, used_blocks FROM pragma_database_size()").fetchone()
+    finally:
+        con.close()
+    return block_size * used
+
+
 def truncate_tail(path: Path) -> None:
-    os.truncate(path, path.stat().st_size - 256 * 1024)
+    """Shorter by a block than its used blocks need: the smallest cut named at open."""
+    os.truncate(path, used_bytes(path) - 256 * 1024)
 
 
 def make_empty(path: Path) -> None:
@@ -60,7 +71,7 @@ def dropping(kind: str, name: str):
 
 DAMAGE = {
     "truncated at half": (truncate_half, "is truncated"),
-    "missing its last 256 KiB": (truncate_tail, "is truncated"),
+    "a block short of its used blocks": (truncate_tail, "is truncated"),
     "zero bytes": (make_empty, "is an empty file (0 bytes), not a database: delete it"),
     "random_play dropped": (dropping("TABLE", "random_play"),
                             "is damaged: random_play is missing (dropped by hand?); rebuild it"),
@@ -84,6 +95,22 @@ def test_damaged_files_get_one_line_and_stay_as_they_are(capsys, clean, tmp_path
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, (command, err)
         assert digest(path) == before, command  # nothing further written
     assert sorted(p.name for p in tmp_path.iterdir()) == ["damaged.duckdb"]
+
+
+def test_a_cut_within_the_free_blocks_is_named_where_a_block_is_missing(capsys, clean, tmp_path):
+    """Free blocks inside the file (left by checkpoints) let a file lose its last blocks and
+    still be as large as its used blocks: no command may then fail with more than one line,
+    and `zeckdb verify`, which reads every row, names the damage."""
+    path = tmp_path / "cut.duckdb"
+    shutil.copy(clean, path)
+    assert path.stat().st_size - 256 * 1024 >= used_bytes(path)  # the case this test is about
+    os.truncate(path, path.stat().st_size - 256 * 1024)
+    for command in COMMANDS[:-2]:
+        code, out, err = run(capsys, *command, "--db", str(path))
+        assert code in (0, 1) and "Traceback" not in err and len(err.strip().splitlines()) <= 1, (command, err)
+    code, _, err = run(capsys, "verify", "--db", str(path))
+    assert code == 1 and err.startswith("zeckdb: error: ") and "the file may be damaged" in err, err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_a_file_left_by_a_build_killed_while_creating_the_schema(capsys, tmp_path):

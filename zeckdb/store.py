@@ -123,8 +123,9 @@ def _open_error(path: Path, exc: Exception) -> DatabaseError:
 def _check_not_truncated(path: Path, con: duckdb.DuckDBPyConnection) -> None:
     """DuckDB opens a truncated file and fails only when it reads a missing block: compare the
     file's size with the blocks in use, so that the damage is named at once. (Free blocks at
-    the end may be cut off by DuckDB itself, so only used blocks count; blocks still in the
-    write-ahead log are not in the file yet: no check while one exists.)"""
+    the end may be cut off by DuckDB itself, so only used blocks count; a cut no longer than
+    the free blocks inside the file passes, and is named by the read of a missing block. Blocks
+    still in the write-ahead log are not in the file yet: no check while one exists.)"""
     if path.with_name(path.name + ".wal").exists():
         return
     row = con.execute("SELECT block_size, used_blocks FROM pragma_database_size() "
@@ -483,6 +484,11 @@ class Store:
             if in_transaction:
                 con.execute("ROLLBACK")
             raise
+        # Left to the connection's close, one checkpoint would take every layer committed
+        # since the writer was last idle and merge their row groups, rewriting much of them
+        # and leaving the old blocks free inside the file; checkpointing each commit keeps
+        # the merges to the newest row groups.
+        con.execute("CHECKPOINT")
 
     def _insert_layer(self, con: duckdb.DuckDBPyConnection, layer: LayerTables,
                       edges_checksums: dict[tuple[str, int], int]) -> None:
