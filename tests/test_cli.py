@@ -275,3 +275,21 @@ def test_the_command_line_goes_through_the_api_only():
                 and node.module == "zeckdb" for a in node.names}
     assert reached <= {"zeckdb", "zeckdb.api", "zeckdb.render", "zeckdb.errors", "zeckdb.service",
                        "zeckdb.__version__"}, reached
+
+
+@pytest.mark.parametrize("setting, expected", [(None, "False"), ("1", "True")])
+def test_the_command_line_asks_numpy_for_small_pages_unless_told_otherwise(setting, expected):
+    """zeckdb sets NUMPY_MADVISE_HUGEPAGE=0 before NumPy is imported (as the command line
+    imports it), keeping a value the user set."""
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
+    if setting is not None:
+        env["NUMPY_MADVISE_HUGEPAGE"] = setting
+    probe = ("import zeckdb.cli.main\n"
+             "try:\n    from numpy._core.multiarray import _get_madvise_hugepage\n"
+             "except ImportError:\n    from numpy.core.multiarray import _get_madvise_hugepage\n"
+             "print(_get_madvise_hugepage())")
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == expected
