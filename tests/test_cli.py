@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -281,9 +283,6 @@ def test_the_command_line_goes_through_the_api_only():
 def test_the_command_line_asks_numpy_for_small_pages_unless_told_otherwise(setting, expected):
     """zeckdb sets NUMPY_MADVISE_HUGEPAGE=0 before NumPy is imported (as the command line
     imports it), keeping a value the user set."""
-    import subprocess
-    import sys
-
     env = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
     if setting is not None:
         env["NUMPY_MADVISE_HUGEPAGE"] = setting
