@@ -18,7 +18,8 @@ def test_migrations_build_the_documented_schema_on_an_empty_file(tmp_path):
     con = duckdb.connect(str(path), read_only=True)
     tables = dict(con.execute("SELECT table_name, table_type FROM information_schema.tables").fetchall())
     assert tables == {"alembic_version": "BASE TABLE", "variants": "BASE TABLE", "move_names": "BASE TABLE",
-                      "builds": "BASE TABLE", "graph_layers": "BASE TABLE", "positions": "BASE TABLE",
+                      "builds": "BASE TABLE", "graph_layers": "BASE TABLE", "positions": "VIEW",
+                      "position_rows": "BASE TABLE", "position_rows_wide": "BASE TABLE",  # 0011
                       "edges": "VIEW", "edge_rows": "BASE TABLE", "edge_rows_across": "BASE TABLE",  # 0009
                       "graph_ids": "BASE TABLE", "moves": "VIEW", "fibonacci": "BASE TABLE",
                       "length_distribution": "BASE TABLE", "random_play": "BASE TABLE", "length_moments": "VIEW",
@@ -210,3 +211,54 @@ def test_revision_0010_widens_columns_and_keeps_checksums_honest(tmp_path, capsy
     with duckdb.connect(str(path)) as con:
         assert {t for _, _, t in con.execute(types).fetchall()} == {"SMALLINT"}
         assert {name: con.execute(sql).fetchall() for name, sql in tables.items()} == rows
+
+
+def test_revision_0011_keeps_positions_and_checksums(tmp_path, capsys):
+    """0011 puts the view positions over position_rows (two-player count-vector games of at
+    most eleven bins) and position_rows_wide (the old table, renamed): every row, column and
+    type the view shows stays, every untouched layer still verifies, an edit made before the
+    upgrade is still caught, new layers go to the table of their shape, and a downgrade gives
+    the one table back with every row."""
+    from alembic import command
+
+    from zeckdb.builder import build
+
+    from .conftest import run
+
+    path = tmp_path / "eleven.duckdb"
+    games = ["zeckendorf", "reversed", "quilt", "zeckendorf-p3"]
+    with Store.open_write(path) as store:
+        build(store, games, list(range(1, 11)))
+    everything = "SELECT * FROM positions ORDER BY ALL"
+    types = ("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'positions' "
+             "ORDER BY ordinal_position")
+    command.downgrade(_alembic_config(path), "0010")  # as the previous release wrote it
+    with duckdb.connect(str(path)) as con:
+        assert con.execute("SELECT table_type FROM information_schema.tables WHERE table_name = 'positions'").fetchone() \
+            == ("BASE TABLE",)
+        con.execute("UPDATE positions SET remoteness = remoteness + 2 WHERE variant = 'reversed' AND n = 9 AND id = 1")
+        rows, columns = con.execute(everything).fetchall(), con.execute(types).fetchall()
+    assert upgrade(path) == ("0010", SCHEMA_HEAD)
+    with duckdb.connect(str(path)) as con:
+        assert con.execute(everything).fetchall() == rows
+        assert con.execute(types).fetchall() == columns
+        assert con.execute("SELECT count(*) FROM position_rows").fetchone() == (0,)  # the upgrade moves no row
+    code, out, err = run(capsys, "verify", "--db", str(path))
+    assert code == 1 and "checksums: reversed n=9: the positions rows do not hash" in err
+    assert err.count("checksums:") == 1  # every other layer's checksum still holds
+    with Store.open_write(path) as store:
+        build(store, games, [11])
+    with duckdb.connect(str(path)) as con:
+        where = {table: dict(con.execute(f"SELECT variant, count(*) FROM {table} GROUP BY variant").fetchall())
+                 for table in ("position_rows", "position_rows_wide")}
+        assert set(where["position_rows"]) == {"zeckendorf", "reversed"}  # n = 11 only
+        assert where["position_rows"]["zeckendorf"] == con.execute(
+            "SELECT positions FROM builds WHERE variant = 'zeckendorf' AND n = 11").fetchone()[0]
+        assert set(where["position_rows_wide"]) == set(games)
+        rows = con.execute(everything).fetchall()
+    code, out, err = run(capsys, "verify", "--db", str(path), "--n", "11")
+    assert code == 0, err
+    command.downgrade(_alembic_config(path), "0010")
+    with duckdb.connect(str(path)) as con:
+        assert con.execute(everything).fetchall() == rows
+        assert con.execute(types).fetchall() == columns

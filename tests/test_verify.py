@@ -29,15 +29,17 @@ def test_a_clean_database_of_every_variant_passes(capsys, small_db):
     assert int(checked["values"][1].replace(",", "")) > 100_000  # every position of every variant
 
 
+# Rows are edited in the tables behind the view positions (migration 0011): position_rows for
+# two-player count-vector games of at most eleven bins, position_rows_wide for the others.
 TAMPERING = [
-    ("DELETE FROM positions WHERE variant = 'zeckendorf' AND n = 10 AND id = 3",
+    ("DELETE FROM position_rows WHERE variant = 'zeckendorf' AND n = 10 AND id = 3",
      ["layer sizes: zeckendorf n=10: 21 positions and 45 moves stored, its summary row counts 22 and 45",
       "partition counts: zeckendorf n=10: 21 positions stored, n has 22 partitions",
       "values: zeckendorf n=10", "checksums: zeckendorf n=10: the positions rows do not hash"]),
-    ("UPDATE positions SET outcome = CASE WHEN outcome = 'win' THEN 'loss' ELSE 'win' END "
+    ("UPDATE position_rows SET outcome = CASE WHEN outcome = 'win' THEN 'loss' ELSE 'win' END "
      "WHERE variant = 'reversed' AND n = 12 AND id = 5",
      ["solved columns: reversed n=12", "checksums: reversed n=12: the positions rows do not hash"]),
-    ("UPDATE positions SET grundy = grundy + 1 WHERE variant = 'black-hole-3' AND n = 20 AND id = 4",
+    ("UPDATE position_rows SET grundy = grundy + 1 WHERE variant = 'black-hole-3' AND n = 20 AND id = 4",
      ["solved columns: black-hole-3 n=20", "grundy"]),
     ("DELETE FROM edge_rows WHERE graph_id = (SELECT graph_id FROM graph_ids WHERE graph = 'zeckendorf') "
      "AND n = 15 AND src = 7",
@@ -46,15 +48,15 @@ TAMPERING = [
      ["starts: fibonacci-nim n=9: the summary says winner"]),
     ("UPDATE builds SET games = '1' WHERE variant = 'quilt' AND n = 12",
      ["starts: quilt n=12: the summary counts 1 games"]),
-    ("UPDATE positions SET games_to_end = games_to_end + 1 WHERE variant = 'build-up' AND n = 8 AND id = 2",
+    ("UPDATE position_rows SET games_to_end = games_to_end + 1 WHERE variant = 'build-up' AND n = 8 AND id = 2",
      ["solved columns: build-up n=8", "games_to_end"]),
     # games of three or more players: the forcing seat, and the two-player columns left NULL
-    ("UPDATE positions SET forcing_seat = 1 WHERE variant = 'zeckendorf-p3' AND n = 9 AND is_start",
+    ("UPDATE position_rows_wide SET forcing_seat = 1 WHERE variant = 'zeckendorf-p3' AND n = 9 AND is_start",
      ["solved columns: zeckendorf-p3 n=9 (9): forcing_seat 1, its moves give NULL",
       "starts: zeckendorf-p3 n=9: the summary says winner"]),
-    ("UPDATE positions SET forcing_seat = NULL WHERE variant = 'nacci-2-2-p4' AND n = 12 AND is_start",
+    ("UPDATE position_rows_wide SET forcing_seat = NULL WHERE variant = 'nacci-2-2-p4' AND n = 12 AND is_start",
      ["solved columns: nacci-2-2-p4 n=12 (12): forcing_seat NULL, its moves give 4"]),
-    ("UPDATE positions SET outcome = 'win' WHERE variant = 'zeckendorf-p4' AND n = 7 AND id = 0",
+    ("UPDATE position_rows_wide SET outcome = 'win' WHERE variant = 'zeckendorf-p4' AND n = 7 AND id = 0",
      ["solved columns: zeckendorf-p4 n=7", "a two-player column is set in a game of 4 players"]),
     ("UPDATE builds SET winner = 1 WHERE variant = 'zeckendorf-p3' AND n = 4",
      ["starts: zeckendorf-p3 n=4: the summary says winner, lengths and remoteness [1, 2, 3, None]"]),

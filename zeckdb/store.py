@@ -23,7 +23,7 @@ from .executor import Limits, Result, run as execute, sandbox_config
 from .locking import POLL_SECONDS, READ_WAIT_SECONDS, Gate
 from .variants import Variant
 
-SCHEMA_HEAD = "0010"  # tests check this equals Alembic's head revision
+SCHEMA_HEAD = "0011"  # tests check this equals Alembic's head revision
 DEFAULT_DB = "zeckdb.duckdb"
 POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
                     "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal",
@@ -34,7 +34,12 @@ PROBE_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "gam
 # what a lookup reads of the positions its moves lead to (forcing_seat: games of three or more players)
 MOVE_COLUMNS = ["outcome", "remoteness", "forcing_seat"]
 # Tables holding rows of one (variant, n); a layer counts as built when all were written.
-LAYER_TABLES = ["positions", "builds", "random_play", "length_distribution"]
+LAYER_TABLES = ["position_rows", "position_rows_wide", "builds", "random_play", "length_distribution"]
+# The view `positions` shows two tables (migration 0011): position_rows has the columns of
+# two-player count-vector games of at most LEAN_BINS bins, and nothing else (DuckDB appends
+# a column an INSERT leaves out at the cost of a written one); position_rows_wide has all.
+LEAN_BINS = 11
+LEAN_COLUMNS = frozenset(["id", *(f"c{i}" for i in range(1, LEAN_BINS + 1)), *POSITION_COLUMNS])
 # Checksums of a layer's rows (migration 0004): the sum of the rows' hashes modulo 2^64, so row order
 # does not matter; written by the build with the layer, recomputed by `zeckdb verify`.
 def rows_checksum(alias: str) -> str:
@@ -63,9 +68,9 @@ def _alembic_config(path: Path):
 
 
 # What the head revision holds; a file missing any of them was damaged by hand.
-SCHEMA_OBJECTS = ["alembic_version", "variants", "move_names", "builds", "graph_layers", "positions", "edges",
-                  "edge_rows", "edge_rows_across", "graph_ids", "moves", "fibonacci", "variant_columns",
-                  "length_distribution", "random_play", "length_moments"]
+SCHEMA_OBJECTS = ["alembic_version", "variants", "move_names", "builds", "graph_layers", "positions", "position_rows",
+                  "position_rows_wide", "edges", "edge_rows", "edge_rows_across", "graph_ids", "moves", "fibonacci",
+                  "variant_columns", "length_distribution", "random_play", "length_moments"]
 REBUILD_HINT = "rebuild it into a new file (`zeckdb build --db NEW_FILE` with the same --variant and --n)"
 
 
@@ -286,6 +291,11 @@ class LayerTables:
         return self.lengths() if callable(self.lengths) else self.lengths
 
 
+def positions_table(columns: Iterable[str]) -> str:
+    """The table behind the view `positions` that stores a layer of these columns."""
+    return "position_rows" if set(columns) <= LEAN_COLUMNS else "position_rows_wide"
+
+
 class LayerCache(Protocol):
     """A long-lived reader's cache of what lookups read of their moves' positions (the
     service's MoveValues): Store.layer_values of a whole layer, loaded with `load`."""
@@ -496,7 +506,7 @@ class Store:
         if layer.replace:  # a scan per table: on a big file, skipping it for new layers saves the writer seconds
             for table in LAYER_TABLES:
                 con.execute(f"DELETE FROM {table} WHERE variant = ? AND n = ?", [name, n])
-        self._insert_rows(con, "positions", layer.positions, {"variant": name, "n": n})
+        self._insert_rows(con, positions_table(layer.positions.column_names), layer.positions, {"variant": name, "n": n})
         if layer.edges is not None:
             graph_id = con.execute("SELECT graph_id FROM graph_ids WHERE graph = ?", [layer.graph]).fetchall()[0][0]
             if layer.replace:
