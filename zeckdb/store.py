@@ -40,6 +40,8 @@ LAYER_TABLES = ["position_rows", "position_rows_wide", "builds", "random_play", 
 # a column an INSERT leaves out at the cost of a written one); position_rows_wide has all.
 LEAN_BINS = 11
 LEAN_COLUMNS = frozenset(["id", *(f"c{i}" for i in range(1, LEAN_BINS + 1)), *POSITION_COLUMNS])
+# A writer checkpoints once its commits since the last checkpoint hold this many rows (Store.write_layers).
+CHECKPOINT_ROWS = 1_000_000
 # Checksums of a layer's rows (migration 0004): the sum of the rows' hashes modulo 2^64, so row order
 # does not matter; written by the build with the layer, recomputed by `zeckdb verify`.
 def rows_checksum(alias: str) -> str:
@@ -322,6 +324,7 @@ class Store:
         self.gate = gate
         self.on_wait = on_wait  # a writer's: called once when it waits long for readers
         self.upgraded_from: str | None = None
+        self._rows_since_checkpoint = 0  # a writer's: rows committed since its last checkpoint
 
     def _connection_waiting(self) -> duckdb.DuckDBPyConnection:
         """The open connection; a writer that has let go waits here for the readers to leave
@@ -379,6 +382,7 @@ class Store:
         if self._con is not None:
             self._con.close()  # a checkpoint: what readers open is the file, not a write-ahead log
             self._con = None
+            self._rows_since_checkpoint = 0
         if self.gate is not None:
             self.gate.release_write()
 
@@ -479,16 +483,19 @@ class Store:
         con.execute("BEGIN TRANSACTION")
         in_transaction = True
         edges_checksums: dict[tuple[str, int], int] = {}  # variants sharing a graph layer hash its edges once
+        written = 0  # positions and edges
         try:
             for i, record in enumerate(records):
                 if i and self.gate is not None and self.gate.readers_waiting():
                     con.execute("COMMIT")
                     in_transaction = False
-                    self.let_go()
+                    self.let_go()  # its close checkpoints what was written
+                    written = 0
                     con = self._connection_waiting()
                     con.execute("BEGIN TRANSACTION")
                     in_transaction = True
                 self._insert_layer(con, record, edges_checksums)
+                written += record.positions.num_rows + (record.edges.num_rows if record.edges is not None else 0)
             con.execute("COMMIT")
         except BaseException:
             if in_transaction:
@@ -496,9 +503,13 @@ class Store:
             raise
         # Left to the connection's close, one checkpoint would take every layer committed
         # since the writer was last idle and merge their row groups, rewriting much of them
-        # and leaving the old blocks free inside the file; checkpointing each commit keeps
-        # the merges to the newest row groups.
-        con.execute("CHECKPOINT")
+        # and leaving the old blocks free inside the file; checkpointing once CHECKPOINT_ROWS
+        # rows were committed keeps the merges to the newest, small row groups. (After every
+        # commit, the checkpoints of the many small layers cost more than writing them.)
+        self._rows_since_checkpoint += written
+        if self._rows_since_checkpoint >= CHECKPOINT_ROWS:
+            con.execute("CHECKPOINT")
+            self._rows_since_checkpoint = 0
 
     def _insert_layer(self, con: duckdb.DuckDBPyConnection, layer: LayerTables,
                       edges_checksums: dict[tuple[str, int], int]) -> None:
