@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from alembic.script import ScriptDirectory
 import duckdb
 
@@ -258,6 +260,23 @@ def test_revision_0011_keeps_positions_and_checksums(tmp_path, capsys):
         rows = con.execute(everything).fetchall()
     code, out, err = run(capsys, "verify", "--db", str(path), "--n", "11")
     assert code == 0, err
+    # lookups read the two tables themselves: a layer in either, moves into layers in both
+    with Store.open_write(path) as store:
+        build(store, ["fibonacci-nim"], list(range(1, 10)))
+    command.downgrade(_alembic_config(path), "0010")
+    upgrade(path)
+    with Store.open_write(path) as store:
+        build(store, ["fibonacci-nim"], [10, 11])
+    with duckdb.connect(str(path)) as con:
+        assert con.execute("SELECT DISTINCT n FROM position_rows_wide WHERE variant = 'fibonacci-nim' "
+                           "ORDER BY n").fetchall() == [(n,) for n in range(10)]  # layer 0 too
+        rows = con.execute(everything).fetchall()
+    for variant, n in [("fibonacci-nim", 11), ("fibonacci-nim", 9), ("zeckendorf", 11), ("zeckendorf", 10),
+                       ("quilt", 11)]:
+        code, out, err = run(capsys, "position", variant, "--start", str(n), "--json", "--db", str(path))
+        shown = json.loads(out)
+        assert code == 0 and shown["outcome"] in ("win", "loss"), err
+        assert shown["moves"] and all(m["outcome"] in ("win", "loss") for m in shown["moves"]), (variant, n)
     command.downgrade(_alembic_config(path), "0010")
     with duckdb.connect(str(path)) as con:
         assert con.execute(everything).fetchall() == rows

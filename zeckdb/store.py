@@ -39,6 +39,7 @@ LAYER_TABLES = ["position_rows", "position_rows_wide", "builds", "random_play", 
 # two-player count-vector games of at most LEAN_BINS bins, and nothing else (DuckDB appends
 # a column an INSERT leaves out at the cost of a written one); position_rows_wide has all.
 LEAN_BINS = 11
+POSITIONS_TABLES = ("position_rows", "position_rows_wide")
 LEAN_COLUMNS = frozenset(["id", *(f"c{i}" for i in range(1, LEAN_BINS + 1)), *POSITION_COLUMNS])
 # A writer checkpoints once its commits since the last checkpoint hold this many rows (Store.write_layers).
 CHECKPOINT_ROWS = 1_000_000
@@ -325,6 +326,7 @@ class Store:
         self.on_wait = on_wait  # a writer's: called once when it waits long for readers
         self.upgraded_from: str | None = None
         self._rows_since_checkpoint = 0  # a writer's: rows committed since its last checkpoint
+        self._positions_table: dict[str, str] = {}  # per variant, the table its rows were last found in
 
     def _connection_waiting(self) -> duckdb.DuckDBPyConnection:
         """The open connection; a writer that has let go waits here for the readers to leave
@@ -657,11 +659,11 @@ class Store:
             found = {}
             for n, ids in by_layer.items():
                 found.update(self._probe(f"n = ? AND id IN ({', '.join('?' * len(ids))})", [variant, n, *ids],
-                                         columns))
+                                         columns, len(set(ids))))
             return found
         # moves into many layers (Fibonacci nim: one per move): one join
         return self._probe("(n, id) IN (SELECT (unnest(?::INTEGER[]), unnest(?::INTEGER[])))",
-                           [variant, [n for n, _ in places], [i for _, i in places]], columns)
+                           [variant, [n for n, _ in places], [i for _, i in places]], columns, len(set(places)))
 
     def layer_values(self, variant: str, n: int) -> tuple[np.ndarray, ...] | None:
         """MOVE_COLUMNS by id of a complete layer as arrays, NULL as -1 (win: 1, loss: 0);
@@ -688,8 +690,25 @@ class Store:
                                "forcing_seat": seat if seat >= 0 else None}
         return found
 
-    def _probe(self, where: str, params: list[Any], columns: list[str]) -> dict[tuple[int, int], dict[str, Any]]:
-        cur = self._connection_waiting().execute(
-            f"SELECT n, id, {', '.join(columns)} FROM positions WHERE variant = ? AND {where}", params)
-        names = [d[0] for d in cur.description]
-        return {(row[0], row[1]): dict(zip(names, row, strict=False)) for row in cur.fetchall()}
+    def _probe(self, where: str, params: list[Any], columns: list[str],
+               wanted: int) -> dict[tuple[int, int], dict[str, Any]]:
+        """The rows found, read from the tables behind the view positions: planning a query on
+        the view (a union of two tables) costs a lookup more than the scan itself. A layer's rows
+        are in one of them, the one its variant's rows were last found in likeliest (a file
+        upgraded to revision 0011 keeps its older layers in position_rows_wide): the other is read
+        only for the `wanted` positions not found in the first."""
+        variant = params[0]
+        first = self._positions_table.get(variant, "position_rows")
+        found: dict[tuple[int, int], dict[str, Any]] = {}
+        for table in (first, *(t for t in POSITIONS_TABLES if t != first)):
+            selected = [c if table == "position_rows_wide" or c in LEAN_COLUMNS else f"NULL AS {c}" for c in columns]
+            cur = self._connection_waiting().execute(
+                f"SELECT n, id, {', '.join(selected)} FROM {table} WHERE variant = ? AND {where}", params)
+            names = [d[0] for d in cur.description]
+            rows = cur.fetchall()
+            if rows:
+                self._positions_table[variant] = table
+            found.update({(row[0], row[1]): dict(zip(names, row, strict=False)) for row in rows})
+            if len(found) == wanted:
+                break
+        return found
