@@ -56,7 +56,8 @@ def main() -> None:
     def timed_insert(con, table, rows, constants):  # the store's bulk inserts, by table
         t0 = time.perf_counter()
         insert_rows(con, table, rows, constants)
-        phases[f"  insert {'edges' if table.startswith('edge_rows') else table}"] += time.perf_counter() - t0
+        kind = "edges" if table.startswith("edge_rows") else "positions" if table.startswith("position_rows") else table
+        phases[f"  insert {kind}"] += time.perf_counter() - t0
 
     Store._insert_rows = staticmethod(timed_insert)
     with tempfile.TemporaryDirectory(prefix="zeckdb-profile-") as tmp:
