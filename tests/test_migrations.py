@@ -281,3 +281,45 @@ def test_revision_0011_keeps_positions_and_checksums(tmp_path, capsys):
     with duckdb.connect(str(path)) as con:
         assert con.execute(everything).fetchall() == rows
         assert con.execute(types).fetchall() == columns
+
+
+def test_revision_0012_keeps_every_move_and_checksum(tmp_path, capsys):
+    """0012 stores a move staying in its layer as its step dst - src: every move the views show
+    stays, with its types, every untouched layer still verifies, an edit made before the upgrade
+    is still caught, and a downgrade gives dst back."""
+    from alembic import command
+
+    from zeckdb.builder import build
+
+    from .conftest import run
+
+    path = tmp_path / "twelve.duckdb"
+    with Store.open_write(path) as store:
+        build(store, ["zeckendorf", "reversed", "black-hole-3"], list(range(1, 13)))
+    everything = {"moves": "SELECT * FROM moves ORDER BY ALL", "edges": "SELECT * FROM edges ORDER BY ALL",
+                  "types": "SELECT table_name, column_name, data_type FROM information_schema.columns "
+                           "WHERE table_name IN ('edges', 'moves') ORDER BY ALL"}
+    command.downgrade(_alembic_config(path), "0011")  # as the previous release wrote it
+    with duckdb.connect(str(path)) as con:
+        assert "dst" in {r[0] for r in con.execute("DESCRIBE edge_rows").fetchall()}
+        zeckendorf = "graph_id = (SELECT graph_id FROM graph_ids WHERE graph = 'zeckendorf') AND n = 9 AND src = 0"
+        assert con.execute(f"DELETE FROM edge_rows WHERE {zeckendorf} AND code = "
+                           f"(SELECT min(code) FROM edge_rows WHERE {zeckendorf})").fetchone() == (1,)
+        before = {name: con.execute(sql).fetchall() for name, sql in everything.items()}
+    assert upgrade(path) == ("0011", SCHEMA_HEAD)
+    with duckdb.connect(str(path)) as con:
+        assert {name: con.execute(sql).fetchall() for name, sql in everything.items()} == before
+        assert [r[0] for r in con.execute("DESCRIBE edge_rows").fetchall()] == ["graph_id", "n", "src", "step", "code"]
+        steps = con.execute("SELECT count(DISTINCT step), count(*) FROM edge_rows").fetchone()
+        assert steps[0] < steps[1] // 10  # the point of it: few distinct steps
+    code, out, err = run(capsys, "verify", "--db", str(path))
+    assert code == 1 and "checksums: zeckendorf n=9: the moves rows do not hash" in err
+    assert err.count("checksums:") == 2  # that layer in the Zeckendorf and the reversed game, no other
+    with Store.open_write(path) as store:  # new layers are written as steps too, and verify
+        build(store, ["zeckendorf", "reversed", "black-hole-3"], [13, 14])
+    assert run(capsys, "verify", "--db", str(path), "--n", "13..14")[0] == 0
+    with duckdb.connect(str(path)) as con:
+        after = {name: con.execute(sql).fetchall() for name, sql in everything.items()}
+    command.downgrade(_alembic_config(path), "0011")
+    with duckdb.connect(str(path)) as con:
+        assert {name: con.execute(sql).fetchall() for name, sql in everything.items()} == after
