@@ -42,7 +42,7 @@ LEAN_BINS = 11
 POSITIONS_TABLES = ("position_rows", "position_rows_wide")
 LEAN_COLUMNS = frozenset(["id", *(f"c{i}" for i in range(1, LEAN_BINS + 1)), *POSITION_COLUMNS])
 # A writer checkpoints once its commits since the last checkpoint hold this many rows (Store.write_layers).
-CHECKPOINT_ROWS = 1_000_000
+CHECKPOINT_ROWS = 5_000_000
 # Checksums of a layer's rows (migration 0004): the sum of the rows' hashes modulo 2^64, so row order
 # does not matter; written by the build with the layer, recomputed by `zeckdb verify`.
 def rows_checksum(alias: str) -> str:
