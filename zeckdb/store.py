@@ -40,7 +40,11 @@ LAYER_TABLES = ["position_rows", "position_rows_wide", "builds", "random_play", 
 # a column an INSERT leaves out at the cost of a written one); position_rows_wide has all.
 LEAN_BINS = 11
 POSITIONS_TABLES = ("position_rows", "position_rows_wide")
-LEAN_COLUMNS = frozenset(["id", *(f"c{i}" for i in range(1, LEAN_BINS + 1)), *POSITION_COLUMNS])
+# What position_rows leaves to the view, as the view computes it (a two-player position is won
+# exactly when its remoteness is odd); the store checks a layer's values agree before leaving them out.
+LEAN_DERIVED = {"outcome": "CAST(CASE WHEN remoteness % 2 = 1 THEN 'win' ELSE 'loss' END AS ENUM('win', 'loss'))",
+                "is_terminal": "legal_moves = 0"}
+LEAN_COLUMNS = frozenset(["id", *(f"c{i}" for i in range(1, LEAN_BINS + 1)), *POSITION_COLUMNS])  # derived ones too
 # A writer checkpoints once its commits since the last checkpoint hold this many rows (Store.write_layers).
 CHECKPOINT_ROWS = 5_000_000
 # Checksums of a layer's rows (migration 0004): the sum of the rows' hashes modulo 2^64, so row order
@@ -299,6 +303,20 @@ def positions_table(columns: Iterable[str]) -> str:
     return "position_rows" if set(columns) <= LEAN_COLUMNS else "position_rows_wide"
 
 
+def lean_rows(positions: Any) -> Any:
+    """A layer's rows as position_rows stores them: without LEAN_DERIVED's columns, once they are
+    shown to be what the view derives (an engine whose values broke that rule would be hidden)."""
+    import pyarrow.compute as pc
+
+    remoteness, legal_moves = positions["remoteness"], positions["legal_moves"]
+    outcome = pc.equal(positions["outcome"].cast("string"), "win")
+    odd = pc.equal(pc.bit_wise_and(remoteness, 1), 1)
+    if not (pc.all(pc.equal(outcome, odd)).as_py() and
+            pc.all(pc.equal(positions["is_terminal"], pc.equal(legal_moves, 0))).as_py()):
+        raise ValueError("a layer's outcome or is_terminal disagrees with its remoteness or legal moves")
+    return positions.drop_columns(list(LEAN_DERIVED))
+
+
 class LayerCache(Protocol):
     """A long-lived reader's cache of what lookups read of their moves' positions (the
     service's MoveValues): Store.layer_values of a whole layer, loaded with `load`."""
@@ -519,7 +537,9 @@ class Store:
         if layer.replace:  # a scan per table: on a big file, skipping it for new layers saves the writer seconds
             for table in LAYER_TABLES:
                 con.execute(f"DELETE FROM {table} WHERE variant = ? AND n = ?", [name, n])
-        self._insert_rows(con, positions_table(layer.positions.column_names), layer.positions, {"variant": name, "n": n})
+        table = positions_table(layer.positions.column_names)
+        rows = lean_rows(layer.positions) if table == "position_rows" else layer.positions
+        self._insert_rows(con, table, rows, {"variant": name, "n": n})
         if layer.edges is not None:
             graph_id = con.execute("SELECT graph_id FROM graph_ids WHERE graph = ?", [layer.graph]).fetchall()[0][0]
             if layer.replace:
@@ -705,7 +725,8 @@ class Store:
         first = self._positions_table.get(variant, "position_rows")
         found: dict[tuple[int, int], dict[str, Any]] = {}
         for table in (first, *(t for t in POSITIONS_TABLES if t != first)):
-            selected = [c if table == "position_rows_wide" or c in LEAN_COLUMNS else f"NULL AS {c}" for c in columns]
+            selected = [c if table == "position_rows_wide" or c in LEAN_COLUMNS and c not in LEAN_DERIVED
+                        else f"{LEAN_DERIVED[c]} AS {c}" if c in LEAN_DERIVED else f"NULL AS {c}" for c in columns]
             cur = self._connection_waiting().execute(
                 f"SELECT n, id, {', '.join(selected)} FROM {table} WHERE variant = ? AND {where}", params)
             names = [d[0] for d in cur.description]
