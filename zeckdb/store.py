@@ -35,16 +35,16 @@ PROBE_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "gam
 MOVE_COLUMNS = ["outcome", "remoteness", "forcing_seat"]
 # Tables holding rows of one (variant, n); a layer counts as built when all were written.
 LAYER_TABLES = ["position_rows", "position_rows_wide", "builds", "random_play", "length_distribution"]
-# The view `positions` shows two tables (migration 0011): position_rows has the columns of
-# two-player count-vector games of at most LEAN_BINS bins, and nothing else (DuckDB appends
-# a column an INSERT leaves out at the cost of a written one); position_rows_wide has all.
-LEAN_BINS = 11
+# The view `positions` shows two tables (migration 0011): position_rows stores the layers of
+# two-player count-vector games of at most LEAN_BINS bins, with their columns only (DuckDB
+# appends a column an INSERT leaves out at the cost of a written one) less LEAN_DERIVED's,
+# which the view computes from the others; position_rows_wide stores the other layers, whole.
 POSITIONS_TABLES = ("position_rows", "position_rows_wide")
-# What position_rows leaves to the view, as the view computes it (a two-player position is won
-# exactly when its remoteness is odd); the store checks a layer's values agree before leaving them out.
+LEAN_BINS = 11
+LEAN_COLUMNS = frozenset(["id", *(f"c{i}" for i in range(1, LEAN_BINS + 1)), *POSITION_COLUMNS])
+# A two-player position is won exactly when its remoteness is odd, terminal when it has no move.
 LEAN_DERIVED = {"outcome": "CAST(CASE WHEN remoteness % 2 = 1 THEN 'win' ELSE 'loss' END AS ENUM('win', 'loss'))",
                 "is_terminal": "legal_moves = 0"}
-LEAN_COLUMNS = frozenset(["id", *(f"c{i}" for i in range(1, LEAN_BINS + 1)), *POSITION_COLUMNS])  # derived ones too
 # A writer checkpoints once its commits since the last checkpoint hold this many rows (Store.write_layers).
 CHECKPOINT_ROWS = 5_000_000
 # Checksums of a layer's rows (migration 0004): the sum of the rows' hashes modulo 2^64, so row order

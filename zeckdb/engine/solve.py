@@ -179,10 +179,11 @@ def build_graph(variant: Variant, n: int, lower: dict[int, SolvedLayer] | None =
     lower_ns = variant.lower_layers(n)
     n_codes = len(variant.move_names)
     src_id = src if by_key is None else by_key[src]
+    key_order = by_key if by_key is not None else np.arange(len(keys), dtype=np.int32)
     if not lower_ns:
         dst = _link(variant, n, sorted_keys, by_key, child_keys, code, n_codes)
         graph = _grouped(variant, n, keys, src_id, dst, code, len(keys))
-        graph.by_key = by_key if by_key is not None else np.arange(len(keys), dtype=np.int32)
+        graph.by_key = key_order
         return graph
     lower = lower or {}
     missing = [low for low in lower_ns if low not in lower]
@@ -211,8 +212,7 @@ def build_graph(variant: Variant, n: int, lower: dict[int, SolvedLayer] | None =
                         code[~stays], n_codes)
     dst_id = dst - first_node[child_n]
     graph = _grouped(variant, n, keys, src_id, dst, code, first, child_n, dst_id)
-    graph.lower = layout
-    graph.by_key = by_key if by_key is not None else np.arange(len(keys), dtype=np.int32)
+    graph.lower, graph.by_key = layout, key_order
     return graph
 
 
