@@ -23,7 +23,7 @@ from .executor import Limits, Result, run as execute, sandbox_config
 from .locking import POLL_SECONDS, READ_WAIT_SECONDS, Gate
 from .variants import Variant
 
-SCHEMA_HEAD = "0012"  # tests check this equals Alembic's head revision
+SCHEMA_HEAD = "0011"  # tests check this equals Alembic's head revision
 DEFAULT_DB = "zeckdb.duckdb"
 POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
                     "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal",
@@ -576,20 +576,16 @@ class Store:
     @classmethod
     def _insert_edges(cls, con: duckdb.DuckDBPyConnection, edges: Any, graph_id: int, n: int) -> None:
         """A graph layer's edges (src, dst, code[, dst_n: NULL where the move stays in the layer]):
-        those staying in the layer into edge_rows, as their step dst - src (migration 0012), the
-        others into edge_rows_across (migration 0009)."""
-        import pyarrow as pa
+        those staying in the layer into edge_rows, the others into edge_rows_across (migration 0009)."""
+        constants = {"graph_id": graph_id, "n": n}
+        if "dst_n" not in edges.column_names:
+            cls._insert_rows(con, "edge_rows", edges, constants)
+            return
         import pyarrow.compute as pc
 
-        constants = {"graph_id": graph_id, "n": n}
-        staying = edges
-        if "dst_n" in edges.column_names:
-            leaves = pc.is_valid(edges["dst_n"])
-            staying = edges.filter(pc.invert(leaves))
-            cls._insert_rows(con, "edge_rows_across", edges.filter(leaves), constants)
-        step = pc.subtract(staying["dst"], staying["src"])
-        cls._insert_rows(con, "edge_rows", pa.table({"src": staying["src"], "step": step, "code": staying["code"]}),
-                         constants)
+        leaves = pc.is_valid(edges["dst_n"])
+        cls._insert_rows(con, "edge_rows", edges.filter(pc.invert(leaves)).select(["src", "dst", "code"]), constants)
+        cls._insert_rows(con, "edge_rows_across", edges.filter(leaves), constants)
 
     @staticmethod
     def _insert_row(con: duckdb.DuckDBPyConnection, table: str, row: dict[str, Any]) -> None:
