@@ -162,22 +162,3 @@ def test_default_build_with_force_on_variants_that_share_a_graph(tmp_path, capsy
         main(["verify", "--db", str(path)])
     except SystemExit as exc:
         assert not exc.code, capsys.readouterr().err
-
-
-def test_the_store_leaves_out_only_what_the_view_derives_as_it_was_solved():
-    """position_rows stores no outcome or is_terminal (the view derives them from remoteness and
-    legal_moves): a layer whose values break that rule is refused, not stored as the rule says."""
-    import pyarrow as pa
-    import pytest
-
-    from zeckdb.store import lean_rows
-
-    def layer(outcome: list[str], remoteness: list[int], legal: list[int], terminal: list[bool]) -> pa.Table:
-        return pa.table({"id": [0, 1], "outcome": pa.array(outcome).dictionary_encode(), "remoteness": remoteness,
-                         "legal_moves": legal, "is_terminal": terminal})
-
-    assert lean_rows(layer(["win", "loss"], [3, 0], [2, 0], [False, True])).column_names == \
-        ["id", "remoteness", "legal_moves"]
-    for bad in (layer(["loss", "loss"], [3, 0], [2, 0], [False, True]), layer(["win", "loss"], [3, 0], [2, 0], [False, False])):
-        with pytest.raises(ValueError, match="disagrees"):
-            lean_rows(bad)

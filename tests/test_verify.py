@@ -36,11 +36,9 @@ TAMPERING = [
      ["layer sizes: zeckendorf n=10: 21 positions and 45 moves stored, its summary row counts 22 and 45",
       "partition counts: zeckendorf n=10: 21 positions stored, n has 22 partitions",
       "values: zeckendorf n=10", "checksums: zeckendorf n=10: the positions rows do not hash"]),
-    # position_rows derives outcome from remoteness (odd: a win): one more move flips both
-    ("UPDATE position_rows SET remoteness = remoteness + 1 WHERE variant = 'reversed' AND n = 12 AND id = 5",
-     ["solved columns: reversed n=12", "outcome", "checksums: reversed n=12: the positions rows do not hash"]),
-    ("UPDATE position_rows SET legal_moves = 0 WHERE variant = 'zeckendorf' AND n = 11 AND id = 2",
-     ["solved columns: zeckendorf n=11", "legal_moves"]),
+    ("UPDATE position_rows SET outcome = CASE WHEN outcome = 'win' THEN 'loss' ELSE 'win' END "
+     "WHERE variant = 'reversed' AND n = 12 AND id = 5",
+     ["solved columns: reversed n=12", "checksums: reversed n=12: the positions rows do not hash"]),
     ("UPDATE position_rows SET grundy = grundy + 1 WHERE variant = 'black-hole-3' AND n = 20 AND id = 4",
      ["solved columns: black-hole-3 n=20", "grundy"]),
     ("DELETE FROM edge_rows WHERE graph_id = (SELECT graph_id FROM graph_ids WHERE graph = 'zeckendorf') "

@@ -37,14 +37,11 @@ MOVE_COLUMNS = ["outcome", "remoteness", "forcing_seat"]
 LAYER_TABLES = ["position_rows", "position_rows_wide", "builds", "random_play", "length_distribution"]
 # The view `positions` shows two tables (migration 0011): position_rows stores the layers of
 # two-player count-vector games of at most LEAN_BINS bins, with their columns only (DuckDB
-# appends a column an INSERT leaves out at the cost of a written one) less LEAN_DERIVED's,
-# which the view computes from the others; position_rows_wide stores the other layers, whole.
+# appends a column an INSERT leaves out at the cost of a written one); position_rows_wide
+# stores the other layers, with every column.
 POSITIONS_TABLES = ("position_rows", "position_rows_wide")
 LEAN_BINS = 11
 LEAN_COLUMNS = frozenset(["id", *(f"c{i}" for i in range(1, LEAN_BINS + 1)), *POSITION_COLUMNS])
-# A two-player position is won exactly when its remoteness is odd, terminal when it has no move.
-LEAN_DERIVED = {"outcome": "CAST(CASE WHEN remoteness % 2 = 1 THEN 'win' ELSE 'loss' END AS ENUM('win', 'loss'))",
-                "is_terminal": "legal_moves = 0"}
 # A writer checkpoints once its commits since the last checkpoint hold this many rows (Store.write_layers).
 CHECKPOINT_ROWS = 5_000_000
 # Checksums of a layer's rows (migration 0004): the sum of the rows' hashes modulo 2^64, so row order
@@ -303,20 +300,6 @@ def positions_table(columns: Iterable[str]) -> str:
     return "position_rows" if set(columns) <= LEAN_COLUMNS else "position_rows_wide"
 
 
-def lean_rows(positions: Any) -> Any:
-    """A layer's rows as position_rows stores them: without LEAN_DERIVED's columns, once they are
-    shown to be what the view derives (an engine whose values broke that rule would be hidden)."""
-    import pyarrow.compute as pc
-
-    remoteness, legal_moves = positions["remoteness"], positions["legal_moves"]
-    outcome = pc.equal(positions["outcome"].cast("string"), "win")
-    odd = pc.equal(pc.bit_wise_and(remoteness, 1), 1)
-    if not (pc.all(pc.equal(outcome, odd)).as_py() and
-            pc.all(pc.equal(positions["is_terminal"], pc.equal(legal_moves, 0))).as_py()):
-        raise ValueError("a layer's outcome or is_terminal disagrees with its remoteness or legal moves")
-    return positions.drop_columns(list(LEAN_DERIVED))
-
-
 class LayerCache(Protocol):
     """A long-lived reader's cache of what lookups read of their moves' positions (the
     service's MoveValues): Store.layer_values of a whole layer, loaded with `load`."""
@@ -537,9 +520,7 @@ class Store:
         if layer.replace:  # a scan per table: on a big file, skipping it for new layers saves the writer seconds
             for table in LAYER_TABLES:
                 con.execute(f"DELETE FROM {table} WHERE variant = ? AND n = ?", [name, n])
-        table = positions_table(layer.positions.column_names)
-        rows = lean_rows(layer.positions) if table == "position_rows" else layer.positions
-        self._insert_rows(con, table, rows, {"variant": name, "n": n})
+        self._insert_rows(con, positions_table(layer.positions.column_names), layer.positions, {"variant": name, "n": n})
         if layer.edges is not None:
             graph_id = con.execute("SELECT graph_id FROM graph_ids WHERE graph = ?", [layer.graph]).fetchall()[0][0]
             if layer.replace:
@@ -721,8 +702,7 @@ class Store:
         first = self._positions_table.get(variant, "position_rows")
         found: dict[tuple[int, int], dict[str, Any]] = {}
         for table in (first, *(t for t in POSITIONS_TABLES if t != first)):
-            selected = [c if table == "position_rows_wide" or c in LEAN_COLUMNS and c not in LEAN_DERIVED
-                        else f"{LEAN_DERIVED[c]} AS {c}" if c in LEAN_DERIVED else f"NULL AS {c}" for c in columns]
+            selected = [c if table == "position_rows_wide" or c in LEAN_COLUMNS else f"NULL AS {c}" for c in columns]
             cur = self._connection_waiting().execute(
                 f"SELECT n, id, {', '.join(selected)} FROM {table} WHERE variant = ? AND {where}", params)
             names = [d[0] for d in cur.description]

@@ -9,10 +9,8 @@ so every row of the Zeckendorf and reversed games paid for seven columns they ne
 the count columns c12..c16, `entries` (ordered lists) and `forcing_seat` (games of three
 or more players). Now the layers of two-player count-vector games of at most eleven bins
 (every game but the quilt game, the ordered game, black-hole-empty-board-12 and the games
-of P players) go to position_rows, which has only their columns, less two the view derives
-from others: `outcome` (a two-player position is won exactly when its remoteness is odd)
-and `is_terminal` (no legal move); the others go to position_rows_wide, which is the old
-table under a new name (so the upgrade moves no row).
+of P players) go to position_rows, which has only their columns; the others go to
+position_rows_wide, which is the old table under a new name (so the upgrade moves no row).
 The view `positions` shows both as before, column for column and type for type, so the
 named queries and each layer's positions_checksum (DuckDB's hash of the view's rows, the
 same values of the same types as the old table's) are unchanged.
@@ -31,13 +29,9 @@ SOLVED = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_e
           "winning_moves", "is_start", "is_terminal", "in_winning_strategies", "legal_moves"]
 LEAN_COUNTS = ", ".join(f"c{i}" for i in range(1, LEAN_BINS + 1))
 NULL_COUNTS = ", ".join(f"NULL::INTEGER AS c{i}" for i in range(LEAN_BINS + 1, COUNT_COLUMNS + 1))
-# what position_rows does not store: a two-player position is won exactly when its remoteness is odd
-DERIVED = {"outcome": "CAST(CASE WHEN remoteness % 2 = 1 THEN 'win' ELSE 'loss' END AS ENUM('win', 'loss'))",
-           "is_terminal": "legal_moves = 0"}
-LEAN_SOLVED = ", ".join(f"{DERIVED[c]} AS {c}" if c in DERIVED else c for c in SOLVED)
 POSITIONS_VIEW = f"""
     CREATE VIEW positions AS
-    SELECT variant, n, id, {LEAN_COUNTS}, {NULL_COUNTS}, {LEAN_SOLVED},
+    SELECT variant, n, id, {LEAN_COUNTS}, {NULL_COUNTS}, {', '.join(SOLVED)},
            NULL::SMALLINT[] AS entries, NULL::TINYINT AS forcing_seat
     FROM position_rows
     UNION ALL
@@ -53,6 +47,7 @@ def upgrade() -> None:
             n INTEGER NOT NULL,
             id INTEGER NOT NULL,
             {counts},
+            outcome ENUM('win', 'loss') NOT NULL,
             remoteness INTEGER NOT NULL,
             min_remaining INTEGER NOT NULL,
             max_remaining INTEGER NOT NULL,
@@ -61,6 +56,7 @@ def upgrade() -> None:
             grundy INTEGER NOT NULL,
             winning_moves INTEGER NOT NULL,
             is_start BOOLEAN NOT NULL,
+            is_terminal BOOLEAN NOT NULL,
             in_winning_strategies BOOLEAN NOT NULL,
             legal_moves INTEGER NOT NULL
         )""")
@@ -69,7 +65,6 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.execute("DROP VIEW positions")
-    op.execute(f"INSERT INTO position_rows_wide BY NAME SELECT variant, n, id, {LEAN_COUNTS}, {LEAN_SOLVED} "
-               "FROM position_rows ORDER BY variant, n, id")
+    op.execute("INSERT INTO position_rows_wide BY NAME SELECT * FROM position_rows ORDER BY variant, n, id")
     op.execute("DROP TABLE position_rows")
     op.execute("ALTER TABLE position_rows_wide RENAME TO positions")
