@@ -35,9 +35,10 @@ targets AS (
     SELECT t.variant, t.n, t.id,
            game_text(t.entries, t.counts, v.text_width) AS position,
            t.outcome, t.remoteness
-    FROM (SELECT variant, n, id, list_value(*COLUMNS('^c\d+$')) AS counts, entries, outcome, remoteness FROM positions
-          WHERE (variant, n, id) IN (SELECT (variant, dst_n, dst) FROM children)) t
-    JOIN variants v USING (variant))
+    FROM (SELECT DISTINCT variant, dst_n, dst FROM children) c
+    JOIN (SELECT variant, n, id, list_value(*COLUMNS('^c\d+$')) AS counts, entries, outcome, remoteness FROM positions) t
+      ON t.variant = c.variant AND t.n = c.dst_n AND t.id = c.dst  -- a join: its filters reach both tables' scans
+    JOIN variants v ON v.variant = t.variant)
 SELECT c.variant, c.n, m.name AS move, t.position AS to_position, c.dst_n AS to_n,
        CASE WHEN t.outcome = 'loss' THEN 'winning' ELSE 'losing' END AS verdict,
        t.outcome AS to_outcome, t.remoteness AS to_remoteness
