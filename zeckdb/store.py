@@ -33,13 +33,13 @@ PROBE_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "gam
                  "expected_remaining", "grundy", "is_start", "is_terminal", "forcing_seat"]
 # what a lookup reads of the positions its moves lead to (forcing_seat: games of three or more players)
 MOVE_COLUMNS = ["outcome", "remoteness", "forcing_seat"]
-# Tables holding rows of one (variant, n); a layer counts as built when all were written.
-LAYER_TABLES = ["position_rows", "position_rows_wide", "builds", "random_play", "length_distribution"]
 # The view `positions` shows two tables (migration 0011): position_rows stores the layers of
 # two-player count-vector games of at most LEAN_BINS bins, with their columns only (DuckDB
 # appends a column an INSERT leaves out at the cost of a written one); position_rows_wide
 # stores the other layers, with every column.
 POSITIONS_TABLES = ("position_rows", "position_rows_wide")
+# Tables holding rows of one (variant, n); a layer counts as built when all were written.
+LAYER_TABLES = [*POSITIONS_TABLES, "builds", "random_play", "length_distribution"]
 LEAN_BINS = 11
 LEAN_COLUMNS = frozenset(["id", *(f"c{i}" for i in range(1, LEAN_BINS + 1)), *POSITION_COLUMNS])
 # A writer checkpoints once its commits since the last checkpoint hold this many rows (Store.write_layers).
