@@ -23,7 +23,7 @@ def chain_with_dead_ends(length: int):
 def test_path_counts_survive_probability_underflow():
     length = 1100  # 2^-1100 underflows a double
     offsets, targets = chain_with_dead_ends(length)
-    p, games, _, _ = kernels.length_distribution(offsets, targets, 0, length, 0, False)
+    p, games, _, _ = kernels.length_distribution(offsets, targets, 0, length, 0, kernels.LIMB_BITS, False)
     assert games[1:length].tolist() == [1] * (length - 1)  # into the dead end of node k - 1 after k moves
     assert games[length] == 2  # the whole chain, or the last node's dead end
     assert p[length] == 0.0 and p[1] == 0.5
@@ -81,13 +81,51 @@ def test_one_sweep_gives_both_games_of_a_mirror_pair():
 
         walk(0, 0, Fraction(1), Fraction(1))
         longest = max(count)
-        p, games, exact, p_mirror = kernels.length_distribution(offsets, targets, 0, longest, 2, True)
+        p, games, exact, p_mirror = kernels.length_distribution(offsets, targets, 0, longest, 2, kernels.LIMB_BITS, True)
         for length in range(longest + 1):
             assert p[length] == pytest.approx(float(forward.get(length, 0)), abs=1e-15)
             assert p_mirror[length] == pytest.approx(float(mirror.get(length, 0)), abs=1e-15)
             assert games[length] == count.get(length, 0) == int(exact[length][0])
         differ += forward != mirror
     assert differ  # the mirror is a game of its own, not the forward one again
+
+
+def test_exact_length_counts_carry_across_narrow_limbs():
+    """Per-length path counts of a DAG with many paths, as integers, against a plain
+    big-integer count by length; in limbs narrow enough that nearly every sweep carries
+    into several of them, and in the widest limbs the in-degrees allow."""
+    from zeckdb.engine.solve import _limbs_to_int
+
+    rng = np.random.default_rng(7)
+    nodes = 200
+    children = [sorted({int(w) for w in rng.integers(v + 1, min(v + 8, nodes), size=5)}) if v < nodes - 1 else []
+                for v in range(nodes)]
+    offsets = np.cumsum([0] + [len(c) for c in children]).astype(np.int64)
+    targets = np.array([w for c in children for w in c], dtype=np.int32)
+    paths: list[dict[int, int]] = [{} for _ in range(nodes)]  # per node: length -> paths from 0
+    paths[0][0] = 1
+    games: dict[int, int] = {}
+    for v in range(nodes):
+        for length, count in paths[v].items():
+            if not children[v]:
+                games[length] = games.get(length, 0) + count
+            for w in children[v]:
+                paths[w][length + 1] = paths[w].get(length + 1, 0) + count
+    longest = max(games)
+    assert max(games.values()).bit_length() > 64  # more than a lane holds uncarried
+    widest = kernels.limb_bits_for(int(np.bincount(targets).max()))
+    for bits in (5, 11, widest):
+        limbs = max(games.values()).bit_length() // bits + 2
+        _, _, exact, _ = kernels.length_distribution(offsets, targets, 0, longest, limbs, bits, False)
+        assert [_limbs_to_int(row, bits) for row in exact] == [games.get(k, 0) for k in range(longest + 1)]
+
+
+def test_limb_bits_leave_room_for_every_move_into_a_node():
+    for in_degree in (0, 1, 2, 3, 4, 255, 256, 10**6):
+        bits = kernels.limb_bits_for(in_degree)
+        assert bits <= kernels.LIMB_BITS
+        assert max(in_degree, 1) * (2**bits - 1) < 2**64  # the lanes do not overflow
+        assert bits == kernels.LIMB_BITS or max(in_degree, 1) * (2**(bits + 1) - 1) >= 2**64  # and are as wide as that allows
 
 
 def test_id_order_is_used_only_when_every_move_goes_one_way_in_id():

@@ -184,6 +184,30 @@ def add_limbs(acc, value):
         carry = s >> _BITS
 
 
+def limb_bits_for(max_in_degree: int) -> int:
+    """Bits per limb leaving each uint64 lane room for max_in_degree additions of carried limbs."""
+    return min(LIMB_BITS, 64 - (max(1, max_in_degree) - 1).bit_length())
+
+
+@jit
+def carry_limbs(acc, bits, lanes):
+    """Carry acc's lanes in place into base-2^bits limbs (least significant first), given
+    that lanes from `lanes` on are zero; returns how many limbs are in use (the highest
+    non-zero one, plus one)."""
+    mask = (np.uint64(1) << np.uint64(bits)) - np.uint64(1)
+    carry = np.uint64(0)
+    used = 0
+    j = 0
+    while j < acc.shape[0] and (j < lanes or carry):
+        s = acc[j] + carry
+        acc[j] = s & mask
+        carry = s >> np.uint64(bits)
+        if acc[j]:
+            used = j + 1
+        j += 1
+    return used
+
+
 @jit
 def exact_games(offsets, targets, order, count):
     """Number of complete games from the nodes of `order`, exactly, as base-2^62 limbs
@@ -198,12 +222,12 @@ def exact_games(offsets, targets, order, count):
 
 
 @jit
-def length_distribution(offsets, targets, start, max_len, limbs, mirror):  # noqa: C901 (one compiled loop nest)
+def length_distribution(offsets, targets, start, max_len, limbs, limb_bits, mirror):  # noqa: C901 (one compiled loop nest)
     """Distribution of the length of a game from `start`, one length step at a time.
 
     Returns, per length: the probability under P (each player picks a uniformly
     random move), the number of complete games of that length (float),
-    that number exactly as base-2^62 limbs when limbs > 0,
+    that number exactly as base-2^limb_bits limbs when limbs > 0,
     and, when `mirror`, the probability under P of the mirrored game: the one
     played backwards along these moves from the graph's only terminal to `start`
     (engine.solve.mirrors). A game of the mirror is one of these read backwards,
@@ -213,6 +237,13 @@ def length_distribution(offsets, targets, start, max_len, limbs, mirror):  # noq
     step sweeps the nodes holding mass in id order, which keeps the scattered
     writes of each move kind moving forward together (a frontier list in
     arrival order was 5x slower at n = 150).
+
+    The exact counts move without carries: a move adds its node's limbs to its target's
+    lane by lane, and a node's limbs are carried once, when it is swept. limb_bits leaves
+    each lane room for one addition per move into a node (limb_bits_for), so no lane
+    overflows in between; carrying on every move was most of the sweep's time. A move adds
+    only the limbs its node uses: the counts grow over the game, and the first steps'
+    counts need a few of the limbs the last ones need.
     """
     n = offsets.shape[0] - 1
     first = np.empty(n, dtype=np.int64)  # smallest and largest child of each node
@@ -250,8 +281,10 @@ def length_distribution(offsets, targets, start, max_len, limbs, mirror):  # noq
     if limbs:
         x_cur[start, 0] = 1
     lo_id, hi_id = start, start  # nodes holding mass lie in [lo_id, hi_id]
+    width = 1  # x_cur's lanes from `width` on are zero (carry_limbs carries into them)
     for k in range(max_len + 1):
         new_lo, new_hi = n, -1
+        new_width = 0
         for v in range(lo_id, hi_id + 1):
             pv = cur[v, 0]
             gv = cur[v, 1]
@@ -260,13 +293,17 @@ def length_distribution(offsets, targets, start, max_len, limbs, mirror):  # noq
                 continue
             if mirror and k > 0:
                 mv *= inv_in_degree[v]
+            used = carry_limbs(x_cur[v], limb_bits, width) if limbs else 0
+            new_width = max(new_width, used)
             lo, hi = offsets[v], offsets[v + 1]
             if lo == hi:
                 out_p[k] += pv
                 out_g[k] += gv
                 out_m[k] += mv
                 if limbs:
-                    add_limbs(out_x[k], x_cur[v])
+                    for j in range(used):
+                        out_x[k, j] += x_cur[v, j]
+                    carry_limbs(out_x[k], limb_bits, limbs)
             else:
                 share = pv * inv_degree[v]
                 for e in range(lo, hi):
@@ -274,18 +311,19 @@ def length_distribution(offsets, targets, start, max_len, limbs, mirror):  # noq
                     nxt[w, 0] += share
                     nxt[w, 1] += gv
                     nxt[w, 2] += mv
-                    if limbs:
-                        add_limbs(x_nxt[w], x_cur[v])
+                    for j in range(used):
+                        x_nxt[w, j] += x_cur[v, j]
                 new_lo = min(new_lo, first[v])
                 new_hi = max(new_hi, last[v])
             cur[v, 0] = 0.0
             cur[v, 1] = 0.0
             cur[v, 2] = 0.0
-            for j in range(limbs):
+            for j in range(used):
                 x_cur[v, j] = 0
         cur, nxt = nxt, cur
         x_cur, x_nxt = x_nxt, x_cur
         lo_id, hi_id = new_lo, new_hi
+        width = new_width
     return out_p, out_g, out_x, out_m
 
 

@@ -357,12 +357,13 @@ def length_distribution(solution: Solution, n: int, mirror: Solution | None = No
     if solution.union is None and len(play.offsets) - 1 > solution.size:
         return None
     max_len = int(solution.max_remaining[solution.start])
-    limbs = 0
+    limbs, bits = 0, kernels.LIMB_BITS
     if n <= EXACT_LENGTH_COUNTS_MAX_N:
-        limbs = int(math.log2(max(solution.games[solution.start], 1.0)) // kernels.LIMB_BITS) + 2
+        bits = kernels.limb_bits_for(int(np.bincount(play.targets).max(initial=0)))
+        limbs = int(math.log2(max(solution.games[solution.start], 1.0)) // bits) + 2
     p, games, exact, p_mirror = kernels.length_distribution(play.offsets, play.targets, solution.start, max_len,
-                                                            limbs, mirror is not None)
-    dist = Distribution(p, games, [_limbs_to_int(row) for row in exact] if limbs else None)
+                                                            limbs, bits, mirror is not None)
+    dist = Distribution(p, games, [_limbs_to_int(row, bits) for row in exact] if limbs else None)
     if mirror is not None:
         dist.mirror = Distribution(p_mirror, games, dist.games_exact)  # the same games, reversed
     return dist
@@ -384,8 +385,8 @@ def _exact_games(play: Play, own_games: np.ndarray, graph: Graph, lower: dict[in
     return count
 
 
-def _limbs_to_int(limbs: np.ndarray) -> int:
-    return sum(int(limb) << (kernels.LIMB_BITS * j) for j, limb in enumerate(limbs))
+def _limbs_to_int(limbs: np.ndarray, bits: int = kernels.LIMB_BITS) -> int:
+    return sum(int(limb) << (bits * j) for j, limb in enumerate(limbs))
 
 
 def solve_in_memory(variant: Variant, n: int) -> tuple[Graph, Solution, dict[int, SolvedLayer]]:
