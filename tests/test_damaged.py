@@ -188,17 +188,17 @@ def test_a_new_database_appears_only_once_its_schema_is_written(tmp_path, capsys
     import zeckdb.store
 
     path = tmp_path / "new.duckdb"
-    real = zeckdb.store._migrate
+    real = zeckdb.store._write_head_schema
 
     def dies_half_way(target, shown):
         duckdb.connect(str(target)).close()  # DuckDB has created the file, no schema yet
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(zeckdb.store, "_migrate", dies_half_way)
+    monkeypatch.setattr(zeckdb.store, "_write_head_schema", dies_half_way)
     with pytest.raises(KeyboardInterrupt):
         zeckdb.store.Store.open_write(path)
     assert not path.exists() and not (tmp_path / "new.duckdb.new").exists()
-    monkeypatch.setattr(zeckdb.store, "_migrate", real)
+    monkeypatch.setattr(zeckdb.store, "_write_head_schema", real)
     (tmp_path / "new.duckdb.new").write_bytes(b"")  # as a build killed while creating it leaves it
     code, out, err = run(capsys, "build", "--variant", "zeckendorf", "--n", "1..4", "--db", str(path))
     assert code == 0, err

@@ -3,15 +3,67 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 from alembic.script import ScriptDirectory
 import duckdb
+import pytest
 
-from zeckdb.store import SCHEMA_HEAD, Store, _alembic_config, upgrade
+from zeckdb.store import SCHEMA_HEAD, Store, _alembic_config, _migrate, upgrade
 
 
 def test_schema_head_constant_is_alembics_head(tmp_path):
     assert ScriptDirectory.from_config(_alembic_config(tmp_path / "x.duckdb")).get_current_head() == SCHEMA_HEAD
+
+
+def _exported(path, folder):
+    """DuckDB's export of a file's schema, and every row of its tables."""
+    con = duckdb.connect(str(path), read_only=True)
+    con.execute(f"EXPORT DATABASE '{folder}'")
+    tables = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() ORDER BY table_name").fetchall()]
+    rows = {table: con.execute(f'SELECT * FROM "{table}" ORDER BY ALL').fetchall() for table in tables}
+    con.close()
+    return (folder / "schema.sql").read_text(), rows
+
+
+def test_a_new_file_gets_the_schema_the_migrations_write(tmp_path):
+    """New files take migrations/head.sql; it must be what Alembic's revisions write, object
+    for object and row for row (and every existing file is still migrated by Alembic)."""
+    created, migrated = tmp_path / "created.duckdb", tmp_path / "migrated.duckdb"
+    Store.open_write(created).close()
+    _migrate(migrated, migrated)
+    stale = ("migrations/head.sql differs from what the migrations write: regenerate it with "
+             "`python -c \"import zeckdb.store as s; s.write_head_schema()\"`")
+    schema, rows = _exported(created, tmp_path / "created")
+    want_schema, want_rows = _exported(migrated, tmp_path / "migrated")
+    assert schema == want_schema, stale
+    assert rows == want_rows, stale
+    assert rows["alembic_version"] == [(SCHEMA_HEAD,)] and len(rows["fibonacci"]) == 180
+
+
+def test_head_schema_orders_each_statement_after_what_it_names():
+    from zeckdb.store import _in_dependency_order
+
+    statements = ["CREATE VIEW v AS SELECT f(x) AS y FROM t", "CREATE MACRO f(a) AS g(a) + 1",
+                  "CREATE MACRO g(a) AS a * 2", "CREATE TABLE t(x INTEGER)"]
+    ordered = _in_dependency_order(statements)
+    assert sorted(ordered) == sorted(statements)
+    assert ordered.index("CREATE MACRO g(a) AS a * 2") < ordered.index("CREATE MACRO f(a) AS g(a) + 1") \
+        < ordered.index("CREATE VIEW v AS SELECT f(x) AS y FROM t")
+    assert ordered.index("CREATE TABLE t(x INTEGER)") < ordered.index("CREATE VIEW v AS SELECT f(x) AS y FROM t")
+    with pytest.raises(RuntimeError, match="names what it never creates"):
+        _in_dependency_order(["CREATE VIEW w AS SELECT * FROM missing"])
+
+
+def test_a_new_file_is_created_without_alembic_or_sqlalchemy(tmp_path):
+    """Their imports and the replay of every revision were most of a new file's start-up."""
+    script = ("import sys; from pathlib import Path; from zeckdb.store import Store; "
+              f"Store.open_write(Path({str(tmp_path / 'new.duckdb')!r})).close(); "
+              "print(sorted(m for m in ('alembic', 'sqlalchemy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    assert (tmp_path / "new.duckdb").exists()
 
 
 def test_migrations_build_the_documented_schema_on_an_empty_file(tmp_path):

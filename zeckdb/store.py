@@ -24,6 +24,7 @@ from .locking import POLL_SECONDS, READ_WAIT_SECONDS, Gate
 from .variants import Variant
 
 SCHEMA_HEAD = "0011"  # tests check this equals Alembic's head revision
+HEAD_SCHEMA_FILE = "head.sql"  # a new file's schema (_write_head_schema)
 DEFAULT_DB = "zeckdb.duckdb"
 POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
                     "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal",
@@ -240,11 +241,98 @@ def _create(path: Path) -> None:
     for leftover in leftovers:
         leftover.unlink(missing_ok=True)
     try:
-        _migrate(partial, path)  # Alembic closes its connection: nothing is left in a .wal
+        _write_head_schema(partial, path)
         os.replace(partial, path)
     finally:
         for leftover in leftovers:
             leftover.unlink(missing_ok=True)
+
+
+def _write_head_schema(target: Path, shown: Path) -> None:
+    """A new file's schema, in one transaction: the head revision as Alembic's migrations leave
+    an empty file, kept in migrations/head.sql (dump_head_schema writes it from them, and a test
+    holds the two equal). Replaying every revision through Alembic and SQLAlchemy cost a new
+    file more than the rest of its start-up; files that exist are still migrated by Alembic."""
+    from .resources import migrations_dir
+
+    script = (migrations_dir() / HEAD_SCHEMA_FILE).read_text(encoding="utf-8")
+    con = duckdb.connect(str(target))
+    try:
+        con.execute("BEGIN TRANSACTION")
+        con.execute(script)
+        con.execute("COMMIT")
+    except duckdb.Error as exc:
+        raise _open_error(shown, exc) from None
+    finally:
+        con.close()  # a clean close checkpoints: nothing is left in a .wal
+
+
+def dump_head_schema() -> str:
+    """migrations/head.sql as Alembic's migrations write it now: DuckDB's own export of the
+    schema of a file they created, then the rows they put in it (the revision, the Fibonacci
+    table). `python -c "import zeckdb.store as s; s.write_head_schema()"` rewrites the file."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="zeckdb-head-") as tmp:
+        path = Path(tmp) / "head.duckdb"
+        _migrate(path, path)
+        con = duckdb.connect(str(path))
+        try:
+            con.execute(f"EXPORT DATABASE '{Path(tmp) / 'export'}'")
+            tables = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() ORDER BY table_name").fetchall()]
+            inserts = [_insert_statement(table, con.execute(f'SELECT * FROM "{table}"').fetchall()) for table in tables]
+        finally:
+            con.close()
+        schema = (Path(tmp) / "export" / "schema.sql").read_text(encoding="utf-8")
+    statements = _in_dependency_order([st.query.strip() for st in duckdb.extract_statements(schema)])
+    header = (f"-- The schema of revision {SCHEMA_HEAD} as zeckdb's Alembic migrations write it into an empty file,\n"
+              "-- which is how zeckdb creates a new database. Generated: never edit by hand; after adding a\n"
+              "-- migration run `python -c \"import zeckdb.store as s; s.write_head_schema()\"` (a test compares).\n")
+    return header + "\n".join(statements) + "\n" + "".join(statement for statement in inserts if statement)
+
+
+def _in_dependency_order(statements: list[str]) -> list[str]:
+    """The export's statements, each after those it needs: DuckDB exports macros by name,
+    and `fib` calls `fib_list`. Each is tried on an empty database and put back until what it
+    names exists."""
+    scratch = duckdb.connect()
+    ordered: list[str] = []
+    try:
+        while statements:
+            waiting = []
+            for statement in statements:
+                try:
+                    scratch.execute(statement)
+                    ordered.append(statement)
+                except duckdb.CatalogException:
+                    waiting.append(statement)
+            if len(waiting) == len(statements):
+                raise RuntimeError(f"the exported schema names what it never creates: {waiting[0]}")
+            statements = waiting
+    finally:
+        scratch.close()
+    return ordered
+
+
+def write_head_schema() -> Path:
+    """Rewrite migrations/head.sql from the migrations (dump_head_schema)."""
+    from .resources import migrations_dir
+
+    target = migrations_dir() / HEAD_SCHEMA_FILE
+    target.write_text(dump_head_schema(), encoding="utf-8")
+    return target
+
+
+def _insert_statement(table: str, rows: list[tuple[Any, ...]]) -> str:
+    def literal(value: Any) -> str:
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            raise TypeError(f"head.sql holds whole numbers and text only, not {value!r} of table {table}")
+        return str(value) if isinstance(value, int) else "'" + value.replace("'", "''") + "'"
+
+    if not rows:
+        return ""
+    values = ",\n".join("(" + ", ".join(literal(v) for v in row) + ")" for row in rows)
+    return f'INSERT INTO "{table}" VALUES\n{values};\n'
 
 
 def _migrate(target: Path, shown: Path) -> None:
