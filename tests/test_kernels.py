@@ -120,6 +120,44 @@ def test_exact_length_counts_carry_across_narrow_limbs():
         assert [_limbs_to_int(row, bits) for row in exact] == [games.get(k, 0) for k in range(longest + 1)]
 
 
+def test_a_sweep_split_in_two_gives_the_floats_and_the_exact_counts_of_one_sweep():
+    rng = np.random.default_rng(11)
+    nodes = 120
+    children = [sorted({int(w) for w in rng.integers(v + 1, min(v + 6, nodes), size=4)}) if v < nodes - 1 else []
+                for v in range(nodes)]
+    offsets = np.cumsum([0] + [len(c) for c in children]).astype(np.int64)
+    targets = np.array([w for c in children for w in c], dtype=np.int32)
+    longest, limbs, bits = nodes, 4, kernels.limb_bits_for(int(np.bincount(targets).max()))
+    p, games, exact, p_mirror = kernels.length_distribution(offsets, targets, 0, longest, limbs, bits, True)
+    p_alone, games_alone, no_limbs, mirror_alone = kernels.length_distribution(offsets, targets, 0, longest, 0, bits,
+                                                                               True)
+    none_p, none_games, exact_alone, none_mirror = kernels.length_distribution(offsets, targets, 0, longest, limbs,
+                                                                               bits, False, False)
+    assert exact.any() and (exact_alone == exact).all() and no_limbs.shape[1] == 0
+    assert (p_alone == p).all() and (games_alone == games).all() and (mirror_alone == p_mirror).all()
+    assert not (none_p.any() or none_games.any() or none_mirror.any())  # the counting half sweeps no float
+
+
+@pytest.mark.parametrize(("variant", "n"), [("ordered", 9), ("zeckendorf", 14)])
+def test_split_sweeps_give_the_reference_distribution(monkeypatch, variant, n):
+    """engine.solve splits a sweep with exact counts over two threads from SPLIT_SWEEP_EDGES
+    moves on (the ordered game's largest layers); here from the first move."""
+    from zeckdb.engine import solve
+    from zeckdb.variants import get_variant
+
+    from . import reference as ref
+
+    monkeypatch.setattr(solve, "SPLIT_SWEEP_EDGES", 0)
+    _, sol, _ = solve.solve_in_memory(get_variant(variant), n)
+    dist = solve.length_distribution(sol, n)
+    prob, count = ref.remaining_lengths(variant, ref.family_start(variant, n) if variant == "ordered"
+                                        else ref.start(variant, n))
+    assert dist is not None and dist.games_exact is not None
+    assert {k: g for k, g in enumerate(dist.games_exact) if g} == count
+    assert {k: q for k, q in enumerate(dist.probability) if q} == pytest.approx({k: float(q) for k, q in prob.items()},
+                                                                                rel=1e-12)
+
+
 def test_limb_bits_leave_room_for_every_move_into_a_node():
     for in_degree in (0, 1, 2, 3, 4, 255, 256, 10**6):
         bits = kernels.limb_bits_for(in_degree)

@@ -222,7 +222,7 @@ def exact_games(offsets, targets, order, count):
 
 
 @jit
-def length_distribution(offsets, targets, start, max_len, limbs, limb_bits, mirror):  # noqa: C901 (one compiled loop nest)
+def length_distribution(offsets, targets, start, max_len, limbs, limb_bits, mirror, floats=True):  # noqa: C901 (one compiled loop nest)
     """Distribution of the length of a game from `start`, one length step at a time.
 
     Returns, per length: the probability under P (each player picks a uniformly
@@ -244,6 +244,10 @@ def length_distribution(offsets, targets, start, max_len, limbs, limb_bits, mirr
     overflows in between; carrying on every move was most of the sweep's time. A move adds
     only the limbs its node uses: the counts grow over the game, and the first steps'
     counts need a few of the limbs the last ones need.
+
+    With floats False only the exact counts are swept (the float results stay zero), so
+    that two threads can share a sweep with exact counts: one sweeps the floats (limbs 0),
+    the other the limbs (engine.solve.length_distribution).
     """
     n = offsets.shape[0] - 1
     first = np.empty(n, dtype=np.int64)  # smallest and largest child of each node
@@ -267,17 +271,18 @@ def length_distribution(offsets, targets, start, max_len, limbs, limb_bits, mirr
                 inv_in_degree[v] = 1.0 / inv_in_degree[v]
     # per node: probability under P of reaching it in k moves, number of such paths, and
     # the mirror's probability of them (the factor of the node itself applied when it is swept)
-    cur = np.zeros((n, 3))
-    nxt = np.zeros((n, 3))
+    cur = np.zeros((n if floats else 0, 3))
+    nxt = np.zeros((n if floats else 0, 3))
     x_cur = np.zeros((n if limbs else 0, limbs), dtype=np.uint64)
     x_nxt = np.zeros((n if limbs else 0, limbs), dtype=np.uint64)
     out_p = np.zeros(max_len + 1)
     out_g = np.zeros(max_len + 1)
     out_m = np.zeros(max_len + 1)
     out_x = np.zeros((max_len + 1, limbs), dtype=np.uint64)
-    cur[start, 0] = 1.0
-    cur[start, 1] = 1.0
-    cur[start, 2] = 1.0
+    if floats:
+        cur[start, 0] = 1.0
+        cur[start, 1] = 1.0
+        cur[start, 2] = 1.0
     if limbs:
         x_cur[start, 0] = 1
     lo_id, hi_id = start, start  # nodes holding mass lie in [lo_id, hi_id]
@@ -286,20 +291,22 @@ def length_distribution(offsets, targets, start, max_len, limbs, limb_bits, mirr
         new_lo, new_hi = n, -1
         new_width = 0
         for v in range(lo_id, hi_id + 1):
-            pv = cur[v, 0]
-            gv = cur[v, 1]
-            mv = cur[v, 2]
-            if gv == 0.0:  # not reached (a reached node has a path; P alone can underflow on long games)
+            pv, gv, mv = 0.0, 0.0, 0.0
+            if floats:
+                pv, gv, mv = cur[v, 0], cur[v, 1], cur[v, 2]
+            used = carry_limbs(x_cur[v], limb_bits, width) if limbs else 0
+            # not reached: no path (P alone can underflow on long games)
+            if (floats and gv == 0.0) or (not floats and used == 0):
                 continue
             if mirror and k > 0:
                 mv *= inv_in_degree[v]
-            used = carry_limbs(x_cur[v], limb_bits, width) if limbs else 0
             new_width = max(new_width, used)
             lo, hi = offsets[v], offsets[v + 1]
             if lo == hi:
-                out_p[k] += pv
-                out_g[k] += gv
-                out_m[k] += mv
+                if floats:
+                    out_p[k] += pv
+                    out_g[k] += gv
+                    out_m[k] += mv
                 if limbs:
                     for j in range(used):
                         out_x[k, j] += x_cur[v, j]
@@ -308,16 +315,18 @@ def length_distribution(offsets, targets, start, max_len, limbs, limb_bits, mirr
                 share = pv * inv_degree[v]
                 for e in range(lo, hi):
                     w = targets[e]
-                    nxt[w, 0] += share
-                    nxt[w, 1] += gv
-                    nxt[w, 2] += mv
+                    if floats:
+                        nxt[w, 0] += share
+                        nxt[w, 1] += gv
+                        nxt[w, 2] += mv
                     for j in range(used):
                         x_nxt[w, j] += x_cur[v, j]
                 new_lo = min(new_lo, first[v])
                 new_hi = max(new_hi, last[v])
-            cur[v, 0] = 0.0
-            cur[v, 1] = 0.0
-            cur[v, 2] = 0.0
+            if floats:
+                cur[v, 0] = 0.0
+                cur[v, 1] = 0.0
+                cur[v, 2] = 0.0
             for j in range(used):
                 x_cur[v, j] = 0
         cur, nxt = nxt, cur

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 from dataclasses import dataclass, field
 import math
@@ -77,6 +78,9 @@ class Distribution:
 # Exact per-length game counts cost up to 2x the float pass (more limbs as n grows);
 # exact per-length counts are kept up to n = 60; the float counts carry on beyond.
 EXACT_LENGTH_COUNTS_MAX_N = 60
+# From this many moves a sweep with exact counts runs as two, the floats and the exact
+# counts, on two threads (the ordered game's largest layers: the build waits for them).
+SPLIT_SWEEP_EDGES = 1_000_000
 
 
 # The per-node values a layer hands to the layers above it (kernels.solve and
@@ -361,8 +365,15 @@ def length_distribution(solution: Solution, n: int, mirror: Solution | None = No
     if n <= EXACT_LENGTH_COUNTS_MAX_N:
         bits = kernels.limb_bits_for(int(np.bincount(play.targets).max(initial=0)))
         limbs = int(math.log2(max(solution.games[solution.start], 1.0)) // bits) + 2
-    p, games, exact, p_mirror = kernels.length_distribution(play.offsets, play.targets, solution.start, max_len,
-                                                            limbs, bits, mirror is not None)
+    sweep = (play.offsets, play.targets, solution.start, max_len)
+    if limbs and len(play.targets) >= SPLIT_SWEEP_EDGES:
+        # the exact counts are most of such a sweep: they go on a thread of their own
+        with ThreadPoolExecutor(1) as pool:
+            counting = pool.submit(kernels.length_distribution, *sweep, limbs, bits, False, False)
+            p, games, _, p_mirror = kernels.length_distribution(*sweep, 0, bits, mirror is not None)
+            exact = counting.result()[2]
+    else:
+        p, games, exact, p_mirror = kernels.length_distribution(*sweep, limbs, bits, mirror is not None)
     dist = Distribution(p, games, [_limbs_to_int(row, bits) for row in exact] if limbs else None)
     if mirror is not None:
         dist.mirror = Distribution(p_mirror, games, dist.games_exact)  # the same games, reversed
