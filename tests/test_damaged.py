@@ -181,6 +181,26 @@ def test_rows_deleted_by_hand_leave_status_working_and_verify_failing(capsys, cl
     assert code == 1 and "layer sizes: reversed n=30" in err and "checksums: reversed n=30" in err
 
 
+def test_a_write_ahead_log_without_its_database_is_named_not_replayed(tmp_path, capsys):
+    """A build killed mid-transaction leaves NAME.wal; with NAME deleted, DuckDB would replay
+    that log into a new NAME and refuse the file."""
+    path = tmp_path / "gone.duckdb"
+    code, _, _ = run(capsys, "build", "--variant", "zeckendorf", "--n", "1..3", "--db", str(path))
+    assert code == 0
+    killed = ("import duckdb, os, sys; con = duckdb.connect(sys.argv[1]); "
+              "con.execute(\"DELETE FROM random_play\"); os._exit(0)")  # a writer killed before its checkpoint
+    subprocess.run([sys.executable, "-c", killed, str(path)], check=True)
+    assert (tmp_path / "gone.duckdb.wal").exists()
+    path.unlink()
+    code, out, err = run(capsys, "build", "--variant", "zeckendorf", "--n", "1..3", "--db", str(path))
+    assert code != 0 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "gone.duckdb.wal is the write-ahead log of a database file gone.duckdb that no longer exists" in err
+    assert not path.exists() and (tmp_path / "gone.duckdb.wal").exists()  # nothing written, nothing deleted
+    (tmp_path / "gone.duckdb.wal").unlink()
+    code, _, err = run(capsys, "build", "--variant", "zeckendorf", "--n", "1..3", "--db", str(path))
+    assert code == 0, err
+
+
 def test_a_new_database_appears_only_once_its_schema_is_written(tmp_path, capsys, monkeypatch):
     """The schema of a new file is written under a temporary name and renamed into place: a
     creation that fails half-way leaves nothing at the path, and a temporary file left by a

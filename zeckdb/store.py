@@ -236,6 +236,10 @@ def _create(path: Path) -> None:
     a build killed while creating it leaves no file at `path` (DuckDB's own first write can
     leave an empty one), only the temporary file, which the next build replaces. The caller
     holds the writer's turn, so the temporary name is its own."""
+    orphan = path.with_name(path.name + ".wal")
+    if orphan.exists():  # DuckDB would replay it into the new file
+        raise DatabaseError(f"{orphan} is the write-ahead log of a database file {path.name} that no longer exists: "
+                            f"put that file back beside it, or delete {orphan.name} to start a new database")
     partial = path.with_name(path.name + ".new")
     leftovers = (partial, partial.with_name(partial.name + ".wal"))
     for leftover in leftovers:
