@@ -23,7 +23,7 @@ def chain_with_dead_ends(length: int):
 def test_path_counts_survive_probability_underflow():
     length = 1100  # 2^-1100 underflows a double
     offsets, targets = chain_with_dead_ends(length)
-    p, games, _, _ = kernels.length_distribution(offsets, targets, 0, length, 0, kernels.LIMB_BITS, False)
+    p, games, _ = kernels.length_distribution(offsets, targets, 0, length, False)
     assert games[1:length].tolist() == [1] * (length - 1)  # into the dead end of node k - 1 after k moves
     assert games[length] == 2  # the whole chain, or the last node's dead end
     assert p[length] == 0.0 and p[1] == 0.5
@@ -81,7 +81,8 @@ def test_one_sweep_gives_both_games_of_a_mirror_pair():
 
         walk(0, 0, Fraction(1), Fraction(1))
         longest = max(count)
-        p, games, exact, p_mirror = kernels.length_distribution(offsets, targets, 0, longest, 2, kernels.LIMB_BITS, True)
+        p, games, p_mirror = kernels.length_distribution(offsets, targets, 0, longest, True)
+        exact = kernels.exact_length_counts(offsets, targets, 0, longest, 2, kernels.LIMB_BITS)
         for length in range(longest + 1):
             assert p[length] == pytest.approx(float(forward.get(length, 0)), abs=1e-15)
             assert p_mirror[length] == pytest.approx(float(mirror.get(length, 0)), abs=1e-15)
@@ -116,38 +117,21 @@ def test_exact_length_counts_carry_across_narrow_limbs():
     widest = kernels.limb_bits_for(int(np.bincount(targets).max()))
     for bits in (5, 11, widest):
         limbs = max(games.values()).bit_length() // bits + 2
-        _, _, exact, _ = kernels.length_distribution(offsets, targets, 0, longest, limbs, bits, False)
+        exact = kernels.exact_length_counts(offsets, targets, 0, longest, limbs, bits)
         assert [_limbs_to_int(row, bits) for row in exact] == [games.get(k, 0) for k in range(longest + 1)]
 
 
-def test_a_sweep_split_in_two_gives_the_floats_and_the_exact_counts_of_one_sweep():
-    rng = np.random.default_rng(11)
-    nodes = 120
-    children = [sorted({int(w) for w in rng.integers(v + 1, min(v + 6, nodes), size=4)}) if v < nodes - 1 else []
-                for v in range(nodes)]
-    offsets = np.cumsum([0] + [len(c) for c in children]).astype(np.int64)
-    targets = np.array([w for c in children for w in c], dtype=np.int32)
-    longest, limbs, bits = nodes, 4, kernels.limb_bits_for(int(np.bincount(targets).max()))
-    p, games, exact, p_mirror = kernels.length_distribution(offsets, targets, 0, longest, limbs, bits, True)
-    p_alone, games_alone, no_limbs, mirror_alone = kernels.length_distribution(offsets, targets, 0, longest, 0, bits,
-                                                                               True)
-    none_p, none_games, exact_alone, none_mirror = kernels.length_distribution(offsets, targets, 0, longest, limbs,
-                                                                               bits, False, False)
-    assert exact.any() and (exact_alone == exact).all() and no_limbs.shape[1] == 0
-    assert (p_alone == p).all() and (games_alone == games).all() and (mirror_alone == p_mirror).all()
-    assert not (none_p.any() or none_games.any() or none_mirror.any())  # the counting half sweeps no float
-
-
+@pytest.mark.parametrize("split_from", [0, 10**9])
 @pytest.mark.parametrize(("variant", "n"), [("ordered", 9), ("zeckendorf", 14)])
-def test_split_sweeps_give_the_reference_distribution(monkeypatch, variant, n):
-    """engine.solve splits a sweep with exact counts over two threads from SPLIT_SWEEP_EDGES
-    moves on (the ordered game's largest layers); here from the first move."""
+def test_sweeps_on_one_or_two_threads_give_the_reference_distribution(monkeypatch, variant, n, split_from):
+    """engine.solve sweeps the exact counts on a thread of their own from SPLIT_SWEEP_EDGES
+    moves on (the ordered game's largest layers), one after the other below."""
     from zeckdb.engine import solve
     from zeckdb.variants import get_variant
 
     from . import reference as ref
 
-    monkeypatch.setattr(solve, "SPLIT_SWEEP_EDGES", 0)
+    monkeypatch.setattr(solve, "SPLIT_SWEEP_EDGES", split_from)
     _, sol, _ = solve.solve_in_memory(get_variant(variant), n)
     dist = solve.length_distribution(sol, n)
     prob, count = ref.remaining_lengths(variant, ref.family_start(variant, n) if variant == "ordered"

@@ -222,13 +222,27 @@ def exact_games(offsets, targets, order, count):
 
 
 @jit
-def length_distribution(offsets, targets, start, max_len, limbs, limb_bits, mirror, floats=True):  # noqa: C901 (one compiled loop nest)
+def _child_span(offsets, targets):
+    """The smallest and largest child of each node (n and -1 for a node without moves)."""
+    n = offsets.shape[0] - 1
+    first = np.empty(n, dtype=np.int64)
+    last = np.empty(n, dtype=np.int64)
+    for v in range(n):
+        a, b = n, -1
+        for e in range(offsets[v], offsets[v + 1]):
+            a = min(a, targets[e])
+            b = max(b, targets[e])
+        first[v], last[v] = a, b
+    return first, last
+
+
+@jit
+def length_distribution(offsets, targets, start, max_len, mirror):  # noqa: C901 (one compiled loop nest)
     """Distribution of the length of a game from `start`, one length step at a time.
 
     Returns, per length: the probability under P (each player picks a uniformly
-    random move), the number of complete games of that length (float),
-    that number exactly as base-2^limb_bits limbs when limbs > 0,
-    and, when `mirror`, the probability under P of the mirrored game: the one
+    random move), the number of complete games of that length (float), and, when
+    `mirror`, the probability under P of the mirrored game: the one
     played backwards along these moves from the graph's only terminal to `start`
     (engine.solve.mirrors). A game of the mirror is one of these read backwards,
     chosen with probability the product of 1 / (number of moves into each node
@@ -236,32 +250,15 @@ def length_distribution(offsets, targets, start, max_len, limbs, limb_bits, mirr
     move. Memory is linear in the nodes (the current and the next step). Each
     step sweeps the nodes holding mass in id order, which keeps the scattered
     writes of each move kind moving forward together (a frontier list in
-    arrival order was 5x slower at n = 150).
-
-    The exact counts move without carries: a move adds its node's limbs to its target's
-    lane by lane, and a node's limbs are carried once, when it is swept. limb_bits leaves
-    each lane room for one addition per move into a node (limb_bits_for), so no lane
-    overflows in between; carrying on every move was most of the sweep's time. A move adds
-    only the limbs its node uses: the counts grow over the game, and the first steps'
-    counts need a few of the limbs the last ones need.
-
-    With floats False only the exact counts are swept (the float results stay zero), so
-    that two threads can share a sweep with exact counts: one sweeps the floats (limbs 0),
-    the other the limbs (engine.solve.length_distribution).
+    arrival order was 5x slower at n = 150). The exact counts are a sweep of their
+    own (exact_length_counts): carried in this one, their tests slowed every sweep.
     """
     n = offsets.shape[0] - 1
-    first = np.empty(n, dtype=np.int64)  # smallest and largest child of each node
-    last = np.empty(n, dtype=np.int64)
+    first, last = _child_span(offsets, targets)
     inv_degree = np.zeros(n)
     for v in range(n):
-        lo, hi = offsets[v], offsets[v + 1]
-        a, b = n, -1
-        for e in range(lo, hi):
-            a = min(a, targets[e])
-            b = max(b, targets[e])
-        first[v], last[v] = a, b
-        if hi > lo:
-            inv_degree[v] = 1.0 / (hi - lo)
+        if offsets[v + 1] > offsets[v]:
+            inv_degree[v] = 1.0 / (offsets[v + 1] - offsets[v])
     inv_in_degree = np.zeros(n if mirror else 0)
     if mirror:
         for e in range(targets.shape[0]):
@@ -271,69 +268,94 @@ def length_distribution(offsets, targets, start, max_len, limbs, limb_bits, mirr
                 inv_in_degree[v] = 1.0 / inv_in_degree[v]
     # per node: probability under P of reaching it in k moves, number of such paths, and
     # the mirror's probability of them (the factor of the node itself applied when it is swept)
-    cur = np.zeros((n if floats else 0, 3))
-    nxt = np.zeros((n if floats else 0, 3))
-    x_cur = np.zeros((n if limbs else 0, limbs), dtype=np.uint64)
-    x_nxt = np.zeros((n if limbs else 0, limbs), dtype=np.uint64)
+    cur = np.zeros((n, 3))
+    nxt = np.zeros((n, 3))
     out_p = np.zeros(max_len + 1)
     out_g = np.zeros(max_len + 1)
     out_m = np.zeros(max_len + 1)
-    out_x = np.zeros((max_len + 1, limbs), dtype=np.uint64)
-    if floats:
-        cur[start, 0] = 1.0
-        cur[start, 1] = 1.0
-        cur[start, 2] = 1.0
-    if limbs:
-        x_cur[start, 0] = 1
+    cur[start, 0] = 1.0
+    cur[start, 1] = 1.0
+    cur[start, 2] = 1.0
     lo_id, hi_id = start, start  # nodes holding mass lie in [lo_id, hi_id]
+    for k in range(max_len + 1):
+        new_lo, new_hi = n, -1
+        for v in range(lo_id, hi_id + 1):
+            pv = cur[v, 0]
+            gv = cur[v, 1]
+            mv = cur[v, 2]
+            if gv == 0.0:  # not reached (a reached node has a path; P alone can underflow on long games)
+                continue
+            if mirror and k > 0:
+                mv *= inv_in_degree[v]
+            lo, hi = offsets[v], offsets[v + 1]
+            if lo == hi:
+                out_p[k] += pv
+                out_g[k] += gv
+                out_m[k] += mv
+            else:
+                share = pv * inv_degree[v]
+                for e in range(lo, hi):
+                    w = targets[e]
+                    nxt[w, 0] += share
+                    nxt[w, 1] += gv
+                    nxt[w, 2] += mv
+                new_lo = min(new_lo, first[v])
+                new_hi = max(new_hi, last[v])
+            cur[v, 0] = 0.0
+            cur[v, 1] = 0.0
+            cur[v, 2] = 0.0
+        cur, nxt = nxt, cur
+        lo_id, hi_id = new_lo, new_hi
+    return out_p, out_g, out_m
+
+
+@jit
+def exact_length_counts(offsets, targets, start, max_len, limbs, limb_bits):
+    """The number of complete games from `start` of each length, exactly, as `limbs`
+    base-2^limb_bits limbs (least significant first): length_distribution's sweep, of
+    counts that outgrow a float.
+
+    The counts move without carries: a move adds its node's limbs to its target's
+    lane by lane, and a node's limbs are carried once, when it is swept. limb_bits leaves
+    each lane room for one addition per move into a node (limb_bits_for), so no lane
+    overflows in between; carrying on every move was most of the sweep's time. A move adds
+    only the limbs its node uses: the counts grow over the game, and the first steps'
+    counts need a few of the limbs the last ones need.
+    """
+    n = offsets.shape[0] - 1
+    first, last = _child_span(offsets, targets)
+    x_cur = np.zeros((n, limbs), dtype=np.uint64)
+    x_nxt = np.zeros((n, limbs), dtype=np.uint64)
+    out_x = np.zeros((max_len + 1, limbs), dtype=np.uint64)
+    x_cur[start, 0] = 1
+    lo_id, hi_id = start, start  # nodes holding counts lie in [lo_id, hi_id]
     width = 1  # x_cur's lanes from `width` on are zero (carry_limbs carries into them)
     for k in range(max_len + 1):
         new_lo, new_hi = n, -1
         new_width = 0
         for v in range(lo_id, hi_id + 1):
-            pv, gv, mv = 0.0, 0.0, 0.0
-            if floats:
-                pv, gv, mv = cur[v, 0], cur[v, 1], cur[v, 2]
-            used = carry_limbs(x_cur[v], limb_bits, width) if limbs else 0
-            # not reached: no path (P alone can underflow on long games)
-            if (floats and gv == 0.0) or (not floats and used == 0):
+            used = carry_limbs(x_cur[v], limb_bits, width)
+            if used == 0:  # not reached
                 continue
-            if mirror and k > 0:
-                mv *= inv_in_degree[v]
             new_width = max(new_width, used)
             lo, hi = offsets[v], offsets[v + 1]
             if lo == hi:
-                if floats:
-                    out_p[k] += pv
-                    out_g[k] += gv
-                    out_m[k] += mv
-                if limbs:
-                    for j in range(used):
-                        out_x[k, j] += x_cur[v, j]
-                    carry_limbs(out_x[k], limb_bits, limbs)
+                for j in range(used):
+                    out_x[k, j] += x_cur[v, j]
+                carry_limbs(out_x[k], limb_bits, limbs)
             else:
-                share = pv * inv_degree[v]
                 for e in range(lo, hi):
                     w = targets[e]
-                    if floats:
-                        nxt[w, 0] += share
-                        nxt[w, 1] += gv
-                        nxt[w, 2] += mv
                     for j in range(used):
                         x_nxt[w, j] += x_cur[v, j]
                 new_lo = min(new_lo, first[v])
                 new_hi = max(new_hi, last[v])
-            if floats:
-                cur[v, 0] = 0.0
-                cur[v, 1] = 0.0
-                cur[v, 2] = 0.0
             for j in range(used):
                 x_cur[v, j] = 0
-        cur, nxt = nxt, cur
         x_cur, x_nxt = x_nxt, x_cur
         lo_id, hi_id = new_lo, new_hi
         width = new_width
-    return out_p, out_g, out_x, out_m
+    return out_x
 
 
 @jit

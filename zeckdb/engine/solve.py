@@ -78,8 +78,8 @@ class Distribution:
 # Exact per-length game counts cost up to 2x the float pass (more limbs as n grows);
 # exact per-length counts are kept up to n = 60; the float counts carry on beyond.
 EXACT_LENGTH_COUNTS_MAX_N = 60
-# From this many moves a sweep with exact counts runs as two, the floats and the exact
-# counts, on two threads (the ordered game's largest layers: the build waits for them).
+# From this many moves the exact counts are swept on a thread of their own, beside the
+# floats (the ordered game's largest layers: the build waits for them).
 SPLIT_SWEEP_EDGES = 1_000_000
 
 
@@ -366,15 +366,17 @@ def length_distribution(solution: Solution, n: int, mirror: Solution | None = No
         bits = kernels.limb_bits_for(int(np.bincount(play.targets).max(initial=0)))
         limbs = int(math.log2(max(solution.games[solution.start], 1.0)) // bits) + 2
     sweep = (play.offsets, play.targets, solution.start, max_len)
-    if limbs and len(play.targets) >= SPLIT_SWEEP_EDGES:
-        # the exact counts are most of such a sweep: they go on a thread of their own
+    exact = None
+    if limbs and len(play.targets) >= SPLIT_SWEEP_EDGES:  # the exact counts on a thread of their own
         with ThreadPoolExecutor(1) as pool:
-            counting = pool.submit(kernels.length_distribution, *sweep, limbs, bits, False, False)
-            p, games, _, p_mirror = kernels.length_distribution(*sweep, 0, bits, mirror is not None)
-            exact = counting.result()[2]
+            counting = pool.submit(kernels.exact_length_counts, *sweep, limbs, bits)
+            p, games, p_mirror = kernels.length_distribution(*sweep, mirror is not None)
+            exact = counting.result()
     else:
-        p, games, exact, p_mirror = kernels.length_distribution(*sweep, limbs, bits, mirror is not None)
-    dist = Distribution(p, games, [_limbs_to_int(row, bits) for row in exact] if limbs else None)
+        p, games, p_mirror = kernels.length_distribution(*sweep, mirror is not None)
+        if limbs:
+            exact = kernels.exact_length_counts(*sweep, limbs, bits)
+    dist = Distribution(p, games, None if exact is None else [_limbs_to_int(row, bits) for row in exact])
     if mirror is not None:
         dist.mirror = Distribution(p_mirror, games, dist.games_exact)  # the same games, reversed
     return dist
