@@ -292,7 +292,7 @@ def dump_head_schema() -> str:
     header = (f"-- The schema of revision {SCHEMA_HEAD} as zeckdb's Alembic migrations write it into an empty file,\n"
               "-- which is how zeckdb creates a new database. Generated: never edit by hand; after adding a\n"
               "-- migration run `python -c \"import zeckdb.store as s; s.write_head_schema()\"` (a test compares).\n")
-    return header + "\n".join(statements) + "\n" + "".join(statement for statement in inserts if statement)
+    return header + "\n".join(statements) + "\n" + "".join(inserts)
 
 
 def _in_dependency_order(statements: list[str]) -> list[str]:

@@ -75,8 +75,8 @@ class Distribution:
     mirror: Distribution | None = None  # a mirror solution's, when asked for with this one
 
 
-# Exact per-length game counts cost up to 2x the float pass (more limbs as n grows);
-# exact per-length counts are kept up to n = 60; the float counts carry on beyond.
+# Exact per-length game counts cost more than the float sweep (more limbs as n grows;
+# docs/scaling.md has the figures): they are kept up to n = 60, the float counts beyond.
 EXACT_LENGTH_COUNTS_MAX_N = 60
 # From this many moves the exact counts are swept on a thread of their own, beside the
 # floats (the ordered game's largest layers: the build waits for them).
