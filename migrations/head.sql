@@ -1,4 +1,4 @@
--- The schema of revision 0011 as zeckdb's Alembic migrations write it into an empty file,
+-- The schema of revision 0012 as zeckdb's Alembic migrations write it into an empty file,
 -- which is how zeckdb creates a new database. Generated: never edit by hand; after adding a
 -- migration run `python -c "import zeckdb.store as s; s.write_head_schema()"` (a test compares).
 CREATE TYPE outcome AS ENUM ( 'win', 'loss' );
@@ -31,7 +31,7 @@ CREATE MACRO fib (i) AS (fib_list()[i]);
 CREATE MACRO z (n) AS (len(zeckendorf_indices(n)));
 CREATE MACRO zeckendorf (n) AS (list_transform(zeckendorf_indices(n), (lambda i: fib_list()[i])));
 INSERT INTO "alembic_version" VALUES
-('0011');
+('0012');
 INSERT INTO "fibonacci" VALUES
 (1, 1),
 (2, 2),

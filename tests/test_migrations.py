@@ -333,3 +333,45 @@ def test_revision_0011_keeps_positions_and_checksums(tmp_path, capsys):
     with duckdb.connect(str(path)) as con:
         assert con.execute(everything).fetchall() == rows
         assert con.execute(types).fetchall() == columns
+
+
+def test_revision_0012_moves_checksums_to_zeckdbs_hash_and_keeps_them_honest(tmp_path, capsys):
+    """0012 records each layer's checksums by zeckdb's own hash instead of DuckDB's: a file the
+    previous release wrote (DuckDB's hash) comes back with the checksums a build writes now, an
+    edit made before the upgrade is still caught, and a downgrade gives DuckDB's hash back."""
+    from alembic import command
+
+    from zeckdb.builder import build
+
+    from .conftest import run
+
+    path = tmp_path / "twelve.duckdb"
+    with Store.open_write(path) as store:
+        build(store, ["zeckendorf", "reversed", "black-hole-3", "ordered", "zeckendorf-p3"], list(range(1, 11)))
+    recorded = "SELECT variant, n, positions_checksum, edges_checksum FROM builds ORDER BY variant, n"
+    duckdb_hash = """
+        SELECT b.variant, b.n,
+               (SELECT (coalesce(sum(hash(p)), 0) % 18446744073709551616)::UBIGINT FROM positions p
+                WHERE p.variant = b.variant AND p.n = b.n),
+               (SELECT (coalesce(sum(hash(e)), 0) % 18446744073709551616)::UBIGINT FROM edges e
+                WHERE e.graph = v.graph AND e.n = b.n)
+        FROM builds b JOIN variants v USING (variant) ORDER BY b.variant, b.n"""
+    with duckdb.connect(str(path)) as con:
+        own = con.execute(recorded).fetchall()
+    command.downgrade(_alembic_config(path), "0011")  # as the previous release wrote it
+    with duckdb.connect(str(path)) as con:
+        assert con.execute(recorded).fetchall() == con.execute(duckdb_hash).fetchall() != own
+        con.execute("UPDATE position_rows SET in_winning_strategies = NOT in_winning_strategies "
+                    "WHERE variant = 'reversed' AND n = 9 AND id = 1")
+    assert upgrade(path) == ("0011", SCHEMA_HEAD)
+    with duckdb.connect(str(path)) as con:
+        now = con.execute(recorded).fetchall()
+    assert [row for row in now if row[:2] != ("reversed", 9)] == [row for row in own if row[:2] != ("reversed", 9)]
+    code, out, err = run(capsys, "verify", "--db", str(path))
+    assert code == 1 and "checksums: reversed n=9: the positions rows do not hash" in err
+    assert err.count("checksums:") == 1  # only the checksums catch that edit; every other layer's holds
+    command.downgrade(_alembic_config(path), "0011")
+    with duckdb.connect(str(path)) as con:
+        back = {row[:2]: row for row in con.execute(recorded).fetchall()}
+        hashed = {row[:2]: row for row in con.execute(duckdb_hash).fetchall()}
+    assert back.pop(("reversed", 9)) != hashed.pop(("reversed", 9)) and back == hashed

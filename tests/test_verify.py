@@ -58,6 +58,12 @@ TAMPERING = [
      ["solved columns: nacci-2-2-p4 n=12 (12): forcing_seat NULL, its moves give 4"]),
     ("UPDATE position_rows_wide SET outcome = 'win' WHERE variant = 'zeckendorf-p4' AND n = 7 AND id = 0",
      ["solved columns: zeckendorf-p4 n=7", "a two-player column is set in a game of 4 players"]),
+    # columns no other check re-derives: only the checksums catch an edit
+    ("UPDATE position_rows SET in_winning_strategies = NOT in_winning_strategies "
+     "WHERE variant = 'zeckendorf' AND n = 20 AND id = 30",
+     ["checksums: zeckendorf n=20: the positions rows do not hash"]),
+    ("UPDATE position_rows_wide SET entries = list_reverse(entries) WHERE variant = 'ordered' AND n = 10 AND id = 7",
+     ["checksums: ordered n=10: the positions rows do not hash"]),
     ("UPDATE builds SET winner = 1 WHERE variant = 'zeckendorf-p3' AND n = 4",
      ["starts: zeckendorf-p3 n=4: the summary says winner, lengths and remoteness [1, 2, 3, None]"]),
 ]

@@ -23,7 +23,7 @@ from .executor import Limits, Result, run as execute, sandbox_config
 from .locking import POLL_SECONDS, READ_WAIT_SECONDS, Gate
 from .variants import Variant
 
-SCHEMA_HEAD = "0011"  # tests check this equals Alembic's head revision
+SCHEMA_HEAD = "0012"  # tests check this equals Alembic's head revision
 HEAD_SCHEMA_FILE = "head.sql"  # a new file's schema (_write_head_schema)
 DEFAULT_DB = "zeckdb.duckdb"
 POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
@@ -45,15 +45,19 @@ LEAN_BINS = 11
 LEAN_COLUMNS = frozenset(["id", *(f"c{i}" for i in range(1, LEAN_BINS + 1)), *POSITION_COLUMNS])
 # A writer checkpoints once its commits since the last checkpoint hold this many rows (Store.write_layers).
 CHECKPOINT_ROWS = 5_000_000
-# Checksums of a layer's rows (migration 0004): the sum of the rows' hashes modulo 2^64, so row order
-# does not matter; written by the build with the layer, recomputed by `zeckdb verify`.
-def rows_checksum(alias: str) -> str:
-    """The SQL aggregate of a layer's checksum over the rows of the table aliased `alias`."""
-    return f"(coalesce(sum(hash({alias})), 0) % 18446744073709551616)::UBIGINT"
+# Rows read back at a time to recompute a layer's checksum (layer_checksum).
+CHECKSUM_READ_ROWS = 1 << 20
 
 
-POSITIONS_CHECKSUM = f"SELECT {rows_checksum('p')} FROM positions p WHERE variant = $variant AND n = $n"
-EDGES_CHECKSUM = f"SELECT {rows_checksum('e')} FROM edges e WHERE graph = $graph AND n = $n"
+def layer_checksum(con: duckdb.DuckDBPyConnection, table: str, name: str, n: int) -> int:
+    """The checksum (zeckdb.checksums, revision 0012) of a layer's rows of the view `table`
+    ('positions' of a variant, 'edges' of a graph) as stored, read back a batch at a time."""
+    from .checksums import COLUMNS, checksum
+
+    key = "variant" if table == "positions" else "graph"
+    rows = con.sql(f"SELECT {', '.join(COLUMNS[table])} FROM {table} WHERE {key} = $name AND n = $n",
+                   params={"name": name, "n": n})
+    return checksum(rows.to_arrow_reader(CHECKSUM_READ_ROWS), table, name, n)
 
 
 def resolve_db_path(db: str | os.PathLike | None) -> Path:
@@ -608,6 +612,8 @@ class Store:
 
     def _insert_layer(self, con: duckdb.DuckDBPyConnection, layer: LayerTables,
                       edges_checksums: dict[tuple[str, int], int]) -> None:
+        from .checksums import checksum
+
         name, n = layer.variant, layer.n
         if layer.replace:  # a scan per table: on a big file, skipping it for new layers saves the writer seconds
             for table in LAYER_TABLES:
@@ -622,10 +628,12 @@ class Store:
             self._insert_edges(con, layer.edges, graph_id, n)
             assert layer.graph_size is not None  # edges come with their graph layer's size
             con.execute("INSERT INTO graph_layers VALUES (?, ?, ?, ?)", [layer.graph, n, *layer.graph_size])
-        if (layer.graph, n) not in edges_checksums or layer.edges is not None:
-            edges_checksums[layer.graph, n] = con.execute(EDGES_CHECKSUM, {"graph": layer.graph, "n": n}).fetchall()[0][0]
-        row = dict(layer.build,
-                   positions_checksum=con.execute(POSITIONS_CHECKSUM, {"variant": name, "n": n}).fetchall()[0][0],
+        # the checksums of the rows as inserted, by zeckdb's own hash (zeckdb.checksums)
+        if layer.edges is not None:
+            edges_checksums[layer.graph, n] = checksum([layer.edges], "edges", layer.graph, n)
+        elif (layer.graph, n) not in edges_checksums:  # the graph layer was written before
+            edges_checksums[layer.graph, n] = layer_checksum(con, "edges", layer.graph, n)
+        row = dict(layer.build, positions_checksum=checksum([layer.positions], "positions", name, n),
                    edges_checksum=edges_checksums[layer.graph, n])
         lengths = layer.length_rows()  # last of the rows, as it may still be computed meanwhile
         if lengths is not None:
@@ -704,6 +712,14 @@ class Store:
         cursor = self._connection_waiting().cursor()
         try:
             return cursor.sql(sql, params=params).to_arrow_table()
+        finally:
+            cursor.close()
+
+    def layer_checksums(self, variant: str, graph: str, n: int) -> tuple[int, int]:
+        """The checksums of a layer's positions and of its graph layer's edges as stored now."""
+        cursor = self._connection_waiting().cursor()
+        try:
+            return layer_checksum(cursor, "positions", variant, n), layer_checksum(cursor, "edges", graph, n)
         finally:
             cursor.close()
 

@@ -1,0 +1,191 @@
+"""Layer checksums: zeckdb's own fixed 64-bit hash of a layer's rows (schema revision 0012).
+
+A layer's checksum is the sum, modulo 2^64, of one hash per row, so the order of the rows
+does not matter. The build computes it from the arrays it writes, `zeckdb verify` from the
+rows it reads back; neither asks DuckDB, whose `hash` may change from one release to the
+next. The definition is fixed (docs/schema.md spells it out, and a test recomputes it in
+plain Python); all arithmetic is modulo 2^64:
+
+    mix(x)     SplitMix64's finaliser: x ^= x >> 30; x *= 0xBF58476D1CE4E5B9;
+               x ^= x >> 27; x *= 0x94D049BB133111EB; x ^= x >> 31
+    code(v)    a value as a 64-bit word: a whole number as its two's complement, a boolean
+               as 1 or 0, a DOUBLE as its IEEE-754 bits, a REAL as its 32 bits, an outcome
+               `win` as 1 and `loss` as 0, a list [x1, .., xk] as mix(..mix(mix(k + x1) + x2)..
+               + xk), NULL as NULL_CODE
+    row hash   mix(seed + sum over j of K_j * code(column j))   (j = 1.. over the table's
+               COLUMNS, in their order)
+    K_j        mix(j) | 1
+    seed       mix(FNV-1a 64 of the UTF-8 text "variant/n", or "graph/n" for the moves)
+
+K_j is odd and mix a bijection, so a change of any one value always changes its row's hash
+and the checksum; only several changes at once can cancel, with odds of 2^-64.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from .engine.jit import inline_jit, jit
+
+MASK = (1 << 64) - 1
+NULL_CODE = 0x9E3779B97F4A7C15
+# The columns of the views `positions` and `edges` that a checksum covers, in order (variant and
+# n, graph and n are the layer's and go into the seed).
+COLUMNS = {
+    "positions": ("id", *(f"c{i}" for i in range(1, 17)), "outcome", "remoteness", "min_remaining",
+                  "max_remaining", "games_to_end", "expected_remaining", "grundy", "winning_moves",
+                  "is_start", "is_terminal", "in_winning_strategies", "legal_moves", "entries",
+                  "forcing_seat"),
+    "edges": ("src", "dst", "code", "dst_n"),
+}
+REAL_COLUMNS = frozenset(["expected_remaining"])  # stored as 32-bit floats: hashed as such
+DOUBLE_COLUMNS = frozenset(["games_to_end"])
+OUTCOME_CODES = {"win": 1, "loss": 0}
+BLOCK_ROWS = 1 << 16  # rows hashed column by column at a time: the sums stay in the cache
+
+
+def mix(x: int) -> int:
+    """SplitMix64's finaliser, on Python integers."""
+    x ^= x >> 30
+    x = (x * 0xBF58476D1CE4E5B9) & MASK
+    x ^= x >> 27
+    x = (x * 0x94D049BB133111EB) & MASK
+    return x ^ (x >> 31)
+
+
+def column_factor(j: int) -> int:
+    """K_j of the j-th column (from 1)."""
+    return mix(j) | 1
+
+
+def layer_seed(name: str, n: int) -> int:
+    """The seed of a layer: mix of the FNV-1a 64 of "name/n"."""
+    h = 0xCBF29CE484222325
+    for byte in f"{name}/{n}".encode():
+        h = ((h ^ byte) * 0x100000001B3) & MASK
+    return mix(h)
+
+
+@inline_jit
+def _mix(x):
+    x ^= x >> np.uint64(30)
+    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(27)
+    x *= np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@jit
+def _add_column(sums, values, factor):
+    """sums[i] += factor * values[i] (two's complement words, modulo 2^64)."""
+    for i in range(sums.shape[0]):
+        sums[i] += np.uint64(np.int64(values[i])) * factor
+
+
+@jit
+def _set_nulls(sums, values, nulls, factor, null_code):
+    """Where a value is NULL, count NULL_CODE instead of what _add_column counted."""
+    for i in range(sums.shape[0]):
+        if nulls[i]:
+            sums[i] += (null_code - np.uint64(np.int64(values[i]))) * factor
+
+
+@jit
+def _list_codes(offsets, values):
+    """code() of each list of a list column (offsets into values)."""
+    out = np.empty(offsets.shape[0] - 1, dtype=np.uint64)
+    for i in range(out.shape[0]):
+        c = np.uint64(offsets[i + 1] - offsets[i])
+        for j in range(offsets[i], offsets[i + 1]):
+            c = _mix(c + np.uint64(np.int64(values[j])))
+        out[i] = c
+    return out
+
+
+@jit
+def _sum_of_hashes(sums, seed):
+    total = np.uint64(0)
+    for i in range(sums.shape[0]):
+        total += _mix(seed + sums[i])
+    return total
+
+
+def checksum(batches: Iterable[Any], table: str, name: str, n: int) -> int:
+    """The checksum of a layer's rows of `table` ('positions' or 'edges'), given as pyarrow
+    tables or record batches holding any of its COLUMNS (a column left out is NULL)."""
+    import pyarrow as pa
+
+    seed = layer_seed(name, n)
+    total = 0
+    for batch in batches:
+        for part in (batch.to_batches() if isinstance(batch, pa.Table) else [batch]):
+            total += _batch_sum(part, COLUMNS[table], seed)
+    return total & MASK
+
+
+def _batch_sum(batch: Any, columns: tuple[str, ...], seed: int) -> int:
+    # a column NULL on every row (c12..c16 of most games, read back) counts as one left out
+    names = {name for name in batch.schema.names if batch.column(name).null_count < batch.num_rows}
+    unknown = set(batch.schema.names) - set(columns)
+    if unknown:
+        raise ValueError(f"no checksum covers the column {sorted(unknown)[0]}")
+    # the columns left out add the same to every row's sum
+    base = (seed + sum(column_factor(j) * NULL_CODE for j, column in enumerate(columns, 1)
+                       if column not in names)) & MASK
+    words = [(column_factor(j), *_words(column, batch.column(column)))
+             for j, column in enumerate(columns, 1) if column in names]
+    sums = np.empty(min(BLOCK_ROWS, batch.num_rows), dtype=np.uint64)
+    total = 0
+    for start in range(0, batch.num_rows, BLOCK_ROWS):
+        block = sums[: min(BLOCK_ROWS, batch.num_rows - start)]
+        block[:] = 0
+        stop = start + block.shape[0]
+        for factor, values, nulls in words:
+            _add_column(block, values[start:stop], np.uint64(factor))
+            if nulls is not None:
+                _set_nulls(block, values[start:stop], nulls[start:stop], np.uint64(factor), np.uint64(NULL_CODE))
+        total += int(_sum_of_hashes(block, np.uint64(base)))
+    return total
+
+
+def _outcome_codes(column: str, words: Any) -> np.ndarray:
+    """code() of each word of an outcome column (or dictionary)."""
+    texts = words.to_pylist()
+    unknown = set(texts) - set(OUTCOME_CODES)
+    if unknown:
+        raise ValueError(f"{column} holds {sorted(unknown)[0]!r}: only {sorted(OUTCOME_CODES)} have a code")
+    return np.array([OUTCOME_CODES[t] for t in texts], dtype=np.int8)
+
+
+def _words(column: str, array: Any) -> tuple[np.ndarray, np.ndarray | None]:
+    """A column's values as whole numbers whose two's complement is code(), and its NULLs."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    nulls = array.is_null().to_numpy(zero_copy_only=False) if array.null_count else None
+    if pa.types.is_dictionary(array.type):  # the outcome: code() of each word of the dictionary, by index
+        lookup = _outcome_codes(column, array.dictionary)
+        indices = pc.fill_null(array.indices, 0).to_numpy(zero_copy_only=False)
+        return (lookup[indices] if len(lookup) else np.zeros(len(array), dtype=np.int8)), nulls
+    if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
+        _outcome_codes(column, pc.unique(array.drop_null()))  # only words with a code
+        return pc.equal(array, "win").fill_null(False).to_numpy(zero_copy_only=False).view(np.uint8), nulls
+    if pa.types.is_list(array.type) or pa.types.is_large_list(array.type):
+        offsets = array.offsets.to_numpy() - array.offsets[0].as_py()
+        values = pc.fill_null(array.flatten(), 0).to_numpy()
+        return _list_codes(offsets, values), nulls
+    if array.null_count:
+        array = pc.fill_null(array, 0)
+    values = array.to_numpy(zero_copy_only=False)
+    if column in REAL_COLUMNS:
+        return values.astype(np.float32, copy=False).view(np.uint32), nulls
+    if column in DOUBLE_COLUMNS:
+        return values.astype(np.float64, copy=False).view(np.uint64), nulls
+    if values.dtype == np.bool_:
+        return values.view(np.uint8), nulls
+    if not np.issubdtype(values.dtype, np.integer):
+        raise ValueError(f"{column} holds {values.dtype} values, not whole numbers")
+    return values, nulls
