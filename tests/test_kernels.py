@@ -159,3 +159,17 @@ def test_id_order_is_used_only_when_every_move_goes_one_way_in_id():
     assert _id_order(np.array([0, 2]), np.array([1, 1]), 3) is None  # both ways: Kahn's order instead
     assert _id_order(np.array([0, 0]), np.array([1, 5]), 3).tolist() == [2, 1, 0]  # 5: a lower layer's node
 
+
+
+@pytest.mark.parametrize("n_codes", [1, 3, 40])
+def test_edges_by_code_is_a_stable_sort_by_code(n_codes):
+    rng = np.random.default_rng(n_codes)
+    src = np.sort(rng.integers(0, 500, 2_000)).astype(np.int32)  # grouped by source, as the engine gives them
+    dst = rng.integers(0, 500, 2_000).astype(np.int32)
+    code = rng.integers(0, n_codes, 2_000).astype(np.int16)
+    order = np.argsort(code, kind="stable")  # numpy's own stable sort as the reference
+    got = kernels.edges_by_code(src, dst, code, n_codes)
+    for column, want in zip(got, (src[order], dst[order], code[order]), strict=True):
+        assert column.dtype == want.dtype and np.array_equal(column, want)
+    empty = kernels.edges_by_code(src[:0], dst[:0], code[:0], 0)
+    assert [len(column) for column in empty] == [0, 0, 0]

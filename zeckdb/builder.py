@@ -212,15 +212,18 @@ def layer_tables(rec: LayerRecord, analysed: Callable[[], None] | None = None) -
         random_play = dict.fromkeys(random_play)  # the row says the layer is complete; two-player odds NULL
     edges = None
     if rec.edges is not None:
-        from .engine.kernels import group
+        from .engine.kernels import edges_by_code, group
 
         src, dst, code, dst_n = rec.edges
         # Stored by move code, then source (the edges come grouped by source; the counting sort
         # is stable): within one code the chip games' targets then rise with the source (a move
         # is a fixed key delta, ids rank the keys), which DuckDB compresses to a few bits each.
-        _, order = group(code, int(code.max()) + 1 if len(code) else 0)
-        edges = {"src": src[order], "dst": dst[order], "code": code[order]}
-        if dst_n is not None:  # NULL where the move stays in the layer
+        codes = int(code.max()) + 1 if len(code) else 0
+        if dst_n is None:
+            edges = dict(zip(("src", "dst", "code"), edges_by_code(src, dst, code, codes), strict=True))
+        else:  # NULL where the move stays in the layer
+            _, order = group(code, codes)
+            edges = {"src": src[order], "dst": dst[order], "code": code[order]}
             dst_n = dst_n[order]
             edges["dst_n"] = pa.array(dst_n, mask=dst_n == n)
         edges = pa.table(edges)
