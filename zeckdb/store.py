@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import os
 from pathlib import Path
 import time
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from collections.abc import Callable, Iterable
 
 import duckdb
@@ -22,6 +22,9 @@ from .errors import DatabaseError, NotBuiltError, opt
 from .executor import Limits, Result, run as execute, sandbox_config
 from .locking import POLL_SECONDS, READ_WAIT_SECONDS, Gate
 from .variants import Variant
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
 
 SCHEMA_HEAD = "0012"  # tests check this equals Alembic's head revision
 HEAD_SCHEMA_FILE = "head.sql"  # a new file's schema (_write_head_schema)
@@ -578,9 +581,13 @@ class Store:
         file before the rest (a commit per layer always cost the writer of the default build
         of n = 1..100 117 s against 105 s). A layer's positions and edges go in before its
         length distribution is asked for (LayerTables.lengths may still be computing it)."""
+        from concurrent.futures import ThreadPoolExecutor
+
         con = self._connection_waiting()
         con.execute("BEGIN TRANSACTION")
         in_transaction = True
+        # a layer's rows are hashed on a thread of their own while DuckDB inserts them
+        hasher = ThreadPoolExecutor(1, thread_name_prefix="zeckdb-checksums")
         edges_checksums: dict[tuple[str, int], int] = {}  # variants sharing a graph layer hash its edges once
         written = 0  # positions and edges
         try:
@@ -593,13 +600,15 @@ class Store:
                     con = self._connection_waiting()
                     con.execute("BEGIN TRANSACTION")
                     in_transaction = True
-                self._insert_layer(con, record, edges_checksums)
+                self._insert_layer(con, record, edges_checksums, hasher)
                 written += record.positions.num_rows + (record.edges.num_rows if record.edges is not None else 0)
             con.execute("COMMIT")
         except BaseException:
             if in_transaction:
                 con.execute("ROLLBACK")
             raise
+        finally:
+            hasher.shutdown(cancel_futures=True)
         # Left to the connection's close, one checkpoint would take every layer committed
         # since the writer was last idle and merge their row groups, rewriting much of them
         # and leaving the old blocks free inside the file; checkpointing once CHECKPOINT_ROWS
@@ -611,10 +620,14 @@ class Store:
             self._rows_since_checkpoint = 0
 
     def _insert_layer(self, con: duckdb.DuckDBPyConnection, layer: LayerTables,
-                      edges_checksums: dict[tuple[str, int], int]) -> None:
+                      edges_checksums: dict[tuple[str, int], int], hasher: Executor) -> None:
         from .checksums import checksum
 
         name, n = layer.variant, layer.n
+        # the checksums of the rows as inserted, by zeckdb's own hash (zeckdb.checksums)
+        positions_checksum = hasher.submit(checksum, [layer.positions], "positions", name, n)
+        edges_checksum = (hasher.submit(checksum, [layer.edges], "edges", layer.graph, n)
+                          if layer.edges is not None else None)
         if layer.replace:  # a scan per table: on a big file, skipping it for new layers saves the writer seconds
             for table in LAYER_TABLES:
                 con.execute(f"DELETE FROM {table} WHERE variant = ? AND n = ?", [name, n])
@@ -628,12 +641,11 @@ class Store:
             self._insert_edges(con, layer.edges, graph_id, n)
             assert layer.graph_size is not None  # edges come with their graph layer's size
             con.execute("INSERT INTO graph_layers VALUES (?, ?, ?, ?)", [layer.graph, n, *layer.graph_size])
-        # the checksums of the rows as inserted, by zeckdb's own hash (zeckdb.checksums)
-        if layer.edges is not None:
-            edges_checksums[layer.graph, n] = checksum([layer.edges], "edges", layer.graph, n)
+        if edges_checksum is not None:
+            edges_checksums[layer.graph, n] = edges_checksum.result()
         elif (layer.graph, n) not in edges_checksums:  # the graph layer was written before
             edges_checksums[layer.graph, n] = layer_checksum(con, "edges", layer.graph, n)
-        row = dict(layer.build, positions_checksum=checksum([layer.positions], "positions", name, n),
+        row = dict(layer.build, positions_checksum=positions_checksum.result(),
                    edges_checksum=edges_checksums[layer.graph, n])
         lengths = layer.length_rows()  # last of the rows, as it may still be computed meanwhile
         if lengths is not None:
