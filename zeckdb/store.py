@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 import time
 from typing import TYPE_CHECKING, Any, Protocol
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 import duckdb
 import numpy as np
@@ -54,13 +54,29 @@ CHECKSUM_READ_ROWS = 1 << 20
 
 def layer_checksum(con: duckdb.DuckDBPyConnection, table: str, name: str, n: int) -> int:
     """The checksum (zeckdb.checksums, revision 0012) of a layer's rows of the view `table`
-    ('positions' of a variant, 'edges' of a graph) as stored, read back a batch at a time."""
+    ('positions' of a variant, 'edges' of a graph) as stored, read back a batch at a time from
+    the tables behind the view: a column the view shows as NULL for a table's rows is left
+    out, as the hash allows (reading the view cost more than hashing what it read)."""
     from .checksums import COLUMNS, checksum
 
-    key = "variant" if table == "positions" else "graph"
-    rows = con.sql(f"SELECT {', '.join(COLUMNS[table])} FROM {table} WHERE {key} = $name AND n = $n",
-                   params={"name": name, "n": n})
-    return checksum(rows.to_arrow_reader(CHECKSUM_READ_ROWS), table, name, n)
+    if table == "positions":
+        column, value = "variant", name
+        sources = [(t, [c for c in COLUMNS[table] if t != "position_rows" or c in LEAN_COLUMNS])
+                   for t in POSITIONS_TABLES]
+    else:
+        found = con.execute("SELECT graph_id FROM graph_ids WHERE graph = ?", [name]).fetchall()
+        if not found:
+            return 0
+        column, value = "graph_id", found[0][0]
+        sources = [("edge_rows", ["src", "dst", "code"]), ("edge_rows_across", ["src", "dst", "code", "dst_n"])]
+
+    def batches() -> Iterator[Any]:  # one table's result at a time: a connection has one open
+        for source, columns in sources:
+            rows = con.sql(f"SELECT {', '.join(columns)} FROM {source} WHERE {column} = $key AND n = $n",
+                           params={"key": value, "n": n})
+            yield from rows.to_arrow_reader(CHECKSUM_READ_ROWS)
+
+    return checksum(batches(), table, name, n)
 
 
 def resolve_db_path(db: str | os.PathLike | None) -> Path:
@@ -727,11 +743,12 @@ class Store:
         finally:
             cursor.close()
 
-    def layer_checksums(self, variant: str, graph: str, n: int) -> tuple[int, int]:
-        """The checksums of a layer's positions and of its graph layer's edges as stored now."""
+    def layer_checksum(self, table: str, name: str, n: int) -> int:
+        """The checksum of a layer's rows of `positions` (of variant `name`) or `edges` (of
+        graph `name`) as stored now."""
         cursor = self._connection_waiting().cursor()
         try:
-            return layer_checksum(cursor, "positions", variant, n), layer_checksum(cursor, "edges", graph, n)
+            return layer_checksum(cursor, table, name, n)
         finally:
             cursor.close()
 

@@ -38,8 +38,13 @@ def _duckdb_checksums(con) -> dict[tuple[str, int], tuple[int, int]]:
 
 
 def _own_checksums(con) -> dict[tuple[str, int], tuple[int, int]]:
-    """Each layer's checksums by zeckdb's hash (this revision on)."""
-    from zeckdb.store import layer_checksum
+    """Each layer's checksums by zeckdb's hash (this revision on), of the views' rows."""
+    from zeckdb.checksums import COLUMNS, checksum
+
+    def hashed(table: str, key: str, name: str, n: int) -> int:
+        rows = con.sql(f"SELECT {', '.join(COLUMNS[table])} FROM {table} WHERE {key} = $name AND n = $n",
+                       params={"name": name, "n": n})
+        return checksum(rows.to_arrow_reader(1 << 20), table, name, n)
 
     layers = con.execute("SELECT b.variant, v.graph, b.n FROM builds b JOIN variants v USING (variant) "
                          "WHERE NOT b.summary_only").fetchall()
@@ -47,8 +52,8 @@ def _own_checksums(con) -> dict[tuple[str, int], tuple[int, int]]:
     out = {}
     for variant, graph, n in layers:
         if (graph, n) not in edges:
-            edges[graph, n] = layer_checksum(con, "edges", graph, n)
-        out[variant, n] = (layer_checksum(con, "positions", variant, n), edges[graph, n])
+            edges[graph, n] = hashed("edges", "graph", graph, n)
+        out[variant, n] = (hashed("positions", "variant", variant, n), edges[graph, n])
     return out
 
 
