@@ -5,8 +5,9 @@ Revises: 0003
 Create Date: 2026-11-22
 
 `zeckdb verify` recomputes them, so that a row deleted or edited by hand is
-caught. A checksum is the sum, modulo 2^64, of DuckDB's hash of every row
-(zeckdb.store.POSITIONS_CHECKSUM, EDGES_CHECKSUM): independent of row order.
+caught. A checksum is the sum, modulo 2^64, of DuckDB's hash of every row:
+independent of row order. (Revision 0012 replaced DuckDB's hash with zeckdb's own,
+zeckdb.checksums.)
 Layers built before this revision have NULL checksums until rebuilt.
 """
 
