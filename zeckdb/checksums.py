@@ -86,14 +86,6 @@ def _add_column(sums, values, factor):
 
 
 @jit
-def _set_nulls(sums, values, nulls, factor, null_code):
-    """Where a value is NULL, count NULL_CODE instead of what _add_column counted."""
-    for i in range(sums.shape[0]):
-        if nulls[i]:
-            sums[i] += (null_code - np.uint64(np.int64(values[i]))) * factor
-
-
-@jit
 def _list_codes(offsets, values):
     """code() of each list of a list column (offsets into values)."""
     out = np.empty(offsets.shape[0] - 1, dtype=np.uint64)
@@ -135,7 +127,7 @@ def _batch_sum(batch: Any, columns: tuple[str, ...], seed: int) -> int:
     # the columns left out add the same to every row's sum
     base = (seed + sum(column_factor(j) * NULL_CODE for j, column in enumerate(columns, 1)
                        if column not in names)) & MASK
-    words = [(column_factor(j), *_words(column, batch.column(column)))
+    words = [(column_factor(j), _words(column, batch.column(column)))
              for j, column in enumerate(columns, 1) if column in names]
     sums = np.empty(min(BLOCK_ROWS, batch.num_rows), dtype=np.uint64)
     total = 0
@@ -143,10 +135,8 @@ def _batch_sum(batch: Any, columns: tuple[str, ...], seed: int) -> int:
         block = sums[: min(BLOCK_ROWS, batch.num_rows - start)]
         block[:] = 0
         stop = start + block.shape[0]
-        for factor, values, nulls in words:
+        for factor, values in words:
             _add_column(block, values[start:stop], np.uint64(factor))
-            if nulls is not None:
-                _set_nulls(block, values[start:stop], nulls[start:stop], np.uint64(factor), np.uint64(NULL_CODE))
         total += int(_sum_of_hashes(block, np.uint64(base)))
     return total
 
@@ -160,32 +150,38 @@ def _outcome_codes(column: str, words: Any) -> np.ndarray:
     return np.array([OUTCOME_CODES[t] for t in texts], dtype=np.int8)
 
 
-def _words(column: str, array: Any) -> tuple[np.ndarray, np.ndarray | None]:
-    """A column's values as whole numbers whose two's complement is code(), and its NULLs."""
+def _words(column: str, array: Any) -> np.ndarray:
+    """A column's code() of each row, as whole numbers whose two's complement it is."""
+    words = _values(column, array)
+    if not array.null_count:
+        return words
+    words = words.astype(np.uint64)  # two's complement kept, and room for NULL_CODE
+    words[array.is_null().to_numpy(zero_copy_only=False)] = NULL_CODE
+    return words
+
+
+def _values(column: str, array: Any) -> np.ndarray:
+    """code() of each non-NULL value of a column (whatever stands in a NULL's place)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    nulls = array.is_null().to_numpy(zero_copy_only=False) if array.null_count else None
     if pa.types.is_dictionary(array.type):  # the outcome: code() of each word of the dictionary, by index
         lookup = _outcome_codes(column, array.dictionary)
         indices = pc.fill_null(array.indices, 0).to_numpy(zero_copy_only=False)
-        return (lookup[indices] if len(lookup) else np.zeros(len(array), dtype=np.int8)), nulls
+        return lookup[indices] if len(lookup) else np.zeros(len(array), dtype=np.int8)
     if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
         _outcome_codes(column, pc.unique(array.drop_null()))  # only words with a code
-        return pc.equal(array, "win").fill_null(False).to_numpy(zero_copy_only=False).view(np.uint8), nulls
+        return pc.equal(array, "win").fill_null(False).to_numpy(zero_copy_only=False).view(np.uint8)
     if pa.types.is_list(array.type) or pa.types.is_large_list(array.type):
         offsets = array.offsets.to_numpy() - array.offsets[0].as_py()
-        values = pc.fill_null(array.flatten(), 0).to_numpy()
-        return _list_codes(offsets, values), nulls
-    if array.null_count:
-        array = pc.fill_null(array, 0)
-    values = array.to_numpy(zero_copy_only=False)
+        return _list_codes(offsets, pc.fill_null(array.flatten(), 0).to_numpy())
+    values = (pc.fill_null(array, 0) if array.null_count else array).to_numpy(zero_copy_only=False)
     if column in REAL_COLUMNS:
-        return values.astype(np.float32, copy=False).view(np.uint32), nulls
+        return values.astype(np.float32, copy=False).view(np.uint32)
     if column in DOUBLE_COLUMNS:
-        return values.astype(np.float64, copy=False).view(np.uint64), nulls
+        return values.astype(np.float64, copy=False).view(np.uint64)
     if values.dtype == np.bool_:
-        return values.view(np.uint8), nulls
+        return values.view(np.uint8)
     if not np.issubdtype(values.dtype, np.integer):
         raise ValueError(f"{column} holds {values.dtype} values, not whole numbers")
-    return values, nulls
+    return values
