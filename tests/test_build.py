@@ -97,18 +97,23 @@ def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path,
     assert consistent(path) == []
 
 
-KILL_N = 90  # the kill comes once the file grew 3 MB past its empty schema, well before n = 90; resuming stays short
+KILL_N = 90  # the kill comes once a megabyte of layers was committed, well before n = 90; resuming stays short
 
 
-def wait_for_layers(path, grown: int = 3_000_000) -> None:
-    """Return once a build writing `path` has committed layers: the file is `grown` bytes larger
-    than when it first appeared (the empty schema), or after two minutes."""
+def wait_for_layers(path, committed: int = 1_000_000) -> None:
+    """Return once a build writing `path` has committed layers, or after two minutes: a commit
+    writes its transaction to the write-ahead log (NAME.wal), which holds `committed` bytes
+    long before the build's first checkpoint moves it into the file (the file's own size says
+    nothing: registering the variants gives tables their first blocks before any layer)."""
+    wal = path.with_name(path.name + ".wal")
     deadline = time.time() + 120
-    while time.time() < deadline and not path.exists():
-        time.sleep(0.05)
-    empty = path.stat().st_size if path.exists() else 0
-    while time.time() < deadline and not (path.exists() and path.stat().st_size > empty + grown):
-        time.sleep(0.05)
+    while time.time() < deadline:
+        try:
+            if wal.stat().st_size > committed:
+                return
+        except FileNotFoundError:  # not yet, or a checkpoint just removed it
+            pass
+        time.sleep(0.01)
 
 
 def test_killed_build_keeps_committed_layers_and_resumes(tmp_path):

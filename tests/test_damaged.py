@@ -174,7 +174,8 @@ def test_rows_deleted_by_hand_leave_status_working_and_verify_failing(capsys, cl
     path = tmp_path / "deleted.duckdb"
     shutil.copy(clean, path)
     con = duckdb.connect(str(path))
-    con.execute("DELETE FROM position_rows WHERE variant = 'reversed' AND n = 30 AND id < 10")
+    con.execute("DELETE FROM position_rows WHERE variant_id = (SELECT variant_id FROM variant_ids "
+                "WHERE variant = 'reversed') AND n = 30 AND id < 10")
     con.close()
     assert run(capsys, "status", "--db", str(path))[0] == 0
     code, _, err = run(capsys, "verify", "--db", str(path))

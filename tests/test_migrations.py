@@ -75,7 +75,8 @@ def test_migrations_build_the_documented_schema_on_an_empty_file(tmp_path):
                       "builds": "BASE TABLE", "graph_layers": "BASE TABLE", "positions": "VIEW",
                       "position_rows": "BASE TABLE", "position_rows_wide": "BASE TABLE",  # 0011
                       "edges": "VIEW", "edge_rows": "BASE TABLE", "edge_rows_across": "BASE TABLE",  # 0009
-                      "graph_ids": "BASE TABLE", "moves": "VIEW", "fibonacci": "BASE TABLE",
+                      "graph_ids": "BASE TABLE", "variant_ids": "BASE TABLE",  # 0013
+                      "moves": "VIEW", "fibonacci": "BASE TABLE",
                       "length_distribution": "BASE TABLE", "random_play": "BASE TABLE", "length_moments": "VIEW",
                       "variant_columns": "BASE TABLE", "position_texts": "VIEW"}
     cols = [r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'positions' "
@@ -303,8 +304,9 @@ def test_revision_0011_keeps_positions_and_checksums(tmp_path, capsys):
     with Store.open_write(path) as store:
         build(store, games, [11])
     with duckdb.connect(str(path)) as con:
-        where = {table: dict(con.execute(f"SELECT variant, count(*) FROM {table} GROUP BY variant").fetchall())
-                 for table in ("position_rows", "position_rows_wide")}
+        where = {table: dict(con.execute(f"SELECT variant, count(*) FROM {source} GROUP BY variant").fetchall())
+                 for table, source in (("position_rows", "position_rows JOIN variant_ids USING (variant_id)"),
+                                       ("position_rows_wide", "position_rows_wide"))}
         assert set(where["position_rows"]) == {"zeckendorf", "reversed"}  # n = 11 only
         assert where["position_rows"]["zeckendorf"] == con.execute(
             "SELECT positions FROM builds WHERE variant = 'zeckendorf' AND n = 11").fetchone()[0]
@@ -375,3 +377,52 @@ def test_revision_0012_moves_checksums_to_zeckdbs_hash_and_keeps_them_honest(tmp
         back = {row[:2]: row for row in con.execute(recorded).fetchall()}
         hashed = {row[:2]: row for row in con.execute(duckdb_hash).fetchall()}
     assert back.pop(("reversed", 9)) != hashed.pop(("reversed", 9)) and back == hashed
+
+
+def test_revision_0013_stores_lean_rows_and_keeps_every_value(tmp_path, capsys):
+    """0013 stores a variant of position_rows as a small integer and four columns by others:
+    the view shows every row, column and type as before; a layer edited before the upgrade
+    so that a dropped column disagrees with the others moves whole to position_rows_wide and
+    is still caught, as is an edit of a column kept; a downgrade gives the old table back."""
+    from alembic import command
+
+    from zeckdb.builder import build
+
+    from .conftest import run
+
+    path = tmp_path / "thirteen.duckdb"
+    with Store.open_write(path) as store:
+        build(store, ["zeckendorf", "reversed", "black-hole-3", "quilt"], list(range(1, 11)))
+    everything = "SELECT * FROM positions ORDER BY ALL"
+    types = ("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'positions' "
+             "ORDER BY ordinal_position")
+    command.downgrade(_alembic_config(path), "0012")  # as the previous release wrote it
+    with duckdb.connect(str(path)) as con:
+        assert "variant" in [r[0] for r in con.execute("DESCRIBE position_rows").fetchall()]
+        con.execute("UPDATE position_rows SET outcome = 'win' WHERE variant = 'reversed' AND n = 9 AND outcome = 'loss' "
+                    "AND id = (SELECT min(id) FROM position_rows WHERE variant = 'reversed' AND n = 9 "
+                    "AND outcome = 'loss')")
+        con.execute("UPDATE position_rows SET remoteness = remoteness + 2 WHERE variant = 'zeckendorf' AND n = 8 "
+                    "AND id = 3")
+        rows, columns = con.execute(everything).fetchall(), con.execute(types).fetchall()
+        lean = con.execute("SELECT count(*) FROM position_rows WHERE NOT (variant = 'reversed' AND n = 9)").fetchone()
+    assert upgrade(path) == ("0012", SCHEMA_HEAD)
+    with duckdb.connect(str(path)) as con:
+        assert con.execute(everything).fetchall() == rows
+        assert con.execute(types).fetchall() == columns
+        assert con.execute("SELECT count(*) FROM position_rows").fetchone() == lean
+        assert con.execute("SELECT DISTINCT variant, n FROM position_rows_wide WHERE variant <> 'quilt'").fetchall() \
+            == [("reversed", 9)]
+        stored = [r[0] for r in con.execute("DESCRIBE position_rows").fetchall()]
+        assert "variant" not in stored and "outcome" not in stored and "remoteness_over_min" in stored
+    code, out, err = run(capsys, "verify", "--db", str(path))
+    assert code == 1 and "checksums: reversed n=9: the positions rows do not hash" in err
+    assert "checksums: zeckendorf n=8: the positions rows do not hash" in err
+    assert err.count("checksums:") == 2  # every other layer's checksum still holds
+    for variant in ("zeckendorf", "reversed"):  # lookups read both tables
+        code, out, err = run(capsys, "position", variant, "--start", "10", "--json", "--db", str(path))
+        assert code == 0 and json.loads(out)["moves"], err
+    command.downgrade(_alembic_config(path), "0012")
+    with duckdb.connect(str(path)) as con:
+        assert con.execute(everything).fetchall() == rows
+        assert con.execute(types).fetchall() == columns

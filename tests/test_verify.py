@@ -30,25 +30,38 @@ def test_a_clean_database_of_every_variant_passes(capsys, small_db):
 
 
 # Rows are edited in the tables behind the view positions (migration 0011): position_rows for
-# two-player count-vector games of at most eleven bins, position_rows_wide for the others.
+# two-player count-vector games of at most eleven bins (a variant by its variant_id, some
+# columns by others: migration 0013), position_rows_wide for the others.
+
+
+def lean(variant: str) -> str:
+    return f"variant_id = (SELECT variant_id FROM variant_ids WHERE variant = '{variant}')"
+
+
 TAMPERING = [
-    ("DELETE FROM position_rows WHERE variant = 'zeckendorf' AND n = 10 AND id = 3",
+    (f"DELETE FROM position_rows WHERE {lean('zeckendorf')} AND n = 10 AND id = 3",
      ["layer sizes: zeckendorf n=10: 21 positions and 45 moves stored, its summary row counts 22 and 45",
       "partition counts: zeckendorf n=10: 21 positions stored, n has 22 partitions",
       "values: zeckendorf n=10", "checksums: zeckendorf n=10: the positions rows do not hash"]),
-    ("UPDATE position_rows SET outcome = CASE WHEN outcome = 'win' THEN 'loss' ELSE 'win' END "
-     "WHERE variant = 'reversed' AND n = 12 AND id = 5",
+    # the outcome shown is 'win' exactly when a move wins
+    ("UPDATE position_rows SET winning_moves = CASE WHEN winning_moves > 0 THEN 0 ELSE 1 END "
+     f"WHERE {lean('reversed')} AND n = 12 AND id = 5",
      ["solved columns: reversed n=12", "checksums: reversed n=12: the positions rows do not hash"]),
-    ("UPDATE position_rows SET grundy = grundy + 1 WHERE variant = 'black-hole-3' AND n = 20 AND id = 4",
+    (f"UPDATE position_rows SET grundy = grundy + 1 WHERE {lean('black-hole-3')} AND n = 20 AND id = 4",
      ["solved columns: black-hole-3 n=20", "grundy"]),
     ("DELETE FROM edge_rows WHERE graph_id = (SELECT graph_id FROM graph_ids WHERE graph = 'zeckendorf') "
      "AND n = 15 AND src = 7",
      ["layer sizes: zeckendorf n=15", "checksums: zeckendorf n=15: the moves rows do not hash"]),
+    # remoteness and max_remaining are stored as their excess over min_remaining
+    (f"UPDATE position_rows SET remoteness_over_min = remoteness_over_min + 2 WHERE {lean('zeckendorf')} "
+     "AND n = 14 AND id = 6", ["solved columns: zeckendorf n=14", "remoteness"]),
+    (f"UPDATE position_rows SET max_over_min = max_over_min + 1 WHERE {lean('reversed')} AND n = 11 AND id = 2",
+     ["solved columns: reversed n=11", "max_remaining"]),
     ("UPDATE builds SET winner = 3 - winner WHERE variant = 'fibonacci-nim' AND n = 9",
      ["starts: fibonacci-nim n=9: the summary says winner"]),
     ("UPDATE builds SET games = '1' WHERE variant = 'quilt' AND n = 12",
      ["starts: quilt n=12: the summary counts 1 games"]),
-    ("UPDATE position_rows SET games_to_end = games_to_end + 1 WHERE variant = 'build-up' AND n = 8 AND id = 2",
+    (f"UPDATE position_rows SET games_to_end = games_to_end + 1 WHERE {lean('build-up')} AND n = 8 AND id = 2",
      ["solved columns: build-up n=8", "games_to_end"]),
     # games of three or more players: the forcing seat, and the two-player columns left NULL
     ("UPDATE position_rows_wide SET forcing_seat = 1 WHERE variant = 'zeckendorf-p3' AND n = 9 AND is_start",
@@ -60,7 +73,7 @@ TAMPERING = [
      ["solved columns: zeckendorf-p4 n=7", "a two-player column is set in a game of 4 players"]),
     # columns no other check re-derives: only the checksums catch an edit
     ("UPDATE position_rows SET in_winning_strategies = NOT in_winning_strategies "
-     "WHERE variant = 'zeckendorf' AND n = 20 AND id = 30",
+     f"WHERE {lean('zeckendorf')} AND n = 20 AND id = 30",
      ["checksums: zeckendorf n=20: the positions rows do not hash"]),
     ("UPDATE position_rows_wide SET entries = list_reverse(entries) WHERE variant = 'ordered' AND n = 10 AND id = 7",
      ["checksums: ordered n=10: the positions rows do not hash"]),

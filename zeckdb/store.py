@@ -26,7 +26,7 @@ from .variants import Variant
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
-SCHEMA_HEAD = "0012"  # tests check this equals Alembic's head revision
+SCHEMA_HEAD = "0013"  # tests check this equals Alembic's head revision
 HEAD_SCHEMA_FILE = "head.sql"  # a new file's schema (_write_head_schema)
 DEFAULT_DB = "zeckdb.duckdb"
 POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
@@ -46,6 +46,14 @@ POSITIONS_TABLES = ("position_rows", "position_rows_wide")
 LAYER_TABLES = [*POSITIONS_TABLES, "builds", "random_play", "length_distribution"]
 LEAN_BINS = 11
 LEAN_COLUMNS = frozenset(["id", *(f"c{i}" for i in range(1, LEAN_BINS + 1)), *POSITION_COLUMNS])
+# position_rows stores a variant as its variant_ids.variant_id and four columns by others
+# (revision 0013): what it shows for each of those.
+LEAN_DERIVED = {
+    "outcome": "CASE WHEN winning_moves > 0 THEN 'win'::ENUM('win', 'loss') ELSE 'loss'::ENUM('win', 'loss') END",
+    "remoteness": "min_remaining + remoteness_over_min",
+    "max_remaining": "min_remaining + max_over_min",
+    "is_terminal": "legal_moves = 0",
+}
 # A writer checkpoints once its commits since the last checkpoint hold this many rows (Store.write_layers).
 CHECKPOINT_ROWS = 5_000_000
 # Rows read back at a time to recompute a layer's checksum (layer_checksum).
@@ -60,23 +68,50 @@ def layer_checksum(con: duckdb.DuckDBPyConnection, table: str, name: str, n: int
     from .checksums import COLUMNS, checksum
 
     if table == "positions":
-        column, value = "variant", name
-        sources = [(t, [c for c in COLUMNS[table] if t != "position_rows" or c in LEAN_COLUMNS])
-                   for t in POSITIONS_TABLES]
+        variant_id = name_id(con, "variant", name)
+        sources = [("position_rows", "variant_id", variant_id,
+                    [shown_column("position_rows", c) for c in COLUMNS[table] if c in LEAN_COLUMNS]),
+                   ("position_rows_wide", "variant", name, list(COLUMNS[table]))]
     else:
-        found = con.execute("SELECT graph_id FROM graph_ids WHERE graph = ?", [name]).fetchall()
-        if not found:
-            return 0
-        column, value = "graph_id", found[0][0]
-        sources = [("edge_rows", ["src", "dst", "code"]), ("edge_rows_across", ["src", "dst", "code", "dst_n"])]
+        graph_id = name_id(con, "graph", name)
+        sources = [("edge_rows", "graph_id", graph_id, ["src", "dst", "code"]),
+                   ("edge_rows_across", "graph_id", graph_id, ["src", "dst", "code", "dst_n"])]
 
     def batches() -> Iterator[Any]:  # one table's result at a time: a connection has one open
-        for source, columns in sources:
+        for source, column, key, columns in sources:
+            if key is None:  # nothing of it was ever stored in this table
+                continue
             rows = con.sql(f"SELECT {', '.join(columns)} FROM {source} WHERE {column} = $key AND n = $n",
-                           params={"key": value, "n": n})
+                           params={"key": key, "n": n})
             yield from rows.to_arrow_reader(CHECKSUM_READ_ROWS)
 
     return checksum(batches(), table, name, n)
+
+
+def name_id(con: duckdb.DuckDBPyConnection, kind: str, name: str) -> int | None:
+    """The small integer a variant (variant_ids) or a graph (graph_ids) is stored by; None
+    when it has none, so has no rows stored by it."""
+    found = con.execute(f"SELECT {kind}_id FROM {kind}_ids WHERE {kind} = ?", [name]).fetchall()
+    return found[0][0] if found else None
+
+
+def shown_column(table: str, column: str) -> str:
+    """SQL reading the column `column` of the view positions from one of the tables behind it."""
+    if table == "position_rows_wide":
+        return column
+    if column not in LEAN_COLUMNS:
+        return f"NULL AS {column}"
+    return f"{LEAN_DERIVED[column]} AS {column}" if column in LEAN_DERIVED else column
+
+
+def lean_rows(positions: Any) -> Any:
+    """A layer's positions (a pyarrow.Table of the view's columns) as position_rows stores them."""
+    import pyarrow.compute as pc
+
+    least = positions["min_remaining"]
+    stored = positions.drop_columns(["outcome", "is_terminal", "remoteness", "max_remaining"])
+    return stored.append_column("remoteness_over_min", pc.subtract(positions["remoteness"], least)) \
+        .append_column("max_over_min", pc.subtract(positions["max_remaining"], least))
 
 
 def resolve_db_path(db: str | os.PathLike | None) -> Path:
@@ -97,7 +132,8 @@ def _alembic_config(path: Path):
 
 # What the head revision holds; a file missing any of them was damaged by hand.
 SCHEMA_OBJECTS = ["alembic_version", "variants", "move_names", "builds", "graph_layers", "positions", "position_rows",
-                  "position_rows_wide", "edges", "edge_rows", "edge_rows_across", "graph_ids", "moves", "fibonacci",
+                  "position_rows_wide", "edges", "edge_rows", "edge_rows_across", "graph_ids", "variant_ids", "moves",
+                  "fibonacci",
                   "variant_columns", "length_distribution", "random_play", "length_moments"]
 REBUILD_HINT = "rebuild it into a new file (`zeckdb build --db NEW_FILE` with the same --variant and --n)"
 
@@ -443,6 +479,7 @@ class Store:
         self.upgraded_from: str | None = None
         self._rows_since_checkpoint = 0  # a writer's: rows committed since its last checkpoint
         self._positions_table: dict[str, str] = {}  # per variant, the table its rows were last found in
+        self._variant_ids: dict[str, int] = {}  # variant_ids found so far (Store._variant_id)
 
     def _connection_waiting(self) -> duckdb.DuckDBPyConnection:
         """The open connection; a writer that has let go waits here for the readers to leave
@@ -573,8 +610,9 @@ class Store:
         con.execute("DELETE FROM move_names WHERE variant = ?", [variant.name])
         con.execute("DELETE FROM variant_columns WHERE variant = ?", [variant.name])
         con.execute("DELETE FROM variants WHERE variant = ?", [variant.name])
-        con.execute("""INSERT INTO graph_ids SELECT $graph, (SELECT coalesce(max(graph_id) + 1, 0) FROM graph_ids)
-                       WHERE NOT EXISTS (SELECT 1 FROM graph_ids WHERE graph = $graph)""", {"graph": variant.graph_name})
+        for kind, name in (("graph", variant.graph_name), ("variant", variant.name)):  # ids are never reused
+            con.execute(f"""INSERT INTO {kind}_ids SELECT $name, (SELECT coalesce(max({kind}_id) + 1, 0) FROM {kind}_ids)
+                            WHERE NOT EXISTS (SELECT 1 FROM {kind}_ids WHERE {kind} = $name)""", {"name": name})
         self._insert_row(con, "variants", dict(
             variant=variant.name, title=variant.title, source=variant.source, graph=variant.graph_name,
             reversed=variant.reversed, max_n=variant.max_n, bins=len(variant.columns), players=variant.players,
@@ -644,12 +682,17 @@ class Store:
         positions_checksum = hasher.submit(checksum, [layer.positions], "positions", name, n)
         edges_checksum = (hasher.submit(checksum, [layer.edges], "edges", layer.graph, n)
                           if layer.edges is not None else None)
+        variant_id = self._registered_id(con, "variant", name)
         if layer.replace:  # a scan per table: on a big file, skipping it for new layers saves the writer seconds
             for table in LAYER_TABLES:
-                con.execute(f"DELETE FROM {table} WHERE variant = ? AND n = ?", [name, n])
-        self._insert_rows(con, positions_table(layer.positions.column_names), layer.positions, {"variant": name, "n": n})
+                column, key = ("variant_id", variant_id) if table == "position_rows" else ("variant", name)
+                con.execute(f"DELETE FROM {table} WHERE {column} = ? AND n = ?", [key, n])
+        if positions_table(layer.positions.column_names) == "position_rows":
+            self._insert_rows(con, "position_rows", lean_rows(layer.positions), {"variant_id": variant_id, "n": n})
+        else:
+            self._insert_rows(con, "position_rows_wide", layer.positions, {"variant": name, "n": n})
         if layer.edges is not None:
-            graph_id = con.execute("SELECT graph_id FROM graph_ids WHERE graph = ?", [layer.graph]).fetchall()[0][0]
+            graph_id = self._registered_id(con, "graph", layer.graph)
             if layer.replace:
                 for table in ("edge_rows", "edge_rows_across"):
                     con.execute(f"DELETE FROM {table} WHERE graph_id = ? AND n = ?", [graph_id, n])
@@ -669,6 +712,13 @@ class Store:
         self._insert_row(con, "builds", {"variant": name, "n": n, **row})
         if layer.random_play is not None:
             self._insert_row(con, "random_play", {"variant": name, "n": n, **layer.random_play})
+
+    @staticmethod
+    def _registered_id(con: duckdb.DuckDBPyConnection, kind: str, name: str) -> int:
+        found = name_id(con, kind, name)
+        if found is None:
+            raise RuntimeError(f"{kind} {name!r} has no id: Store.register_variant comes before its layers")
+        return found
 
     @staticmethod
     def _insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: Any, constants: dict[str, Any]) -> None:
@@ -828,6 +878,15 @@ class Store:
                                "forcing_seat": seat if seat >= 0 else None}
         return found
 
+    def _variant_id(self, variant: str) -> int | None:
+        """variant_ids.variant_id of a variant (kept once found: an id never changes)."""
+        if variant not in self._variant_ids:
+            found = name_id(self._connection_waiting(), "variant", variant)
+            if found is None:
+                return None
+            self._variant_ids[variant] = found
+        return self._variant_ids[variant]
+
     def _probe(self, where: str, params: list[Any], columns: list[str],
                wanted: int) -> dict[tuple[int, int], dict[str, Any]]:
         """The rows found, read from the tables behind the view positions: planning a query on
@@ -839,9 +898,14 @@ class Store:
         first = self._positions_table.get(variant, "position_rows")
         found: dict[tuple[int, int], dict[str, Any]] = {}
         for table in (first, *(t for t in POSITIONS_TABLES if t != first)):
-            selected = [c if table == "position_rows_wide" or c in LEAN_COLUMNS else f"NULL AS {c}" for c in columns]
+            column, key = "variant", variant
+            if table == "position_rows":
+                column, key = "variant_id", self._variant_id(variant)
+                if key is None:
+                    continue
+            selected = ", ".join(shown_column(table, c) for c in columns)
             cur = self._connection_waiting().execute(
-                f"SELECT n, id, {', '.join(selected)} FROM {table} WHERE variant = ? AND {where}", params)
+                f"SELECT n, id, {selected} FROM {table} WHERE {column} = ? AND {where}", [key, *params[1:]])
             names = [d[0] for d in cur.description]
             rows = cur.fetchall()
             if rows:
