@@ -89,3 +89,19 @@ def test_simulate_is_the_command_lines():
     sim = api.simulate("ordered", 9, games=300, seed=5)
     shortest, longest = ref.solve("ordered", (1,) * 9)["min"], ref.solve("ordered", (1,) * 9)["max"]
     assert sim.games == 300 and shortest <= sim.lengths.min() and sim.lengths.max() <= longest
+
+
+@pytest.mark.parametrize("variant, n", [("zeckendorf", 14), ("reversed", 13), ("black-hole-3", 20),
+                                        ("fibonacci-nim", 12), ("quilt", 12), ("zeckendorf-p3", 10)])
+def test_lookups_read_what_the_view_shows(small_db, variant, n):
+    """Lookups read the tables behind the view positions and compute in Python what position_rows
+    stores by other columns (revision 0013): every position of a layer as the view's SQL shows it."""
+    from zeckdb.store import PROBE_COLUMNS, Store
+
+    with Store.open_read(small_db) as store:
+        shown = store.rows(f"SELECT n, id, {', '.join(PROBE_COLUMNS)} FROM positions WHERE variant = ? AND n = ?",
+                           [variant, n])
+        found = store.probe(variant, [(n, i) for i in range(len(shown))] + [(n, len(shown))])  # and one past the end
+    assert len(shown) > 10
+    assert found == {(row[0], row[1]): dict(zip(["n", "id", *PROBE_COLUMNS], row, strict=True)) for row in shown}
+    assert {type(v["outcome"]) for v in found.values()} <= {str, type(None)}

@@ -8,10 +8,11 @@ not pay for importing Alembic and SQLAlchemy.
 from __future__ import annotations
 
 from dataclasses import dataclass
+import operator
 import os
 from pathlib import Path
 import time
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from collections.abc import Callable, Iterable, Iterator
 
 import duckdb
@@ -46,13 +47,23 @@ POSITIONS_TABLES = ("position_rows", "position_rows_wide")
 LAYER_TABLES = [*POSITIONS_TABLES, "builds", "random_play", "length_distribution"]
 LEAN_BINS = 11
 LEAN_COLUMNS = frozenset(["id", *(f"c{i}" for i in range(1, LEAN_BINS + 1)), *POSITION_COLUMNS])
-# position_rows stores a variant as its variant_ids.variant_id and four columns by others
-# (revision 0013): what it shows for each of those.
+
+
+class Derived(NamedTuple):
+    """A column of the view positions that position_rows stores by others (revision 0013)."""
+
+    sql: str  # as the view computes it
+    stored: tuple[str, ...]  # the stored columns it is computed from
+    value: Callable[..., Any]  # the same in Python, for a lookup's few rows: a query plans expressions slowly
+
+
+# position_rows stores a variant as its variant_ids.variant_id and these columns by others
 LEAN_DERIVED = {
-    "outcome": "CASE WHEN winning_moves > 0 THEN 'win'::ENUM('win', 'loss') ELSE 'loss'::ENUM('win', 'loss') END",
-    "remoteness": "min_remaining + remoteness_over_min",
-    "max_remaining": "min_remaining + max_over_min",
-    "is_terminal": "legal_moves = 0",
+    "outcome": Derived("CASE WHEN winning_moves > 0 THEN 'win'::ENUM('win', 'loss') ELSE 'loss'::ENUM('win', 'loss') END",
+                       ("winning_moves",), lambda winning: "win" if winning > 0 else "loss"),
+    "remoteness": Derived("min_remaining + remoteness_over_min", ("min_remaining", "remoteness_over_min"), operator.add),
+    "max_remaining": Derived("min_remaining + max_over_min", ("min_remaining", "max_over_min"), operator.add),
+    "is_terminal": Derived("legal_moves = 0", ("legal_moves",), lambda moves: moves == 0),
 }
 # A writer checkpoints once its commits since the last checkpoint hold this many rows (Store.write_layers).
 CHECKPOINT_ROWS = 5_000_000
@@ -101,7 +112,19 @@ def shown_column(table: str, column: str) -> str:
         return column
     if column not in LEAN_COLUMNS:
         return f"NULL AS {column}"
-    return f"{LEAN_DERIVED[column]} AS {column}" if column in LEAN_DERIVED else column
+    return f"{LEAN_DERIVED[column].sql} AS {column}" if column in LEAN_DERIVED else column
+
+
+def lean_stored(columns: Iterable[str]) -> list[str]:
+    """The columns of position_rows that hold these columns of the view positions."""
+    stored = (LEAN_DERIVED[c].stored if c in LEAN_DERIVED else (c,) for c in columns if c in LEAN_COLUMNS)
+    return list(dict.fromkeys(s for group in stored for s in group))
+
+
+def lean_values(columns: Iterable[str], stored: dict[str, Any]) -> dict[str, Any]:
+    """These columns of the view positions from a row of position_rows (lean_stored's columns)."""
+    return {c: (LEAN_DERIVED[c].value(*(stored[s] for s in LEAN_DERIVED[c].stored)) if c in LEAN_DERIVED
+                else stored[c] if c in LEAN_COLUMNS else None) for c in columns}
 
 
 def lean_rows(positions: Any) -> Any:
@@ -898,19 +921,21 @@ class Store:
         first = self._positions_table.get(variant, "position_rows")
         found: dict[tuple[int, int], dict[str, Any]] = {}
         for table in (first, *(t for t in POSITIONS_TABLES if t != first)):
-            column, key = "variant", variant
-            if table == "position_rows":
-                column, key = "variant_id", self._variant_id(variant)
+            lean = table == "position_rows"
+            column, key, read = "variant", variant, columns
+            if lean:
+                column, key, read = "variant_id", self._variant_id(variant), lean_stored(columns)
                 if key is None:
                     continue
-            selected = ", ".join(shown_column(table, c) for c in columns)
             cur = self._connection_waiting().execute(
-                f"SELECT n, id, {selected} FROM {table} WHERE {column} = ? AND {where}", [key, *params[1:]])
-            names = [d[0] for d in cur.description]
+                f"SELECT n, id, {', '.join(read)} FROM {table} WHERE {column} = ? AND {where}", [key, *params[1:]])
             rows = cur.fetchall()
             if rows:
                 self._positions_table[variant] = table
-            found.update({(row[0], row[1]): dict(zip(names, row, strict=False)) for row in rows})
+            for row in rows:
+                values = dict(zip(read, row[2:], strict=True))
+                found[row[0], row[1]] = {"n": row[0], "id": row[1],
+                                         **(lean_values(columns, values) if lean else values)}
             if len(found) == wanted:
                 break
         return found
