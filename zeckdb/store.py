@@ -132,7 +132,7 @@ def lean_rows(positions: Any) -> Any:
     import pyarrow.compute as pc
 
     least = positions["min_remaining"]
-    stored = positions.drop_columns(["outcome", "is_terminal", "remoteness", "max_remaining"])
+    stored = positions.drop_columns(list(LEAN_DERIVED))
     return stored.append_column("remoteness_over_min", pc.subtract(positions["remoteness"], least)) \
         .append_column("max_over_min", pc.subtract(positions["max_remaining"], least))
 
@@ -154,10 +154,9 @@ def _alembic_config(path: Path):
 
 
 # What the head revision holds; a file missing any of them was damaged by hand.
-SCHEMA_OBJECTS = ["alembic_version", "variants", "move_names", "builds", "graph_layers", "positions", "position_rows",
-                  "position_rows_wide", "edges", "edge_rows", "edge_rows_across", "graph_ids", "variant_ids", "moves",
-                  "fibonacci",
-                  "variant_columns", "length_distribution", "random_play", "length_moments"]
+SCHEMA_OBJECTS = ["alembic_version", "variants", "variant_ids", "move_names", "builds", "graph_layers", "positions",
+                  "position_rows", "position_rows_wide", "edges", "edge_rows", "edge_rows_across", "graph_ids", "moves",
+                  "fibonacci", "variant_columns", "length_distribution", "random_play", "length_moments"]
 REBUILD_HINT = "rebuild it into a new file (`zeckdb build --db NEW_FILE` with the same --variant and --n)"
 
 
@@ -928,7 +927,7 @@ class Store:
                 if key is None:
                     continue
             cur = self._connection_waiting().execute(
-                f"SELECT n, id, {', '.join(read)} FROM {table} WHERE {column} = ? AND {where}", [key, *params[1:]])
+                f"SELECT {', '.join(['n', 'id', *read])} FROM {table} WHERE {column} = ? AND {where}", [key, *params[1:]])
             rows = cur.fetchall()
             if rows:
                 self._positions_table[variant] = table
