@@ -80,9 +80,9 @@ def layer_checksum(con: duckdb.DuckDBPyConnection, table: str, name: str, n: int
 
     if table == "positions":
         variant_id = name_id(con, "variant", name)
-        sources = [("position_rows", "variant_id", variant_id,
-                    [shown_column("position_rows", c) for c in COLUMNS[table] if c in LEAN_COLUMNS]),
-                   ("position_rows_wide", "variant", name, list(COLUMNS[table]))]
+        sources = [(t, *variant_key(t, name, variant_id), [shown_column(t, c) for c in COLUMNS[table]
+                                                           if t == "position_rows_wide" or c in LEAN_COLUMNS])
+                   for t in POSITIONS_TABLES]
     else:
         graph_id = name_id(con, "graph", name)
         sources = [("edge_rows", "graph_id", graph_id, ["src", "dst", "code"]),
@@ -97,6 +97,12 @@ def layer_checksum(con: duckdb.DuckDBPyConnection, table: str, name: str, n: int
             yield from rows.to_arrow_reader(CHECKSUM_READ_ROWS)
 
     return checksum(batches(), table, name, n)
+
+
+def variant_key(table: str, variant: str, variant_id: int | None) -> tuple[str, Any]:
+    """The column and value naming a variant's rows in one of the tables behind the view
+    positions: position_rows stores its variant_ids.variant_id (revision 0013)."""
+    return ("variant_id", variant_id) if table == "position_rows" else ("variant", variant)
 
 
 def name_id(con: duckdb.DuckDBPyConnection, kind: str, name: str) -> int | None:
@@ -707,7 +713,7 @@ class Store:
         variant_id = self._registered_id(con, "variant", name)
         if layer.replace:  # a scan per table: on a big file, skipping it for new layers saves the writer seconds
             for table in LAYER_TABLES:
-                column, key = ("variant_id", variant_id) if table == "position_rows" else ("variant", name)
+                column, key = variant_key(table, name, variant_id)
                 con.execute(f"DELETE FROM {table} WHERE {column} = ? AND n = ?", [key, n])
         if positions_table(layer.positions.column_names) == "position_rows":
             self._insert_rows(con, "position_rows", lean_rows(layer.positions), {"variant_id": variant_id, "n": n})
@@ -921,11 +927,10 @@ class Store:
         found: dict[tuple[int, int], dict[str, Any]] = {}
         for table in (first, *(t for t in POSITIONS_TABLES if t != first)):
             lean = table == "position_rows"
-            column, key, read = "variant", variant, columns
-            if lean:
-                column, key, read = "variant_id", self._variant_id(variant), lean_stored(columns)
-                if key is None:
-                    continue
+            column, key = variant_key(table, variant, self._variant_id(variant) if lean else None)
+            if key is None:  # no row of the variant was ever stored there
+                continue
+            read = lean_stored(columns) if lean else columns
             cur = self._connection_waiting().execute(
                 f"SELECT {', '.join(['n', 'id', *read])} FROM {table} WHERE {column} = ? AND {where}", [key, *params[1:]])
             rows = cur.fetchall()

@@ -34,6 +34,7 @@ depends_on = None
 LEAN_BINS = 11
 COUNT_COLUMNS = 16
 COUNTS = ", ".join(f"c{i}" for i in range(1, LEAN_BINS + 1))
+COUNT_DEFINITIONS = ", ".join(f"c{i} INTEGER" for i in range(1, LEAN_BINS + 1))
 NULL_COUNTS = ", ".join(f"NULL::INTEGER AS c{i}" for i in range(LEAN_BINS + 1, COUNT_COLUMNS + 1))
 OUTCOME = "ENUM('win', 'loss')"
 # what the view shows of each column position_rows stores by others
@@ -65,10 +66,6 @@ OLD_POSITIONS_VIEW = f"""
     SELECT * FROM position_rows_wide"""
 
 
-def _counts(kind: str = "INTEGER") -> str:
-    return ", ".join(f"c{i} {kind}" for i in range(1, LEAN_BINS + 1))
-
-
 def upgrade() -> None:
     op.execute("CREATE TABLE variant_ids (variant VARCHAR PRIMARY KEY, variant_id SMALLINT NOT NULL UNIQUE)")
     op.execute("""
@@ -81,7 +78,7 @@ def upgrade() -> None:
             variant_id SMALLINT NOT NULL,
             n INTEGER NOT NULL,
             id INTEGER NOT NULL,
-            {_counts()},
+            {COUNT_DEFINITIONS},
             remoteness_over_min INTEGER NOT NULL,
             min_remaining INTEGER NOT NULL,
             max_over_min INTEGER NOT NULL,
@@ -116,7 +113,7 @@ def downgrade() -> None:
             variant VARCHAR NOT NULL,
             n INTEGER NOT NULL,
             id INTEGER NOT NULL,
-            {_counts()},
+            {COUNT_DEFINITIONS},
             outcome {OUTCOME} NOT NULL,
             remoteness INTEGER NOT NULL,
             min_remaining INTEGER NOT NULL,
