@@ -23,6 +23,9 @@ SQL_TIMEOUT = 3.0
 MEMORY_LIMIT_MB = 500
 MAX_N = 50
 
+# both tests load the machine and time the server's answers: never run them at once on two xdist workers
+pytestmark = pytest.mark.xdist_group("service-load")
+
 
 @pytest.fixture(scope="module")
 def loaded(tmp_path_factory) -> Path:
