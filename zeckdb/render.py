@@ -7,7 +7,10 @@ from decimal import Decimal
 import io
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .executor import Result
 
 FORMATS = ("table", "csv", "json", "markdown")
 
@@ -81,3 +84,14 @@ def seat_words(seat: int | None, players: int, start: bool = False) -> str:
     else:
         who = f"the player {seat - 1} turns after the one to move"
     return f"{who} (seat {seat} of {players}) can force a win"
+
+
+def result_body(result: Result, fmt: str = "json", extra: dict[str, Any] | None = None) -> bytes:
+    """A query's answer as the service sends it: CSV (a header, then the rows), or JSON with the
+    columns, the rows, total_rows, truncated and the fields of `extra`."""
+    if fmt == "csv":
+        return (render(result.columns, result.rows, "csv") + "\n").encode()
+    answer = {"columns": result.columns, "rows": [plain(list(row)) for row in result.rows],
+              "total_rows": result.total_rows, "truncated": result.truncated, **(extra or {})}
+    # as Starlette's JSONResponse renders it
+    return json.dumps(answer, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()

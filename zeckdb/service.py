@@ -37,7 +37,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, Response
 import numpy as np
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -47,7 +47,7 @@ from .errors import DatabaseError, NotBuiltError, QueryLimitError, UnknownQueryE
 from .executor import Limits
 from .queries import get_query
 from .ranges import parse_n, parse_ns
-from .render import plain, render
+from .render import plain
 from .resources import web_dir
 from .locking import READ_WAIT_SECONDS, Gate
 from .sqlworkers import BusyError, SqlWorkers
@@ -260,19 +260,13 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
         own_n = "n" in get_query(name).params  # omega-b's own n: one n, not a range filter
         params = {k: v for k, v in request.query_params.items()
                   if k not in ("variant", "format") and (k != "n" or own_n)}
-        result = workers.run_query(name, variant, parse_ns(n) if n and not own_n else None, params, sql_limits)
-        if format == "csv":
-            return PlainTextResponse(render(result.columns, result.rows, "csv") + "\n", media_type="text/csv")
-        return {"columns": result.columns, "rows": [plain(list(r)) for r in result.rows],
-                "total_rows": result.total_rows, "truncated": result.truncated}
+        body = workers.run_query(name, variant, parse_ns(n) if n and not own_n else None, params, sql_limits, format)
+        return Response(body, media_type="text/csv" if format == "csv" else "application/json")
 
     @app.post("/v1/sql", summary="Ad-hoc read-only SQL through the sandboxed executor")
-    def sql(body: SqlRequest) -> JSONResponse:
-        result = workers.run_sql(body.sql, sql_limits)
-        # a JSONResponse is sent as it is: FastAPI's encoder would walk 10,000 rows again
-        return JSONResponse({"columns": result.columns, "rows": [plain(list(r)) for r in result.rows],
-                             "total_rows": result.total_rows, "truncated": result.truncated,
-                             "limits": {"timeout_s": sql_limits.timeout, "max_rows": sql_limits.max_rows}})
+    def sql(body: SqlRequest) -> Response:
+        limits = {"timeout_s": sql_limits.timeout, "max_rows": sql_limits.max_rows}
+        return Response(workers.run_sql(body.sql, sql_limits, "json", {"limits": limits}), media_type="application/json")
 
     @app.get("/v1/plots/{kind}", summary="A figure as SVG (kind: length-distribution, winners, lengths, p-positions, "
                                           "remoteness), as `zeckdb plot` draws it", response_class=Response)
@@ -312,6 +306,7 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
     app.state.reader = reader
     app.router.on_shutdown.append(reader.close)
     app.router.on_shutdown.append(workers.close)
+    workers.wait_ready()  # before uvicorn listens: the first requests find their workers started
     return app
 
 

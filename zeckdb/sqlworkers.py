@@ -13,7 +13,10 @@ guide recommends process isolation for untrusted SQL; here it is:
   error, answered 408) instead of growing the server.
 - A job waits for a free worker at most QUEUE_SECONDS (a burst of cheap queries is served in
   turn), then is refused (BusyError, 429): expensive SQL from many clients cannot pile up.
-  Every wait (for a worker, for a new worker to start) counts against the request's time limit.
+  Every wait (for a worker, for a new worker to start) counts against the request's time limit;
+  the service waits for its first workers before it answers anything (wait_ready).
+- A worker renders its answer (the response's JSON or CSV): the rows of a large answer are
+  turned into text there, not in the service, whose lookups would wait for it.
 - The parent enforces the time limit too: a worker that has not answered by the deadline
   plus a grace period is killed and replaced, and a worker that dies is replaced (in the
   background: the request is answered at once).
@@ -33,7 +36,7 @@ import time
 from typing import Any
 
 from .errors import QueryLimitError, ZeckdbError
-from .executor import Limits, Result, memory_bytes
+from .executor import Limits, memory_bytes
 
 QUEUE_SECONDS = 1.0  # a job's wait for a free worker before it is refused
 GRACE_SECONDS = 0.5  # past the time limit, before a silent worker is killed
@@ -81,14 +84,23 @@ class SqlWorkers:
             self.all.add(worker)
         return worker
 
-    def run_sql(self, sql: str, limits: Limits) -> Result:
-        return self._run(("sql", sql), limits)
+    def wait_ready(self) -> None:
+        """Wait for the workers started with the pool (a request meanwhile would wait for a start)."""
+        with self.lock:
+            workers = list(self.all)
+        for worker in workers:
+            if not worker.ready:
+                self._ready(worker, worker.started + START_SECONDS)
+
+    def run_sql(self, sql: str, limits: Limits, fmt: str = "json", extra: dict[str, Any] | None = None) -> bytes:
+        """The answer's body as render.result_body gives it (fmt: json or csv; extra: more JSON fields)."""
+        return self._run(("sql", fmt, extra, sql), limits)
 
     def run_query(self, name: str, variant: str | None, ns: list[int] | None, params: dict[str, str],
-                  limits: Limits) -> Result:
-        return self._run(("query", name, variant, ns, params), limits)
+                  limits: Limits, fmt: str = "json", extra: dict[str, Any] | None = None) -> bytes:
+        return self._run(("query", fmt, extra, name, variant, ns, params), limits)
 
-    def _run(self, job: tuple, limits: Limits) -> Result:
+    def _run(self, job: tuple, limits: Limits) -> bytes:
         deadline = time.monotonic() + limits.timeout  # the request's time limit covers every wait
         try:
             worker = self.idle.get(timeout=min(QUEUE_SECONDS, limits.timeout / 2))
@@ -172,6 +184,7 @@ def _work(conn: Connection, db: str, memory_limit: str) -> None:
     import resource
 
     from . import api
+    from .render import result_body
     from .store import Store
 
     with Store.open_read(db, memory_limit=memory_limit):  # warm: imports, the file's check
@@ -187,11 +200,13 @@ def _work(conn: Connection, db: str, memory_limit: str) -> None:
             return
         try:
             with Store.open_read(db, memory_limit=memory_limit) as store:
-                if job[0] == "sql":
-                    answer: tuple[str, Any] = ("ok", api.run_sql(store, job[1], limits))
+                kind, fmt, extra, *what = job
+                if kind == "sql":
+                    result = api.run_sql(store, what[0], limits)
                 else:
-                    _, name, variant, ns, params = job
-                    answer = ("ok", api.run_query(store, name, variant, ns, params, limits))
+                    name, variant, ns, params = what
+                    result = api.run_query(store, name, variant, ns, params, limits)
+            answer: tuple[str, Any] = ("ok", result_body(result, fmt, extra))
         except ZeckdbError as exc:
             answer = ("error", exc)
         except (MemoryError, RuntimeError):  # no memory for an object, or for a thread's stack
