@@ -70,3 +70,14 @@ def test_workers_yield_the_cpu_to_the_service(small_db):
         assert os.getpriority(os.PRIO_PROCESS, worker.process.pid) >= min(mine + 10, 19)
     finally:
         workers.close()
+
+
+def test_a_map_keyed_by_floats_is_answered_in_json(small_db):
+    """JSON names keys in text: a map's NaN or infinite key is named, not refused."""
+    workers = SqlWorkers(small_db, 1, "200MB")
+    try:
+        answer = workers.run_sql("SELECT map(['nan'::DOUBLE, 'inf'::DOUBLE, 1.5], [1, 2, 3]) AS m", Limits(timeout=60))
+        assert json.loads(answer)["rows"] == [[{"nan": 1, "inf": 2, "1.5": 3}]]
+    finally:
+        workers.close()
+

@@ -23,8 +23,8 @@ def plain(value: Any) -> Any:
         return int(value) if value == value.to_integral_value() else float(value)
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, dict):  # a struct, or a map: JSON names its keys in text
+        return {k if isinstance(k, str) else _text(k): plain(v) for k, v in value.items()}
     if value is None or isinstance(value, (bool, int, str)):
         return value
     return str(value)
