@@ -80,4 +80,3 @@ def test_a_map_keyed_by_floats_is_answered_in_json(small_db):
         assert json.loads(answer)["rows"] == [[{"nan": 1, "inf": 2, "1.5": 3}]]
     finally:
         workers.close()
-
