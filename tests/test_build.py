@@ -150,6 +150,31 @@ def test_ctrl_c_says_what_is_kept_and_exits_130(tmp_path):
     assert consistent(path) == []
 
 
+def test_ctrl_c_inside_compiled_code_is_an_interrupt(tmp_path, monkeypatch):
+    """Ctrl-C landing while a numba kernel calls back into Python reaches the build as a
+    SystemError caused by the KeyboardInterrupt: it is an interrupt all the same (exit 130,
+    not a traceback). Any other SystemError is not."""
+    import pytest
+
+    from zeckdb import api, builder
+
+    def raising(cause: BaseException):
+        def run(*args, **kwargs):
+            try:
+                raise cause
+            except BaseException as exc:
+                raise SystemError("CPUDispatcher(<function chip_moves>) returned a result with an exception set") \
+                    from exc
+        return run
+
+    monkeypatch.setattr(builder, "build", raising(KeyboardInterrupt()))
+    with pytest.raises(api.BuildInterrupted):
+        api.build(tmp_path / "a.duckdb", ["zeckendorf"], "1..3")
+    monkeypatch.setattr(builder, "build", raising(ValueError("a bug")))
+    with pytest.raises(SystemError):
+        api.build(tmp_path / "b.duckdb", ["zeckendorf"], "1..3")
+
+
 def test_default_build_with_force_on_variants_that_share_a_graph(tmp_path, capsys):
     """zeckendorf and reversed share one graph: --force writes each graph layer once, on a new
     file and on a built one (it used to fail with a duplicate key)."""

@@ -439,8 +439,21 @@ def build(db: str | os.PathLike | None, variants: list[str] | None, ns: str | li
                 store.close()  # a checkpoint: Ctrl-C can land here too, after every layer is committed
                 if client is not None:
                     client.close()
-    except KeyboardInterrupt as interrupt:
+    except (KeyboardInterrupt, SystemError) as interrupt:
+        if not _interrupted(interrupt):
+            raise
         raise BuildInterrupted(committed) from interrupt
+
+
+def _interrupted(error: BaseException) -> bool:
+    """Whether Ctrl-C raised `error`: numba reports a KeyboardInterrupt raised while its
+    compiled code called back into Python as a SystemError caused by it."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _build_summaries(db: str | os.PathLike | None, names: list[str], ns: list[int], force: bool, lean: bool,
@@ -461,7 +474,9 @@ def _build_summaries(db: str | os.PathLike | None, names: list[str], ns: list[in
             finally:
                 if progress is not None:
                     progress.stop()
-    except KeyboardInterrupt as interrupt:  # each finished layer is committed
+    except (KeyboardInterrupt, SystemError) as interrupt:  # each finished layer is committed
+        if not _interrupted(interrupt):
+            raise
         raise BuildInterrupted(None) from interrupt
     return BuildResult(report.variants if report.built else names, report.ns if report.built else ns, report.built,
                        report.positions, report.edges, report.seconds, str(store.path), summary_only=True)
