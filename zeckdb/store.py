@@ -14,6 +14,7 @@ from pathlib import Path
 import time
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future
 
 import duckdb
 import numpy as np
@@ -67,6 +68,8 @@ LEAN_DERIVED = {
 }
 # A writer checkpoints once its commits since the last checkpoint hold this many rows (Store.write_layers).
 CHECKPOINT_ROWS = 5_000_000
+# Consecutive layers of fewer rows (positions and edges) than this go into each table in one INSERT.
+STAGED_ROWS = 1_000_000
 # Rows read back at a time to recompute a layer's checksum (layer_checksum).
 CHECKSUM_READ_ROWS = 1 << 20
 
@@ -474,6 +477,28 @@ class LayerTables:
         return self.lengths() if callable(self.lengths) else self.lengths
 
 
+@dataclass
+class _Staged:
+    """A layer Store.write_layers has made room for, its rows not yet inserted."""
+
+    layer: LayerTables
+    variant_id: int
+    graph_id: int | None  # when the layer brings its graph layer's edges
+    positions_checksum: Future[int]
+
+    @property
+    def rows(self) -> int:
+        """Its positions and the edges it brings."""
+        return self.layer.positions.num_rows + (self.layer.edges.num_rows if self.layer.edges is not None else 0)
+
+
+def _done(value: int) -> Future[int]:
+    """A future already holding value."""
+    done: Future[int] = Future()
+    done.set_result(value)
+    return done
+
+
 def positions_table(columns: Iterable[str]) -> str:
     """The table behind the view `positions` that stores a layer of these columns."""
     return "position_rows" if set(columns) <= LEAN_COLUMNS else "position_rows_wide"
@@ -508,6 +533,7 @@ class Store:
         self._rows_since_checkpoint = 0  # a writer's: rows committed since its last checkpoint
         self._positions_table: dict[str, str] = {}  # per variant, the table its rows were last found in
         self._variant_ids: dict[str, int] = {}  # variant_ids found so far (Store._variant_id)
+        self._ids: dict[tuple[str, str], int] = {}  # a writer's: ids of variants and graphs (_registered_id)
 
     def _connection_waiting(self) -> duckdb.DuckDBPyConnection:
         """The open connection; a writer that has let go waits here for the readers to leave
@@ -661,8 +687,10 @@ class Store:
         """Write (replacing) (variant, n) layers in one transaction, all or nothing; when a
         reader waits for the file, the layers written so far are committed and it gets the
         file before the rest (a commit per layer always cost the writer of the default build
-        of n = 1..100 117 s against 105 s). A layer's positions and edges go in before its
-        length distribution is asked for (LayerTables.lengths may still be computing it)."""
+        of n = 1..100 117 s against 105 s). Consecutive small layers go into each table in one
+        INSERT (a statement's own cost was most of a small layer's write). A layer's positions
+        and edges go in before its length distribution is asked for (LayerTables.lengths may
+        still be computing it)."""
         from concurrent.futures import ThreadPoolExecutor
 
         con = self._connection_waiting()
@@ -670,11 +698,14 @@ class Store:
         in_transaction = True
         # a layer's rows are hashed on a thread of their own while DuckDB inserts them
         hasher = ThreadPoolExecutor(1, thread_name_prefix="zeckdb-checksums")
-        edges_checksums: dict[tuple[str, int], int] = {}  # variants sharing a graph layer hash its edges once
+        edges_checksums: dict[tuple[str, int], Future[int]] = {}  # variants sharing a graph layer hash its edges once
+        staged: list[_Staged] = []  # layers whose old rows are deleted, their new ones not yet inserted
         written = 0  # positions and edges
         try:
             for i, record in enumerate(records):
                 if i and self.gate is not None and self.gate.readers_waiting():
+                    self._insert_staged(con, staged, edges_checksums)
+                    staged = []
                     con.execute("COMMIT")
                     in_transaction = False
                     self.let_go()  # its close checkpoints what was written
@@ -682,8 +713,12 @@ class Store:
                     con = self._connection_waiting()
                     con.execute("BEGIN TRANSACTION")
                     in_transaction = True
-                self._insert_layer(con, record, edges_checksums, hasher)
-                written += record.positions.num_rows + (record.edges.num_rows if record.edges is not None else 0)
+                staged.append(self._stage_layer(con, record, edges_checksums, hasher))
+                written += staged[-1].rows
+                if sum(s.rows for s in staged) >= STAGED_ROWS:  # a large layer is inserted at once
+                    self._insert_staged(con, staged, edges_checksums)
+                    staged = []
+            self._insert_staged(con, staged, edges_checksums)
             con.execute("COMMIT")
         except BaseException:
             if in_transaction:
@@ -701,52 +736,110 @@ class Store:
             con.execute("CHECKPOINT")
             self._rows_since_checkpoint = 0
 
-    def _insert_layer(self, con: duckdb.DuckDBPyConnection, layer: LayerTables,
-                      edges_checksums: dict[tuple[str, int], int], hasher: Executor) -> None:
+    def _stage_layer(self, con: duckdb.DuckDBPyConnection, layer: LayerTables,
+                     edges_checksums: dict[tuple[str, int], Future[int]], hasher: Executor) -> _Staged:
+        """Delete what a layer replaces and start hashing its rows; its rows wait for
+        _insert_staged."""
         from .checksums import checksum
 
         name, n = layer.variant, layer.n
         # the checksums of the rows as inserted, by zeckdb's own hash (zeckdb.checksums)
         positions_checksum = hasher.submit(checksum, [layer.positions], "positions", name, n)
-        edges_checksum = (hasher.submit(checksum, [layer.edges], "edges", layer.graph, n)
-                          if layer.edges is not None else None)
+        if layer.edges is not None:
+            edges_checksums[layer.graph, n] = hasher.submit(checksum, [layer.edges], "edges", layer.graph, n)
         variant_id = self._registered_id(con, "variant", name)
         if layer.replace:  # a scan per table: on a big file, skipping it for new layers saves the writer seconds
             for table in LAYER_TABLES:
                 column, key = variant_key(table, name, variant_id)
                 con.execute(f"DELETE FROM {table} WHERE {column} = ? AND n = ?", [key, n])
-        if positions_table(layer.positions.column_names) == "position_rows":
-            self._insert_rows(con, "position_rows", lean_rows(layer.positions), {"variant_id": variant_id, "n": n})
-        else:
-            self._insert_rows(con, "position_rows_wide", layer.positions, {"variant": name, "n": n})
+        graph_id = None
         if layer.edges is not None:
             graph_id = self._registered_id(con, "graph", layer.graph)
             if layer.replace:
                 for table in ("edge_rows", "edge_rows_across"):
                     con.execute(f"DELETE FROM {table} WHERE graph_id = ? AND n = ?", [graph_id, n])
                 con.execute("DELETE FROM graph_layers WHERE graph = ? AND n = ?", [layer.graph, n])
-            self._insert_edges(con, layer.edges, graph_id, n)
-            assert layer.graph_size is not None  # edges come with their graph layer's size
-            con.execute("INSERT INTO graph_layers VALUES (?, ?, ?, ?)", [layer.graph, n, *layer.graph_size])
-        if edges_checksum is not None:
-            edges_checksums[layer.graph, n] = edges_checksum.result()
-        elif (layer.graph, n) not in edges_checksums:  # the graph layer was written before
-            edges_checksums[layer.graph, n] = layer_checksum(con, "edges", layer.graph, n)
-        row = dict(layer.build, positions_checksum=positions_checksum.result(),
-                   edges_checksum=edges_checksums[layer.graph, n])
-        lengths = layer.length_rows()  # last of the rows, as it may still be computed meanwhile
-        if lengths is not None:
-            self._insert_rows(con, "length_distribution", lengths, {"variant": name, "n": n})
-        self._insert_row(con, "builds", {"variant": name, "n": n, **row})
-        if layer.random_play is not None:
-            self._insert_row(con, "random_play", {"variant": name, "n": n, **layer.random_play})
+        return _Staged(layer, variant_id, graph_id, positions_checksum)
 
-    @staticmethod
-    def _registered_id(con: duckdb.DuckDBPyConnection, kind: str, name: str) -> int:
-        found = name_id(con, kind, name)
-        if found is None:
-            raise RuntimeError(f"{kind} {name!r} has no id: Store.register_variant comes before its layers")
-        return found
+    def _insert_staged(self, con: duckdb.DuckDBPyConnection, staged: list[_Staged],
+                       edges_checksums: dict[tuple[str, int], Future[int]]) -> None:
+        """Insert the rows of staged layers, one INSERT per table: positions and edges, then
+        (once computed) the length distributions, then the builds rows with their checksums."""
+        import pyarrow.compute as pc
+
+        if not staged:
+            return
+        lean = [s for s in staged if positions_table(s.layer.positions.column_names) == "position_rows"]
+        self._insert_layers(con, "position_rows", [(lean_rows(s.layer.positions), {"variant_id": s.variant_id,
+                                                                                   "n": s.layer.n}) for s in lean])
+        self._insert_layers(con, "position_rows_wide", [(s.layer.positions, {"variant": s.layer.variant,
+                                                                             "n": s.layer.n})
+                                                        for s in staged if s not in lean])
+        within, across = [], []  # a layer's moves staying in it (edge_rows), and leaving it (migration 0009)
+        graph_layers = []
+        for s in staged:
+            edges = s.layer.edges
+            if edges is None:
+                continue
+            assert s.layer.graph_size is not None  # edges come with their graph layer's size
+            graph_layers.append({"graph": s.layer.graph, "n": s.layer.n, "positions": s.layer.graph_size[0],
+                                 "edges": s.layer.graph_size[1]})
+            constants = {"graph_id": s.graph_id, "n": s.layer.n}
+            if "dst_n" not in edges.column_names:
+                within.append((edges, constants))
+                continue
+            leaves = pc.is_valid(edges["dst_n"])
+            within.append((edges.filter(pc.invert(leaves)).select(["src", "dst", "code"]), constants))
+            across.append((edges.filter(leaves), constants))
+        self._insert_layers(con, "edge_rows", within)
+        self._insert_layers(con, "edge_rows_across", across)
+        self._insert_values(con, "graph_layers", graph_layers)
+        builds, played = [], []
+        for s in staged:
+            layer = s.layer
+            edges_checksum = edges_checksums.get((layer.graph, layer.n))
+            if edges_checksum is None:  # the graph layer was written before
+                edges_checksum = edges_checksums[layer.graph, layer.n] = _done(
+                    layer_checksum(con, "edges", layer.graph, layer.n))
+            builds.append({"variant": layer.variant, "n": layer.n, **layer.build,
+                           "positions_checksum": s.positions_checksum.result(),
+                           "edges_checksum": edges_checksum.result()})
+            if layer.random_play is not None:
+                played.append({"variant": layer.variant, "n": layer.n, **layer.random_play})
+        # the length distributions last of the rows, as they may still be computed meanwhile
+        self._insert_layers(con, "length_distribution", [
+            (lengths, {"variant": s.layer.variant, "n": s.layer.n})
+            for s in staged if (lengths := s.layer.length_rows()) is not None])
+        self._insert_values(con, "builds", builds)
+        self._insert_values(con, "random_play", played)
+
+    def _registered_id(self, con: duckdb.DuckDBPyConnection, kind: str, name: str) -> int:
+        if (kind, name) not in self._ids:  # kept once found: an id is never reused (register_variant)
+            found = name_id(con, kind, name)
+            if found is None:
+                raise RuntimeError(f"{kind} {name!r} has no id: Store.register_variant comes before its layers")
+            self._ids[kind, name] = found
+        return self._ids[kind, name]
+
+    @classmethod
+    def _insert_layers(cls, con: duckdb.DuckDBPyConnection, table: str,
+                       layers: list[tuple[Any, dict[str, Any]]]) -> None:
+        """INSERT the rows of several layers (Arrow tables, each with the values of its
+        constant columns) in one statement; one layer's constants are bound as parameters."""
+        import pyarrow as pa
+
+        layers = [(rows, constants) for rows, constants in layers if rows.num_rows]
+        if len(layers) == 1:
+            cls._insert_rows(con, table, *layers[0])
+        elif layers:
+            tables = []
+            for rows, constants in layers:
+                for column, value in reversed(constants.items()):
+                    values = (pa.array(np.full(rows.num_rows, value, dtype=np.int32)) if isinstance(value, int)
+                              else pa.array([value] * rows.num_rows, pa.string()))
+                    rows = rows.add_column(0, column, values)
+                tables.append(rows)
+            cls._insert_rows(con, table, pa.concat_tables(tables, promote_options="permissive"), {})
 
     @staticmethod
     def _insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: Any, constants: dict[str, Any]) -> None:
@@ -754,25 +847,22 @@ class Store:
         con.register("incoming", rows)
         try:
             names = list(constants) + rows.column_names
-            con.execute(f"INSERT INTO {table} ({', '.join(names)}) "
-                        f"SELECT {', '.join('$' + k for k in constants)}, {', '.join(rows.column_names)} FROM incoming",
+            selected = [f"${k}" for k in constants] + rows.column_names
+            con.execute(f"INSERT INTO {table} ({', '.join(names)}) SELECT {', '.join(selected)} FROM incoming",
                         constants)
         finally:
             con.unregister("incoming")
 
-    @classmethod
-    def _insert_edges(cls, con: duckdb.DuckDBPyConnection, edges: Any, graph_id: int, n: int) -> None:
-        """A graph layer's edges (src, dst, code[, dst_n: NULL where the move stays in the layer]):
-        those staying in the layer into edge_rows, the others into edge_rows_across (migration 0009)."""
-        constants = {"graph_id": graph_id, "n": n}
-        if "dst_n" not in edges.column_names:
-            cls._insert_rows(con, "edge_rows", edges, constants)
-            return
-        import pyarrow.compute as pc
-
-        leaves = pc.is_valid(edges["dst_n"])
-        cls._insert_rows(con, "edge_rows", edges.filter(pc.invert(leaves)).select(["src", "dst", "code"]), constants)
-        cls._insert_rows(con, "edge_rows_across", edges.filter(leaves), constants)
+    @staticmethod
+    def _insert_values(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]) -> None:
+        """INSERT rows given as dicts, one statement for the rows of the same keys."""
+        by_columns: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+        for row in rows:
+            by_columns.setdefault(tuple(row), []).append(row)
+        for columns, same in by_columns.items():
+            values = ", ".join(["(" + ", ".join("?" * len(columns)) + ")"] * len(same))
+            con.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES {values}",
+                        [row[c] for row in same for c in columns])
 
     @staticmethod
     def _insert_row(con: duckdb.DuckDBPyConnection, table: str, row: dict[str, Any]) -> None:
