@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 # what games of three or more players leave NULL (they store positions.forcing_seat)
 TWO_PLAYER_COLUMNS = ("outcome", "remoteness", "grundy", "winning_moves", "in_winning_strategies")
 
-# Layers handed to the writer wait for it while there are two, or more holding fewer positions and moves than this.
+# A solved layer is handed to the writer while fewer than two wait for it, or while they hold fewer positions and
+# moves than this; else the solver waits (memory stays bounded by the largest layers).
 HANDOVER_ROWS = 2_000_000
 
 Progress = Callable[[int, str], None]  # (work just done, in Variant.estimate_work units; description)

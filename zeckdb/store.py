@@ -477,7 +477,7 @@ class LayerTables:
         return self.lengths() if callable(self.lengths) else self.lengths
 
 
-@dataclass
+@dataclass(eq=False)
 class _Staged:
     """A layer Store.write_layers has made room for, its rows not yet inserted."""
 
@@ -769,12 +769,13 @@ class Store:
 
         if not staged:
             return
-        lean = [s for s in staged if positions_table(s.layer.positions.column_names) == "position_rows"]
+        lean = [positions_table(s.layer.positions.column_names) == "position_rows" for s in staged]
         self._insert_layers(con, "position_rows", [(lean_rows(s.layer.positions), {"variant_id": s.variant_id,
-                                                                                   "n": s.layer.n}) for s in lean])
+                                                                                   "n": s.layer.n})
+                                                   for s, is_lean in zip(staged, lean, strict=True) if is_lean])
         self._insert_layers(con, "position_rows_wide", [(s.layer.positions, {"variant": s.layer.variant,
                                                                              "n": s.layer.n})
-                                                        for s in staged if s not in lean])
+                                                        for s, is_lean in zip(staged, lean, strict=True) if not is_lean])
         within, across = [], []  # a layer's moves staying in it (edge_rows), and leaving it (migration 0009)
         graph_layers = []
         for s in staged:
