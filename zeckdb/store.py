@@ -532,8 +532,7 @@ class Store:
         self.upgraded_from: str | None = None
         self._rows_since_checkpoint = 0  # a writer's: rows committed since its last checkpoint
         self._positions_table: dict[str, str] = {}  # per variant, the table its rows were last found in
-        self._variant_ids: dict[str, int] = {}  # variant_ids found so far (Store._variant_id)
-        self._ids: dict[tuple[str, str], int] = {}  # a writer's: ids of variants and graphs (_registered_id)
+        self._ids: dict[tuple[str, str], int] = {}  # ids of variants and graphs found so far (Store._stored_id)
 
     def _connection_waiting(self) -> duckdb.DuckDBPyConnection:
         """The open connection; a writer that has let go waits here for the readers to leave
@@ -667,11 +666,11 @@ class Store:
         for kind, name in (("graph", variant.graph_name), ("variant", variant.name)):  # ids are never reused
             con.execute(f"""INSERT INTO {kind}_ids SELECT $name, (SELECT coalesce(max({kind}_id) + 1, 0) FROM {kind}_ids)
                             WHERE NOT EXISTS (SELECT 1 FROM {kind}_ids WHERE {kind} = $name)""", {"name": name})
-        self._insert_row(con, "variants", dict(
+        self._insert_values(con, "variants", [dict(
             variant=variant.name, title=variant.title, source=variant.source, graph=variant.graph_name,
             reversed=variant.reversed, max_n=variant.max_n, bins=len(variant.columns), players=variant.players,
             shortest_is_n_minus_terms=variant.shortest_is_n_minus_terms, longest_bound=variant.longest_bound,
-            text_width=variant.text_width))
+            text_width=variant.text_width)])
         con.executemany(
             "INSERT INTO move_names VALUES (?, ?, ?)",
             [[variant.name, code, name] for code, name in enumerate(variant.move_names)],
@@ -747,14 +746,14 @@ class Store:
         positions_checksum = hasher.submit(checksum, [layer.positions], "positions", name, n)
         if layer.edges is not None:
             edges_checksums[layer.graph, n] = hasher.submit(checksum, [layer.edges], "edges", layer.graph, n)
-        variant_id = self._registered_id(con, "variant", name)
+        variant_id = self._registered_id("variant", name)
         if layer.replace:  # a scan per table: on a big file, skipping it for new layers saves the writer seconds
             for table in LAYER_TABLES:
                 column, key = variant_key(table, name, variant_id)
                 con.execute(f"DELETE FROM {table} WHERE {column} = ? AND n = ?", [key, n])
         graph_id = None
         if layer.edges is not None:
-            graph_id = self._registered_id(con, "graph", layer.graph)
+            graph_id = self._registered_id("graph", layer.graph)
             if layer.replace:
                 for table in ("edge_rows", "edge_rows_across"):
                     con.execute(f"DELETE FROM {table} WHERE graph_id = ? AND n = ?", [graph_id, n])
@@ -814,13 +813,11 @@ class Store:
         self._insert_values(con, "builds", builds)
         self._insert_values(con, "random_play", played)
 
-    def _registered_id(self, con: duckdb.DuckDBPyConnection, kind: str, name: str) -> int:
-        if (kind, name) not in self._ids:  # kept once found: an id is never reused (register_variant)
-            found = name_id(con, kind, name)
-            if found is None:
-                raise RuntimeError(f"{kind} {name!r} has no id: Store.register_variant comes before its layers")
-            self._ids[kind, name] = found
-        return self._ids[kind, name]
+    def _registered_id(self, kind: str, name: str) -> int:
+        found = self._stored_id(kind, name)
+        if found is None:
+            raise RuntimeError(f"{kind} {name!r} has no id: Store.register_variant comes before its layers")
+        return found
 
     @classmethod
     def _insert_layers(cls, con: duckdb.DuckDBPyConnection, table: str,
@@ -864,10 +861,6 @@ class Store:
             values = ", ".join(["(" + ", ".join("?" * len(columns)) + ")"] * len(same))
             con.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES {values}",
                         [row[c] for row in same for c in columns])
-
-    @staticmethod
-    def _insert_row(con: duckdb.DuckDBPyConnection, table: str, row: dict[str, Any]) -> None:
-        con.execute(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", list(row.values()))
 
     def write_summary(self, variant: Variant, summary: Any, replace: bool) -> None:
         """Write one summary-only layer (engine.summary.Summary): its builds row and, where the
@@ -997,14 +990,15 @@ class Store:
                                "forcing_seat": seat if seat >= 0 else None}
         return found
 
-    def _variant_id(self, variant: str) -> int | None:
-        """variant_ids.variant_id of a variant (kept once found: an id never changes)."""
-        if variant not in self._variant_ids:
-            found = name_id(self._connection_waiting(), "variant", variant)
+    def _stored_id(self, kind: str, name: str) -> int | None:
+        """The id a variant or graph is stored by (name_id), kept once found: an id is never
+        reused (register_variant)."""
+        if (kind, name) not in self._ids:
+            found = name_id(self._connection_waiting(), kind, name)
             if found is None:
                 return None
-            self._variant_ids[variant] = found
-        return self._variant_ids[variant]
+            self._ids[kind, name] = found
+        return self._ids[kind, name]
 
     def _probe(self, where: str, params: list[Any], columns: list[str],
                wanted: int) -> dict[tuple[int, int], dict[str, Any]]:
@@ -1018,7 +1012,7 @@ class Store:
         found: dict[tuple[int, int], dict[str, Any]] = {}
         for table in (first, *(t for t in POSITIONS_TABLES if t != first)):
             lean = table == "position_rows"
-            column, key = variant_key(table, variant, self._variant_id(variant) if lean else None)
+            column, key = variant_key(table, variant, self._stored_id("variant", variant) if lean else None)
             if key is None:  # no row of the variant was ever stored there
                 continue
             read = lean_stored(columns) if lean else columns
