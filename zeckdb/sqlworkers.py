@@ -97,8 +97,8 @@ class SqlWorkers:
         return self._run(("sql", fmt, extra, sql), limits)
 
     def run_query(self, name: str, variant: str | None, ns: list[int] | None, params: dict[str, str],
-                  limits: Limits, fmt: str = "json", extra: dict[str, Any] | None = None) -> bytes:
-        return self._run(("query", fmt, extra, name, variant, ns, params), limits)
+                  limits: Limits, fmt: str = "json") -> bytes:
+        return self._run(("query", fmt, None, name, variant, ns, params), limits)
 
     def _run(self, job: tuple, limits: Limits) -> bytes:
         deadline = time.monotonic() + limits.timeout  # the request's time limit covers every wait
