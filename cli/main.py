@@ -17,7 +17,7 @@ from typing import Any
 import typer
 
 from zeckdb import api
-from zeckdb.errors import UsageError, ZeckdbError, as_flag
+from zeckdb.errors import UsageError, ZeckdbError, as_flag, caused_by_ctrl_c
 from zeckdb.render import seat_words
 
 app = typer.Typer(
@@ -114,8 +114,8 @@ def build(
         result = api.build(db, variant, n, force=force, summary_only=summary_only, lean=lean, executor=executor,
                            address=address, shards=shards, shards_only=shards_only, progress=bar, notify=_echo_err)
     except api.BuildInterrupted as interrupt:  # click would print "Aborted!"; say what is kept
-        done = f"n = {api.format_ns(interrupt.committed) or 'none'} are" if interrupt.committed is not None \
-            else "every finished n is"
+        done = ("nothing is" if not interrupt.committed else f"n = {api.format_ns(interrupt.committed)} are") \
+            if interrupt.committed is not None else "every finished n is"
         _echo_err(f"zeckdb: interrupted; {done} committed, run the same command again to resume")
         raise typer.Exit(130) from None
     names = ", ".join(result.variants)
@@ -587,7 +587,14 @@ def main(argv: list[str] | None = None) -> None:
     except ZeckdbError as exc:
         _echo_err(f"zeckdb: error: {exc.worded(as_flag)}")
         sys.exit(exc.exit_code)
+    except SystemExit as exc:
+        if exc.code == 130 and caused_by_ctrl_c(exc):  # typer's silent exit for a Ctrl-C while it parsed
+            _echo_err("zeckdb: interrupted")
+        raise
     except Exception as exc:  # the last net: DuckDB failing on a file damaged in a way no check foresaw
+        if caused_by_ctrl_c(exc):  # e.g. while DuckDB ran a statement
+            _echo_err("zeckdb: interrupted")
+            sys.exit(130)
         cause = getattr(exc, "orig", None) or exc  # SQLAlchemy wraps DuckDB's errors
         if type(cause).__module__.split(".")[0] not in ("duckdb", "_duckdb"):
             raise

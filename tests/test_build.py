@@ -9,6 +9,7 @@ import sys
 import time
 
 import duckdb
+import pytest
 
 from zeckdb.builder import build
 from zeckdb.store import Store
@@ -138,7 +139,7 @@ def test_killed_build_keeps_committed_layers_and_resumes(tmp_path):
 
 def test_ctrl_c_says_what_is_kept_and_exits_130(tmp_path):
     path = tmp_path / "int.duckdb"
-    cmd = [sys.executable, "-c", "from zeckdb.cli.main import main; main()", "build", "--n", "1..115",
+    cmd = [sys.executable, "-c", "from zeckdb.cli import main; main()", "build", "--n", "1..115",
            "--variant", "zeckendorf", "--db", str(path)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
@@ -160,7 +161,6 @@ def test_ctrl_c_inside_compiled_code_is_an_interrupt(tmp_path, monkeypatch):
     """Ctrl-C landing while a numba kernel calls back into Python reaches the build as a
     SystemError caused by the KeyboardInterrupt: it is an interrupt all the same (exit 130,
     not a traceback). Any other SystemError is not."""
-    import pytest
 
     from zeckdb import api, builder
 
@@ -179,6 +179,74 @@ def test_ctrl_c_inside_compiled_code_is_an_interrupt(tmp_path, monkeypatch):
     monkeypatch.setattr(builder, "build", raising(ValueError("a bug")))
     with pytest.raises(SystemError):
         api.build(tmp_path / "b.duckdb", ["zeckendorf"], "1..3")
+
+    def stopped_statement(*args, **kwargs):  # what DuckDB raises for a Ctrl-C during a statement
+        raise RuntimeError("Query interrupted")
+
+    monkeypatch.setattr(builder, "build", stopped_statement)
+    with pytest.raises(api.BuildInterrupted):
+        api.build(tmp_path / "c.duckdb", ["zeckendorf"], "1..3")
+
+
+EARLY_CTRL_C_SECONDS = (0.15, 0.3, 0.45, 0.6, 0.75, 0.9, 1.2)  # loading, opening the file, registering, building
+
+
+def test_ctrl_c_early_is_an_interrupt_too(tmp_path):
+    """Ctrl-C at moments of a build's first second: while its modules load, while DuckDB
+    creates the file or registers the variants (DuckDB stops its statement and raises a
+    RuntimeError in the KeyboardInterrupt's place), and while the first layers are built.
+    Each ends with exit 130 and no traceback (a one-line message once the build has begun;
+    typer exits 130 silently while it parses the options), and what is left opens and
+    resumes to a complete build. A Ctrl-C that numba's compiler callbacks swallow lets the
+    build finish: exit 0."""
+    for i, delay in enumerate(EARLY_CTRL_C_SECONDS):
+        path = tmp_path / f"early{i}.duckdb"
+        cmd = [sys.executable, "-c", "from zeckdb.cli import main; main()", "build", "--n", "1..40",
+               "--variant", "zeckendorf", "--db", str(path)]
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate()
+        assert proc.returncode in (0, 130) and "Traceback" not in err, (delay, proc.returncode, err)
+        if proc.returncode == 130 and err.strip():
+            assert err.strip().splitlines()[-1].startswith("zeckdb: interrupted"), (delay, err)
+        assert not path.with_name(path.name + ".new").exists()  # the new file's schema, written aside
+        if path.exists():
+            assert consistent(path) == []
+        with Store.open_write(path) as store:
+            build(store, ["zeckendorf"], list(range(1, 41)))
+            assert store.built_ns("zeckendorf") == set(range(1, 41))
+        assert consistent(path) == []
+
+
+def test_a_statement_stopped_by_ctrl_c_rolls_back_and_is_an_interrupt():
+    """DuckDB's Python client takes a Ctrl-C arriving during a statement, aborts the
+    transaction and raises RuntimeError("Query interrupted"); inside the store's transactions
+    that is rolled back and raised as the KeyboardInterrupt it was, leaving the connection
+    usable. (A real SIGINT stops a statement only between DuckDB's tasks, after anything from
+    a moment to the whole statement, so the abort is made by a failing statement here.)"""
+    from zeckdb.store import _transaction, interrupted_statement
+
+    con = duckdb.connect()
+    try:
+        con.execute("CREATE TABLE t (x INTEGER NOT NULL)")
+        with pytest.raises(KeyboardInterrupt) as caught, _transaction(con):
+            con.execute("INSERT INTO t VALUES (1)")
+            try:
+                con.execute("INSERT INTO t VALUES (NULL)")
+            except duckdb.ConstraintException:
+                raise RuntimeError("Query interrupted") from None
+        assert interrupted_statement(caught.value.__cause__)
+        with _transaction(con):  # not "Current transaction is aborted"
+            con.execute("INSERT INTO t VALUES (2)")
+        assert con.execute("SELECT x FROM t").fetchall() == [(2,)]
+        with pytest.raises(RuntimeError, match="not Ctrl-C"), _transaction(con):
+            con.execute("INSERT INTO t VALUES (3)")
+            raise RuntimeError("not Ctrl-C")
+        assert con.execute("SELECT x FROM t").fetchall() == [(2,)]
+    finally:
+        con.close()
 
 
 def test_default_build_with_force_on_variants_that_share_a_graph(tmp_path, capsys):

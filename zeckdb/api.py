@@ -25,7 +25,7 @@ import time
 from typing import TYPE_CHECKING, Any, Protocol
 from collections.abc import Callable
 
-from .errors import NotBuiltError, UsageError, opt
+from .errors import NotBuiltError, UsageError, caused_by_ctrl_c, opt
 from .executor import Limits, Result, check_memory_limit, real
 from .outputs import check_file, check_folder, write_file  # the one rule of where zeckdb writes
 from .queries import get_query, list_queries, parse_params, run_query, run_sql
@@ -39,10 +39,10 @@ if TYPE_CHECKING:
     from .verify import Report
 
 __all__ = ["BuildInterrupted", "BuildProgress", "BuildResult", "Limits", "Move", "PositionInfo", "Result", "build",
-           "check_memory_limit", "draw", "export", "format_ns", "get_query", "line_json", "list_queries", "open_db",
-           "parse_count", "parse_n", "parse_ns", "parse_params", "plot", "principal_line", "probe", "run_query", "run_sql",
-           "schema_revision", "simulate", "status", "summary", "upgrade", "variant_labels", "variants", "verify",
-           "verify_size"]
+           "check_memory_limit", "draw", "export", "format_ns", "get_query", "line_json",
+           "list_queries", "open_db", "parse_count", "parse_n", "parse_ns", "parse_params", "plot", "principal_line", "probe",
+           "run_query", "run_sql", "schema_revision", "simulate", "status", "summary", "upgrade", "variant_labels", "variants",
+           "verify", "verify_size"]
 
 
 @dataclass
@@ -387,30 +387,31 @@ def build(db: str | os.PathLike | None, variants: list[str] | None, ns: str | li
                          f"tcp://127.0.0.1:8786) and builds in full (not {opt('summary_only')})")
     if summary_only:
         return _build_summaries(db, variants or ["zeckendorf", "reversed"], ns, force, lean, progress, say)
-    from .builder import build as run_build, check_targets, layer_weight, plan
-    from .variants import variant_names
-
-    names = variants or variant_names()
-    chosen = [get_variant(name) for name in names]
-    skip = not variants  # by default each variant goes up to what it can build; named ones must fit
-    skipped = check_targets(chosen, ns, skip)  # before the file is touched
-    for name, beyond in skipped.items():
-        v = get_variant(name)
-        say(f"skipping {name} for n = {format_ns(beyond)}: about {v.estimate_positions(beyond[0]):,} positions "
-            f"at n = {beyond[0]} alone, beyond its exhaustive limit n = {v.max_n}"
-            + (f"; {v.beyond_max_n}" if v.beyond_max_n else ""))
-    client = None
-    if executor == "dask":
-        from .distributed import TABLE_PARTITIONS, connect
-        from .store import resolve_db_path
-
-        shards = shards or str(resolve_db_path(db)) + ".shards"
-        check_folder(Path(shards), database=resolve_db_path(db), may_hold=TABLE_PARTITIONS)  # or a resumed run's
-        client = connect(address or "")  # checked above: dask needs an address
-    store = Store.open_write(db, on_wait=lambda: say(
-        "zeckdb: waiting for readers to close the database (a long query, `zeckdb verify`?) before the next commit"))
     committed: list[int] | None = None  # what is committed, read before the file is closed
     try:
+        from .builder import build as run_build, check_targets, layer_weight, plan
+        from .variants import variant_names
+
+        names = variants or variant_names()
+        chosen = [get_variant(name) for name in names]
+        skip = not variants  # by default each variant goes up to what it can build; named ones must fit
+        skipped = check_targets(chosen, ns, skip)  # before the file is touched
+        for name, beyond in skipped.items():
+            v = get_variant(name)
+            say(f"skipping {name} for n = {format_ns(beyond)}: about {v.estimate_positions(beyond[0]):,} positions "
+                f"at n = {beyond[0]} alone, beyond its exhaustive limit n = {v.max_n}"
+                + (f"; {v.beyond_max_n}" if v.beyond_max_n else ""))
+        client = None
+        if executor == "dask":
+            from .distributed import TABLE_PARTITIONS, connect
+            from .store import resolve_db_path
+
+            shards = shards or str(resolve_db_path(db)) + ".shards"
+            check_folder(Path(shards), database=resolve_db_path(db), may_hold=TABLE_PARTITIONS)  # or a resumed run's
+            client = connect(address or "")  # checked above: dask needs an address
+        store = Store.open_write(db, on_wait=lambda: say(
+            "zeckdb: waiting for readers to close the database (a long query, `zeckdb verify`?) before the next "
+            "commit"))
         try:
             todo = plan(store, chosen, ns, force)
             if progress is not None:
@@ -439,21 +440,10 @@ def build(db: str | os.PathLike | None, variants: list[str] | None, ns: str | li
                 store.close()  # a checkpoint: Ctrl-C can land here too, after every layer is committed
                 if client is not None:
                     client.close()
-    except (KeyboardInterrupt, SystemError) as interrupt:
-        if not _interrupted(interrupt):
+    except BaseException as interrupt:  # Ctrl-C, or an error it caused (caused_by_ctrl_c)
+        if not caused_by_ctrl_c(interrupt):
             raise
         raise BuildInterrupted(committed) from interrupt
-
-
-def _interrupted(error: BaseException) -> bool:
-    """Whether Ctrl-C raised `error`: numba reports a KeyboardInterrupt raised while its
-    compiled code called back into Python as a SystemError caused by it."""
-    seen: BaseException | None = error
-    while seen is not None:
-        if isinstance(seen, KeyboardInterrupt):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
 
 
 def _build_summaries(db: str | os.PathLike | None, names: list[str], ns: list[int], force: bool, lean: bool,
@@ -474,8 +464,8 @@ def _build_summaries(db: str | os.PathLike | None, names: list[str], ns: list[in
             finally:
                 if progress is not None:
                     progress.stop()
-    except (KeyboardInterrupt, SystemError) as interrupt:  # each finished layer is committed
-        if not _interrupted(interrupt):
+    except BaseException as interrupt:  # Ctrl-C or an error it caused (caused_by_ctrl_c): finished layers are kept
+        if not caused_by_ctrl_c(interrupt):
             raise
         raise BuildInterrupted(None) from interrupt
     return BuildResult(report.variants if report.built else names, report.ns if report.built else ns, report.built,

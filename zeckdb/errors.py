@@ -80,3 +80,25 @@ class QueryLimitError(ZeckdbError):
 
 class ClusterError(ZeckdbError, RuntimeError):
     """A task of a distributed build failed on the cluster (a worker died, a shard was unreadable)."""
+
+
+def interrupted_statement(error: BaseException) -> bool:
+    """Whether DuckDB stopped a statement for Ctrl-C: its Python client takes the
+    KeyboardInterrupt itself and raises this RuntimeError in its place (a statement stopped
+    by `interrupt()` raises duckdb.InterruptException instead)."""
+    return type(error) is RuntimeError and str(error) == "Query interrupted"
+
+
+def caused_by_ctrl_c(error: BaseException) -> bool:
+    """Whether Ctrl-C raised `error` or an exception it follows from. Native code reports a
+    KeyboardInterrupt in its own words: numba, one raised while its compiled code called back
+    into Python, as a SystemError caused by it; DuckDB, one during a statement, as a
+    RuntimeError (interrupted_statement); a C extension, one while it loaded, as an ImportError."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt) or interrupted_statement(seen):
+            return True
+        # the exception it was raised from, else the one it was raised while handling (unless `from None`)
+        seen = seen.__cause__ if seen.__cause__ is not None else (
+            None if seen.__suppress_context__ else seen.__context__)
+    return False

@@ -7,6 +7,7 @@ not pay for importing Alembic and SQLAlchemy.
 
 from __future__ import annotations
 
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 import operator
 import os
@@ -20,7 +21,7 @@ import duckdb
 import numpy as np
 
 from . import ENGINE_VERSION
-from .errors import DatabaseError, NotBuiltError, opt
+from .errors import DatabaseError, NotBuiltError, interrupted_statement, opt
 from .executor import Limits, Result, run as execute, sandbox_config
 from .locking import POLL_SECONDS, READ_WAIT_SECONDS, Gate
 from .variants import Variant
@@ -72,6 +73,27 @@ CHECKPOINT_ROWS = 5_000_000
 STAGED_ROWS = 1_000_000
 # Rows read back at a time to recompute a layer's checksum (layer_checksum).
 CHECKSUM_READ_ROWS = 1 << 20
+
+
+@contextmanager
+def _transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """The statements of the block in one transaction, rolled back if anything fails; a
+    statement DuckDB stopped for Ctrl-C is raised as the KeyboardInterrupt it was."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+        con.execute("COMMIT")
+    except BaseException as exc:
+        _rollback(con)
+        if interrupted_statement(exc):
+            raise KeyboardInterrupt from exc
+        raise
+
+
+def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """Roll back the open transaction, if one is still open (a failed COMMIT leaves none)."""
+    with suppress(duckdb.TransactionException):
+        con.execute("ROLLBACK")
 
 
 def layer_checksum(con: duckdb.DuckDBPyConnection, table: str, name: str, n: int) -> int:
@@ -352,9 +374,8 @@ def _write_head_schema(target: Path, shown: Path) -> None:
     script = (migrations_dir() / HEAD_SCHEMA_FILE).read_text(encoding="utf-8")
     con = duckdb.connect(str(target))
     try:
-        con.execute("BEGIN TRANSACTION")
-        con.execute(script)
-        con.execute("COMMIT")
+        with _transaction(con):
+            con.execute(script)
     except duckdb.Error as exc:
         raise _open_error(shown, exc) from None
     finally:
@@ -588,9 +609,9 @@ class Store:
     def let_go(self) -> None:
         """A writer's: close the file until the next write, so that readers can open it."""
         if self._con is not None:
-            self._con.close()  # a checkpoint: what readers open is the file, not a write-ahead log
-            self._con = None
+            con, self._con = self._con, None  # forgotten first: Ctrl-C can land during the close
             self._rows_since_checkpoint = 0
+            con.close()  # a checkpoint: what readers open is the file, not a write-ahead log
         if self.gate is not None:
             self.gate.release_write()
 
@@ -612,8 +633,8 @@ class Store:
     def close(self) -> None:
         try:
             if self._con is not None:
-                self._con.close()
-                self._con = None
+                con, self._con = self._con, None
+                con.close()
         finally:
             if self.gate is not None:
                 self.gate.close()
@@ -659,28 +680,28 @@ class Store:
     # -- writing -----------------------------------------------------------
     def register_variant(self, variant: Variant) -> None:
         con = self._connection_waiting()
-        con.execute("BEGIN TRANSACTION")
-        con.execute("DELETE FROM move_names WHERE variant = ?", [variant.name])
-        con.execute("DELETE FROM variant_columns WHERE variant = ?", [variant.name])
-        con.execute("DELETE FROM variants WHERE variant = ?", [variant.name])
-        for kind, name in (("graph", variant.graph_name), ("variant", variant.name)):  # ids are never reused
-            con.execute(f"""INSERT INTO {kind}_ids SELECT $name, (SELECT coalesce(max({kind}_id) + 1, 0) FROM {kind}_ids)
-                            WHERE NOT EXISTS (SELECT 1 FROM {kind}_ids WHERE {kind} = $name)""", {"name": name})
-        self._insert_values(con, "variants", [dict(
-            variant=variant.name, title=variant.title, source=variant.source, graph=variant.graph_name,
-            reversed=variant.reversed, max_n=variant.max_n, bins=len(variant.columns), players=variant.players,
-            shortest_is_n_minus_terms=variant.shortest_is_n_minus_terms, longest_bound=variant.longest_bound,
-            text_width=variant.text_width)])
-        con.executemany(
-            "INSERT INTO move_names VALUES (?, ?, ?)",
-            [[variant.name, code, name] for code, name in enumerate(variant.move_names)],
-        )
-        con.executemany(
-            "INSERT INTO variant_columns VALUES (?, ?, ?, ?)",
-            [[variant.name, i + 1, name, w]
-             for i, (name, w) in enumerate(zip(variant.columns, variant.column_weights, strict=True))],
-        )
-        con.execute("COMMIT")
+        with _transaction(con):
+            con.execute("DELETE FROM move_names WHERE variant = ?", [variant.name])
+            con.execute("DELETE FROM variant_columns WHERE variant = ?", [variant.name])
+            con.execute("DELETE FROM variants WHERE variant = ?", [variant.name])
+            for kind, name in (("graph", variant.graph_name), ("variant", variant.name)):  # ids are never reused
+                con.execute(f"""INSERT INTO {kind}_ids
+                                SELECT $name, (SELECT coalesce(max({kind}_id) + 1, 0) FROM {kind}_ids)
+                                WHERE NOT EXISTS (SELECT 1 FROM {kind}_ids WHERE {kind} = $name)""", {"name": name})
+            self._insert_values(con, "variants", [dict(
+                variant=variant.name, title=variant.title, source=variant.source, graph=variant.graph_name,
+                reversed=variant.reversed, max_n=variant.max_n, bins=len(variant.columns), players=variant.players,
+                shortest_is_n_minus_terms=variant.shortest_is_n_minus_terms, longest_bound=variant.longest_bound,
+                text_width=variant.text_width)])
+            con.executemany(
+                "INSERT INTO move_names VALUES (?, ?, ?)",
+                [[variant.name, code, name] for code, name in enumerate(variant.move_names)],
+            )
+            con.executemany(
+                "INSERT INTO variant_columns VALUES (?, ?, ?, ?)",
+                [[variant.name, i + 1, name, w]
+                 for i, (name, w) in enumerate(zip(variant.columns, variant.column_weights, strict=True))],
+            )
 
     def write_layers(self, records: Iterable[LayerTables]) -> None:
         """Write (replacing) (variant, n) layers in one transaction, all or nothing; when a
@@ -721,7 +742,7 @@ class Store:
             con.execute("COMMIT")
         except BaseException:
             if in_transaction:
-                con.execute("ROLLBACK")
+                _rollback(con)
             raise
         finally:
             hasher.shutdown(cancel_futures=True)
@@ -866,12 +887,11 @@ class Store:
         """Write one summary-only layer (engine.summary.Summary): its builds row and, where the
         random-play odds were computed, its random_play row; one transaction."""
         con = self._connection_waiting()
-        con.execute("BEGIN TRANSACTION")
-        try:
+        s = summary
+        with _transaction(con):
             if replace:
                 for table in ("builds", "random_play"):
-                    con.execute(f"DELETE FROM {table} WHERE variant = ? AND n = ?", [variant.name, summary.n])
-            s = summary
+                    con.execute(f"DELETE FROM {table} WHERE variant = ? AND n = ?", [variant.name, s.n])
             con.execute(
                 """INSERT INTO builds (variant, n, positions, edges, start_id, start_position, winner, min_length,
                        max_length, start_remoteness, games, games_approx, expected_length, decomposition_terms,
@@ -883,10 +903,6 @@ class Store:
             if s.p1_wins_random is not None:
                 con.execute("INSERT INTO random_play VALUES (?, ?, ?, ?, ?)",
                             [variant.name, s.n, s.p1_wins_random, s.p1_wins_p1_perfect, s.p1_wins_p2_perfect])
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
 
     # -- reading -----------------------------------------------------------
     def run(self, sql: str, params: dict[str, Any] | None = None, limits: Limits | None = None) -> Result:
