@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 import shutil
 import subprocess
 import sys
@@ -264,19 +265,37 @@ def test_expected_moves_are_shown_with_the_digits_they_are_stored_with(capsys, s
     assert out.splitlines() == ["x", "4.8333335"]
 
 
-def test_the_command_line_goes_through_the_api_only():
-    """cli/main.py imports zeckdb.api, zeckdb.render and zeckdb.errors, and the service to start it:
-    every command is a call of the library's one public door."""
+def zeckdb_imports(path: Path, package: str) -> set[str]:
+    """The zeckdb modules (and names of the package itself) a file of `package` imports."""
     import ast
-    from pathlib import Path
 
-    tree = ast.parse((Path(__file__).resolve().parent.parent / "cli" / "main.py").read_text())
-    reached = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
-               and node.module.startswith("zeckdb")}
-    reached |= {f"zeckdb.{a.name}" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-                and node.module == "zeckdb" for a in node.names}
-    assert reached <= {"zeckdb", "zeckdb.api", "zeckdb.render", "zeckdb.errors", "zeckdb.service",
-                       "zeckdb.__version__"}, reached
+    reached = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        module = node.module or ""
+        if node.level:  # relative: from . import api, from .errors import opt
+            module = ".".join([package, *([module] if module else [])])
+        if module == "zeckdb":
+            reached |= {f"zeckdb.{a.name}" for a in node.names}
+        elif module.startswith("zeckdb"):
+            reached.add(module)
+    return reached
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_command_line_and_the_service_go_through_the_api_only():
+    """cli/main.py imports zeckdb.api, zeckdb.render and zeckdb.errors, and the service to
+    start it; the service imports zeckdb.api, render and errors, and its page's files: every
+    command and endpoint is a call of the library's one public door. The command's entry
+    point imports only errors before it loads the command line."""
+    assert zeckdb_imports(ROOT / "cli" / "main.py", "zeckdb.cli") <= {
+        "zeckdb.api", "zeckdb.render", "zeckdb.errors", "zeckdb.service", "zeckdb.__version__"}
+    assert zeckdb_imports(ROOT / "zeckdb" / "service.py", "zeckdb") <= {
+        "zeckdb.api", "zeckdb.render", "zeckdb.errors", "zeckdb.resources", "zeckdb.__version__"}
+    assert zeckdb_imports(ROOT / "cli" / "__init__.py", "zeckdb.cli") <= {"zeckdb.errors", "zeckdb.cli.main"}
 
 
 @pytest.mark.parametrize("setting, expected", [(None, "False"), ("1", "True")])

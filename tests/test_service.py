@@ -121,7 +121,7 @@ def test_the_services_cache_of_move_values_answers_as_the_database(small_db):
     """The service reads the values of moves' positions from whole-layer arrays (MoveValues):
     every lookup of every position of some layers must equal the plain lookup."""
     from zeckdb import api
-    from zeckdb.service import MoveValues
+    from zeckdb.reader import MoveValues
 
     from .reference import positions
 

@@ -8,7 +8,8 @@ import time
 import pytest
 
 from zeckdb.executor import Limits
-from zeckdb.sqlworkers import BusyError, SqlWorkers
+from zeckdb.errors import BusyError
+from zeckdb.sqlworkers import SqlWorkers
 
 
 def test_a_request_does_not_wait_past_its_limit_for_a_starting_worker(small_db):

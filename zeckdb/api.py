@@ -25,24 +25,26 @@ import time
 from typing import TYPE_CHECKING, Any, Protocol
 from collections.abc import Callable
 
-from .errors import NotBuiltError, UsageError, caused_by_ctrl_c, opt
+from .errors import BusyError, NotBuiltError, UsageError, caused_by_ctrl_c, opt
 from .executor import Limits, Result, check_memory_limit, real
 from .outputs import check_file, check_folder, write_file  # the one rule of where zeckdb writes
 from .queries import get_query, list_queries, parse_params, run_query, run_sql
 from .ranges import format_ns, parse_count, parse_n, parse_ns
+from .reader import SharedReader
 from .store import SCHEMA_HEAD, Store
 from .variants import Position, Variant, games, get_variant
 
 if TYPE_CHECKING:
     from .plots import Plot
     from .simulate import Simulation
+    from .sqlworkers import SqlWorkers
     from .verify import Report
 
-__all__ = ["BuildInterrupted", "BuildProgress", "BuildResult", "Limits", "Move", "PositionInfo", "Result", "build",
-           "check_memory_limit", "draw", "export", "format_ns", "get_query", "line_json",
-           "list_queries", "open_db", "parse_count", "parse_n", "parse_ns", "parse_params", "plot", "principal_line", "probe",
-           "run_query", "run_sql", "schema_revision", "simulate", "status", "summary", "upgrade", "variant_labels", "variants",
-           "verify", "verify_size"]
+__all__ = ["BuildInterrupted", "BuildProgress", "BuildResult", "BusyError", "Limits", "Move", "PositionInfo", "Result",
+           "SharedReader", "build", "check_memory_limit", "draw", "export", "figure_image", "format_ns", "get_query",
+           "line_json", "list_queries", "open_db", "parse_count", "parse_n", "parse_ns", "parse_params", "plot",
+           "principal_line", "probe", "run_query", "run_sql", "schema_revision", "simulate", "sql_workers", "status", "summary",
+           "upgrade", "variant_labels", "variants", "verify", "verify_size"]
 
 
 @dataclass
@@ -243,6 +245,26 @@ def plot(store: Store, kind: str, variant: str, ns: list[int] | None = None, mea
     if data is not None:
         write_file(data, (render(figure.columns, figure.rows, "csv") + "\n").encode())
     return figure
+
+
+def sql_workers(db: str | os.PathLike | None, count: int, memory_limit: str) -> SqlWorkers:
+    """`count` worker processes that run SQL and named queries on the database at `db`, each
+    killed at its deadline (zeckdb.sqlworkers: the service's heavy requests)."""
+    from .sqlworkers import SqlWorkers
+    from .store import resolve_db_path
+
+    return SqlWorkers(resolve_db_path(db), count, memory_limit)
+
+
+def figure_image(figure: Plot, fmt: str = "svg") -> bytes:
+    """A figure of `plot` as the bytes of an SVG or PNG image."""
+    import io
+
+    from .plots import save
+
+    image = io.BytesIO()
+    save(figure, image, fmt)
+    return image.getvalue()
 
 
 def draw(store: Store, variant: str, n: int, fmt: str = "dot", *, strategy_only: bool = False,

@@ -78,6 +78,10 @@ class QueryLimitError(ZeckdbError):
     """A query ran into its time or memory limit."""
 
 
+class BusyError(ZeckdbError):
+    """The service runs its limit of a kind of request: try again in a moment (HTTP 429)."""
+
+
 class ClusterError(ZeckdbError, RuntimeError):
     """A task of a distributed build failed on the cluster (a worker died, a shard was unreadable)."""
 

@@ -19,39 +19,27 @@ its file name only, and the SQL surface refuses the catalog functions that show
 paths, settings and versions (zeckdb.executor).
 
 While a build writes the database, that connection is closed for each of the
-build's commits and opened again after it (SharedReader).
+build's commits and opened again after it (zeckdb.reader, through zeckdb.api).
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-import io
 import logging
 import os
 from pathlib import Path
 import threading
-import time
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
-import numpy as np
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from . import __version__, api, plots
-from .errors import DatabaseError, NotBuiltError, QueryLimitError, UnknownQueryError, UnknownVariantError, UsageError, ZeckdbError
-from .executor import Limits
-from .queries import get_query
-from .ranges import parse_n, parse_ns
+from . import __version__, api
+from .errors import NotBuiltError, QueryLimitError, UnknownQueryError, UnknownVariantError, UsageError, ZeckdbError
 from .render import plain
 from .resources import web_dir
-from .locking import READ_WAIT_SECONDS, Gate
-from .sqlworkers import BusyError, SqlWorkers
-from .store import Store, resolve_db_path
 
 log = logging.getLogger("zeckdb.service")
 MAX_SQL_CHARS = 100_000
@@ -68,7 +56,7 @@ class SqlRequest(BaseModel):
 
 
 def status_of(exc: ZeckdbError) -> int:
-    if isinstance(exc, BusyError):
+    if isinstance(exc, api.BusyError):
         return 429
     if isinstance(exc, (UnknownVariantError, UnknownQueryError, NotBuiltError)):
         return 404
@@ -83,130 +71,6 @@ def error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-class MoveValues:
-    """What lookups read of the positions their moves lead to (Store.layer_values), kept
-    for whole layers as arrays indexed by id, at most `max_bytes` of them (least recently used
-    go first). For a long-lived reader (the service): a lookup's moves lead all over a layer,
-    and each costs DuckDB a block of every column read, while an array costs one index.
-    Valid while the file stays open: a reader that reopens it after a build's commit starts a new one."""
-
-    def __init__(self, max_bytes: int = 256 << 20):
-        self.max_bytes = max_bytes
-        self.layers: OrderedDict[tuple[str, int], tuple[np.ndarray, ...]] = OrderedDict()
-        self.bytes = 0
-        self.lock = threading.Lock()
-
-    def layer(self, variant: str, n: int,
-              load: Callable[[str, int], tuple[np.ndarray, ...] | None]) -> tuple[np.ndarray, ...] | None:
-        """Store.layer_values of a complete layer, None if it is not built."""
-        key = (variant, n)
-        with self.lock:
-            if key in self.layers:
-                self.layers.move_to_end(key)
-                return self.layers[key]
-        arrays = load(variant, n)
-        if arrays is None:
-            return None  # not committed yet: asked again next time
-        size = sum(a.nbytes for a in arrays)
-        with self.lock:
-            if key not in self.layers:
-                self.layers[key] = arrays
-                self.bytes += size
-                while self.bytes > self.max_bytes and len(self.layers) > 1:
-                    _, old = self.layers.popitem(last=False)
-                    self.bytes -= sum(a.nbytes for a in old)
-        return arrays
-
-
-class SharedReader:
-    """The service's read-only connection, shared by its requests (each on a cursor of its
-    own), and let go whenever a build waits to commit a layer (zeckdb.locking).
-
-    A watcher notices a waiting writer within WATCH_SECONDS; new requests then wait while
-    those running finish, the file is closed, and the next request opens it again once
-    the writer has committed its layer: a request waits for at most one commit."""
-
-    WATCH_SECONDS = 0.05
-
-    def __init__(self, path: Path, wait: float = READ_WAIT_SECONDS, memory_limit: str | None = None):
-        self.path = path
-        self.wait = wait
-        self.memory_limit = memory_limit
-        self.probe = Gate(path)  # only looks: whether a writer waits
-        self.changed = threading.Condition()
-        self.current: Store | None = self._open(wait)
-        self.running = 0
-        self.opening = self.draining = False
-        self.stopped = threading.Event()
-        self.watcher = threading.Thread(target=self._watch, name="zeckdb-writer-watch", daemon=True)
-        self.watcher.start()
-
-    @contextmanager
-    def store(self) -> Iterator[Store]:
-        base = self._enter()
-        reader = base.reader()
-        try:
-            yield reader
-        finally:
-            reader.close()
-            with self.changed:
-                self.running -= 1
-                self.changed.notify_all()
-
-    def _enter(self) -> Store:
-        deadline = time.monotonic() + self.wait
-        with self.changed:
-            while self.current is None or self.draining:
-                if self.current is None and not self.draining and not self.opening:
-                    self.opening = True  # this request opens it; the others wait for it
-                    self.changed.release()
-                    try:
-                        opened = self._open(max(deadline - time.monotonic(), 0.001))
-                    finally:
-                        self.changed.acquire()
-                        self.opening = False
-                        self.changed.notify_all()
-                    self.current = opened
-                    break
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise DatabaseError(f"{self.path} is busy: a build has been writing it for {self.wait:.0f} s; "
-                                        "try again in a moment")
-                self.changed.wait(left)
-            self.running += 1
-            return self.current
-
-    def _open(self, wait: float) -> Store:
-        store = Store.open_read(self.path, wait, self.memory_limit)
-        store.move_values = MoveValues()  # a new file state (a build may have committed): a new cache
-        return store
-
-    def _watch(self) -> None:
-        while not self.stopped.wait(self.WATCH_SECONDS):
-            if self.current is not None and not self.draining and self.probe.writer_waiting():
-                self._let_go()
-
-    def _let_go(self) -> None:
-        with self.changed:
-            self.draining = True
-            while self.running:
-                self.changed.wait()
-            current, self.current = self.current, None
-            self.draining = False
-            self.changed.notify_all()
-        if current is not None:
-            current.close()
-
-    def close(self) -> None:
-        self.stopped.set()
-        self.watcher.join()
-        with self.changed:
-            if self.current is not None:
-                self.current.close()
-                self.current = None
-        self.probe.close()
-
-
 def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, sql_max_rows: int = 10_000,
                max_heavy: int = MAX_HEAVY, memory_limit: str = MEMORY_LIMIT,
                sql_max_bytes: int = SQL_MAX_BYTES) -> FastAPI:
@@ -217,11 +81,11 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
     SQL answer's rows."""
     if max_heavy < 1:
         raise UsageError(f"bad max_heavy {max_heavy}: at least one heavy request must be able to run")
-    reader = SharedReader(resolve_db_path(db), memory_limit=memory_limit)
-    workers = SqlWorkers(reader.path, max_heavy, memory_limit)
+    reader = api.SharedReader(db, memory_limit=memory_limit)
+    workers = api.sql_workers(reader.path, max_heavy, memory_limit)
     store = reader.store
     hide = _Scrubber(reader.path)
-    sql_limits = Limits(timeout=sql_timeout, max_rows=sql_max_rows, max_bytes=sql_max_bytes)
+    sql_limits = api.Limits(timeout=sql_timeout, max_rows=sql_max_rows, max_bytes=sql_max_bytes)
     drawing = _Slots(max_heavy, "plots")
 
     app = FastAPI(title="zeckdb", version=__version__,
@@ -257,10 +121,10 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
               format: str = "json") -> Any:
         if format not in ("json", "csv"):
             raise UsageError(f"unknown format {format[:20]!r}: choose json or csv")
-        own_n = "n" in get_query(name).params  # omega-b's own n: one n, not a range filter
+        own_n = "n" in api.get_query(name).params  # omega-b's own n: one n, not a range filter
         params = {k: v for k, v in request.query_params.items()
                   if k not in ("variant", "format") and (k != "n" or own_n)}
-        body = workers.run_query(name, variant, parse_ns(n) if n and not own_n else None, params, sql_limits, format)
+        body = workers.run_query(name, variant, api.parse_ns(n) if n and not own_n else None, params, sql_limits, format)
         return Response(body, media_type="text/csv" if format == "csv" else "application/json")
 
     @app.post("/v1/sql", summary="Ad-hoc read-only SQL through the sandboxed executor")
@@ -273,15 +137,14 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
     def plot(kind: str, variant: str, n: str | None = None, measure: str = "P") -> Response:
         with drawing:
             with store() as s:
-                figure = api.plot(s, kind, variant, parse_ns(n) if n else None, measure)
-            image = io.BytesIO()
-            plots.save(figure, image, "svg")
-        return Response(image.getvalue(), media_type="image/svg+xml")
+                figure = api.plot(s, kind, variant, api.parse_ns(n) if n else None, measure)
+            image = api.figure_image(figure, "svg")
+        return Response(image, media_type="image/svg+xml")
 
     @app.get("/v1/{variant}/summary", summary="The per-n summary rows (n: 7, 1..150 or 1..20,30)")
     def summary(variant: str, n: str | None = None) -> list[dict[str, Any]]:
         with store() as s:
-            return plain(api.summary(s, variant, parse_ns(n) if n else None))
+            return plain(api.summary(s, variant, api.parse_ns(n) if n else None))
 
     @app.get("/v1/{variant}/starts/{n}", summary="The start of n: value and every move ranked best first")
     def start(variant: str, n: str) -> dict[str, Any]:
@@ -311,7 +174,7 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
 
 
 class _Slots:
-    """At most `count` requests of a kind at once; one more is refused at once (BusyError: 429)."""
+    """At most `count` requests of a kind at once; one more is refused at once (api.BusyError: 429)."""
 
     def __init__(self, count: int, what: str):
         self.count, self.what = count, what
@@ -319,7 +182,7 @@ class _Slots:
 
     def __enter__(self) -> None:
         if not self.free.acquire(blocking=False):
-            raise BusyError(f"the service is drawing its limit of {self.count} {self.what} at once: "
+            raise api.BusyError(f"the service is drawing its limit of {self.count} {self.what} at once: "
                             "try again in a moment")
 
     def __exit__(self, *exc: object) -> None:
@@ -328,8 +191,7 @@ class _Slots:
 
 def _variants_built(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """api.variants() with the n built of each game (a family: of each built member)."""
-    from .ranges import format_ns
-
+    format_ns = api.format_ns
     built = {r["variant"]: format_ns(sorted(set(r["ns"]) - set(r["summary_ns"]))) or None for r in rows}
     summary = {r["variant"]: format_ns(r["summary_ns"]) or None for r in rows}
     games = []
@@ -349,7 +211,7 @@ def _add_error_handlers(app: FastAPI, hide: _Scrubber) -> None:
     @app.exception_handler(ZeckdbError)
     async def zeckdb_error(_: Request, exc: ZeckdbError) -> JSONResponse:
         response = error(status_of(exc), hide(str(exc)))
-        if isinstance(exc, BusyError):
+        if isinstance(exc, api.BusyError):
             response.headers["Retry-After"] = "1"
         return response
 
@@ -404,7 +266,7 @@ class _Scrubber:
 
 
 def _n(text: str) -> int:
-    return parse_n(text, "n")
+    return api.parse_n(text, "n")
 
 
 def _line(line: list) -> dict[str, Any]:

@@ -35,7 +35,7 @@ import threading
 import time
 from typing import Any
 
-from .errors import QueryLimitError, ZeckdbError
+from .errors import BusyError, QueryLimitError, ZeckdbError
 from .executor import Limits, memory_bytes
 
 QUEUE_SECONDS = 1.0  # a job's wait for a free worker before it is refused
@@ -44,10 +44,6 @@ RESPONSE_SECONDS = 0.5  # of a request's time limit, kept back to send the rows
 WORKER_NICENESS = 10  # added to the workers' scheduling niceness
 START_SECONDS = 60.0  # for a new worker to import zeckdb and say it is ready, before it is replaced
 RETIRE_FRACTION = 0.75  # of its address-space limit: a worker past it is replaced after its answer
-
-
-class BusyError(ZeckdbError):
-    """Every worker is busy: try again in a moment (HTTP 429)."""
 
 
 @dataclass(eq=False)  # each worker is itself (hashable by identity)
