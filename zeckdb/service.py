@@ -37,7 +37,8 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import __version__, api
-from .errors import NotBuiltError, QueryLimitError, UnknownQueryError, UnknownVariantError, UsageError, ZeckdbError
+from .errors import (BusyError, NotBuiltError, QueryLimitError, UnknownQueryError, UnknownVariantError, UsageError,
+                     ZeckdbError)
 from .render import plain
 from .resources import web_dir
 
@@ -56,7 +57,7 @@ class SqlRequest(BaseModel):
 
 
 def status_of(exc: ZeckdbError) -> int:
-    if isinstance(exc, api.BusyError):
+    if isinstance(exc, BusyError):
         return 429
     if isinstance(exc, (UnknownVariantError, UnknownQueryError, NotBuiltError)):
         return 404
@@ -174,7 +175,7 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
 
 
 class _Slots:
-    """At most `count` requests of a kind at once; one more is refused at once (api.BusyError: 429)."""
+    """At most `count` requests of a kind at once; one more is refused at once (BusyError: 429)."""
 
     def __init__(self, count: int, what: str):
         self.count, self.what = count, what
@@ -182,7 +183,7 @@ class _Slots:
 
     def __enter__(self) -> None:
         if not self.free.acquire(blocking=False):
-            raise api.BusyError(f"the service is drawing its limit of {self.count} {self.what} at once: "
+            raise BusyError(f"the service is drawing its limit of {self.count} {self.what} at once: "
                             "try again in a moment")
 
     def __exit__(self, *exc: object) -> None:
@@ -191,9 +192,8 @@ class _Slots:
 
 def _variants_built(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """api.variants() with the n built of each game (a family: of each built member)."""
-    format_ns = api.format_ns
-    built = {r["variant"]: format_ns(sorted(set(r["ns"]) - set(r["summary_ns"]))) or None for r in rows}
-    summary = {r["variant"]: format_ns(r["summary_ns"]) or None for r in rows}
+    built = {r["variant"]: api.format_ns(sorted(set(r["ns"]) - set(r["summary_ns"]))) or None for r in rows}
+    summary = {r["variant"]: api.format_ns(r["summary_ns"]) or None for r in rows}
     games = []
     for game in api.variants():
         if game["members"]:  # a family: its built members
@@ -211,7 +211,7 @@ def _add_error_handlers(app: FastAPI, hide: _Scrubber) -> None:
     @app.exception_handler(ZeckdbError)
     async def zeckdb_error(_: Request, exc: ZeckdbError) -> JSONResponse:
         response = error(status_of(exc), hide(str(exc)))
-        if isinstance(exc, api.BusyError):
+        if isinstance(exc, BusyError):
             response.headers["Retry-After"] = "1"
         return response
 
