@@ -8,7 +8,6 @@ def main() -> None:
     modules load (NumPy, numba, DuckDB take a noticeable moment) and while typer sets up."""
     from zeckdb.errors import caused_by_ctrl_c  # a light module: the heavy ones load below
 
-    sys.unraisablehook = _redeliver_interrupt
     try:
         from .main import main as run
 
@@ -25,14 +24,3 @@ def _interrupted() -> None:
     print("zeckdb: interrupted", file=sys.stderr)
     sys.exit(130)
 
-
-def _redeliver_interrupt(unraisable: "sys.UnraisableHookArgs") -> None:
-    """A Ctrl-C landing while native code calls back into Python (numba's compiler does,
-    through ctypes) cannot propagate, and Python would only print it and carry on: raise it
-    again in the main thread, once the callback has returned."""
-    if isinstance(unraisable.exc_value, KeyboardInterrupt):
-        import _thread
-
-        _thread.interrupt_main()
-        return
-    sys.__unraisablehook__(unraisable)

@@ -173,3 +173,41 @@ def test_edges_by_code_is_a_stable_sort_by_code(n_codes):
         assert column.dtype == want.dtype and np.array_equal(column, want)
     empty = kernels.edges_by_code(src[:0], dst[:0], code[:0], 0)
     assert [len(column) for column in empty] == [0, 0, 0]
+
+
+CTRL_C_DURING_A_COMPILE = """
+import signal
+from numba import njit
+from numba.core import event
+import zeckdb.engine.jit  # the policy under test
+
+@njit  # not cached: compiled here, in the main thread
+def triple(x):
+    return 3 * x
+
+class CtrlCInAPass(event.Listener):  # as if Ctrl-C came while LLVM calls back into Python
+    def on_start(self, ev):
+        signal.raise_signal(signal.SIGINT)
+    def on_end(self, ev):
+        pass
+
+with event.install_listener("numba:run_pass", CtrlCInAPass()):
+    try:
+        triple(2)
+        print("ran on")
+    except KeyboardInterrupt:
+        print("interrupted", triple.signatures,
+              signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+"""
+
+
+def test_ctrl_c_while_numba_compiles_is_raised_once_the_compile_ends():
+    """Inside the compile, a KeyboardInterrupt would meet LLVM's ctypes callbacks, which
+    drop it; held until the compile ends, it is raised then (the compile complete, and
+    Python's own SIGINT handler back in place)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", CTRL_C_DURING_A_COMPILE], capture_output=True, text=True,
+                         timeout=120)
+    assert out.stdout.strip() == "interrupted [(int64,)] True", out.stdout + out.stderr
