@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -205,9 +208,6 @@ def test_ctrl_c_while_numba_compiles_is_raised_once_the_compile_ends():
     """Inside the compile, a KeyboardInterrupt would meet LLVM's ctypes callbacks, which
     drop it; held until the compile ends, it is raised then (the compile complete, and
     Python's own SIGINT handler back in place)."""
-    import subprocess
-    import sys
-
     out = subprocess.run([sys.executable, "-c", CTRL_C_DURING_A_COMPILE], capture_output=True, text=True,
                          timeout=120)
     assert out.stdout.strip() == "interrupted [(int64,)] True", out.stdout + out.stderr
