@@ -123,14 +123,19 @@ def test_the_services_cache_of_move_values_answers_as_the_database(small_db):
     from zeckdb import api
     from zeckdb.reader import MoveValues
 
-    from .reference import positions
+    from .reference import layer_positions, positions
 
     with api.open_db(small_db) as plain:
         cached = api.open_db(small_db)
         cached.move_values = MoveValues(max_bytes=1)  # tiny: layers are dropped and loaded again too
         try:
-            for variant, n in [("zeckendorf", 12), ("reversed", 15), ("zeckendorf", 1)]:
-                for position in positions(variant, n):
+            # layers of both tables behind the view positions (quilt and the games of three
+            # players are stored with every column), moves into lower layers (black-hole-3)
+            for variant, layer in [("zeckendorf", positions("zeckendorf", 12)), ("reversed", positions("reversed", 15)),
+                                   ("zeckendorf", positions("zeckendorf", 1)), ("quilt", positions("quilt", 9)),
+                                   ("zeckendorf-p3", positions("zeckendorf", 11)),
+                                   ("black-hole-3", layer_positions("black-hole-3", 14))]:
+                for position in layer:
                     assert api.probe(cached, variant, position) == api.probe(plain, variant, position)
             with pytest.raises(Exception, match="holds no zeckendorf positions for n = 99"):
                 api.probe(cached, "zeckendorf", start=99)

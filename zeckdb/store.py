@@ -933,7 +933,10 @@ class Store:
     def reader(self) -> Store:
         """A reader of this open database with a connection of its own (for another thread),
         sharing the moves' cache; close it when done."""
-        return Store(self.path, self._connection_waiting().cursor(), writable=False, move_values=self.move_values)
+        reader = Store(self.path, self._connection_waiting().cursor(), writable=False, move_values=self.move_values)
+        # what the file says of where a variant's rows are holds while it is open: ids are never reused
+        reader._ids, reader._positions_table = self._ids, self._positions_table
+        return reader
 
     def build_rows(self, variant: str, ns: list[int] | None = None) -> list[dict[str, Any]]:
         """The builds rows (but the checksums) of a variant, of every n or of `ns`, by n."""
@@ -983,14 +986,38 @@ class Store:
 
     def layer_values(self, variant: str, n: int) -> tuple[np.ndarray, ...] | None:
         """MOVE_COLUMNS by id of a complete layer as arrays, NULL as -1 (win: 1, loss: 0);
-        None if the layer is not built (yet)."""
-        if not self.rows("SELECT 1 FROM builds WHERE variant = ? AND n = ?", [variant, n]):
+        None if the layer is not built (yet). Read from the table behind the view that holds
+        the layer, its stored columns only: the view's expressions and an ORDER BY cost more
+        than computing the columns here and placing each row at its id."""
+        found = self.rows("SELECT positions FROM builds WHERE variant = ? AND n = ?", [variant, n])
+        if not found:
             return None
-        columns = self._connection_waiting().execute(
-            """SELECT coalesce((outcome = 'win')::TINYINT, -1) AS win, coalesce(remoteness, -1) AS remoteness,
-                      coalesce(forcing_seat, -1) AS seat
-               FROM positions WHERE variant = ? AND n = ? ORDER BY id""", [variant, n]).fetchnumpy()  # ids 0..size-1
-        return tuple(np.asarray(columns[name]) for name in ("win", "remoteness", "seat"))
+        size = found[0][0]
+        win = np.full(size, -1, dtype=np.int8)
+        remoteness = np.full(size, -1, dtype=np.int32)
+        seat = np.full(size, -1, dtype=np.int8)
+        for table in self._tables_first(variant):
+            lean = table == "position_rows"
+            column, key = variant_key(table, variant, self._stored_id("variant", variant) if lean else None)
+            if key is None:
+                continue
+            read = (["(winning_moves > 0)::TINYINT", "min_remaining + remoteness_over_min"]  # LEAN_DERIVED's rules
+                    if lean else ["coalesce((outcome = 'win')::TINYINT, -1)", "coalesce(remoteness, -1)",
+                                  "coalesce(forcing_seat, -1)"])
+            rows = self._connection_waiting().execute(
+                f"SELECT id, {', '.join(read)} FROM {table} WHERE {column} = ? AND n = ?", [key, n]).fetchnumpy()
+            ids, *values = (np.asarray(rows[name]) for name in rows)
+            if not len(ids):
+                continue
+            self._positions_table[variant] = table
+            if ids.min() < 0 or ids.max() >= size:  # rows edited by hand out of their layer's ids are not looked up
+                inside = (ids >= 0) & (ids < size)
+                ids, values = ids[inside], [v[inside] for v in values]
+            for array, column_values in zip((win, remoteness, seat), values, strict=False):
+                array[ids] = column_values
+            if len(ids) == size:  # the whole layer is in this table
+                break
+        return win, remoteness, seat
 
     def probe_moves(self, variant: str, places: list[tuple[int, int]]) -> dict[tuple[int, int], dict[str, Any]]:
         """MOVE_COLUMNS of the positions at these (n, id), from the cache where there is one."""
@@ -1016,17 +1043,21 @@ class Store:
             self._ids[kind, name] = found
         return self._ids[kind, name]
 
+    def _tables_first(self, variant: str) -> list[str]:
+        """The tables behind the view positions, the one the variant's rows were last found in
+        first (a layer's rows are in one of them: a file upgraded to revision 0011 keeps its
+        older layers in position_rows_wide)."""
+        first = self._positions_table.get(variant, "position_rows")
+        return [first, *(t for t in POSITIONS_TABLES if t != first)]
+
     def _probe(self, where: str, params: list[Any], columns: list[str],
                wanted: int) -> dict[tuple[int, int], dict[str, Any]]:
         """The rows found, read from the tables behind the view positions: planning a query on
-        the view (a union of two tables) costs a lookup more than the scan itself. A layer's rows
-        are in one of them, the one its variant's rows were last found in likeliest (a file
-        upgraded to revision 0011 keeps its older layers in position_rows_wide): the other is read
-        only for the `wanted` positions not found in the first."""
+        the view (a union of two tables) costs a lookup more than the scan itself. The second
+        table (_tables_first) is read only for the `wanted` positions not found in the first."""
         variant = params[0]
-        first = self._positions_table.get(variant, "position_rows")
         found: dict[tuple[int, int], dict[str, Any]] = {}
-        for table in (first, *(t for t in POSITIONS_TABLES if t != first)):
+        for table in self._tables_first(variant):
             lean = table == "position_rows"
             column, key = variant_key(table, variant, self._stored_id("variant", variant) if lean else None)
             if key is None:  # no row of the variant was ever stored there
