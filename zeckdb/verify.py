@@ -193,9 +193,10 @@ def _solved_sql(v: Variant) -> str:
                max(d.remoteness) AS slowest, min(d.min_remaining) AS shortest, max(d.max_remaining) AS longest,
                sum(d.games_to_end) AS games, avg(d.expected_remaining::DOUBLE) AS expected,
                -- Grundy values below 62 as the bits of a mask (cheaper than a list per position),
-               -- larger ones (Fibonacci nim) as a list
+               -- larger ones (Fibonacci nim) as a list; repeats do not change its mex, and a DISTINCT
+               -- aggregate would make DuckDB group the moves twice
                bit_or(1::BIGINT << d.grundy::BIGINT) FILTER (WHERE d.grundy < 62) AS low_grundies,
-               list(DISTINCT d.grundy) FILTER (WHERE d.grundy >= 62) AS high_grundies,{player_aggregates}
+               list(d.grundy) FILTER (WHERE d.grundy >= 62) AS high_grundies,{player_aggregates}
         FROM kids k
         LEFT JOIN positions d ON d.variant = $variant AND d.n = k.to_n AND d.id = k.to_id
                               AND d.n BETWEEN $lo_reached AND $hi AND list_contains($layers, d.n)
@@ -213,7 +214,7 @@ def _solved_sql(v: Variant) -> str:
                                                  lambda g: NOT list_contains(high_grundies, g))) END AS mex
         FROM solved),
     problems AS (
-        SELECT n, is_start, games, game_text(entries, [{counts}], {v.text_width}) AS text, list_filter([
+        SELECT n, is_start, games, entries, [{counts}] AS counts, list_filter([
             CASE WHEN {value} <> n THEN 'its counts add up to ' || ({value}) || ', not n' END,
             CASE WHEN astray > 0 THEN astray || ' of its moves reach no stored position of their layer' END
         ], lambda x: x IS NOT NULL) AS misplaced, list_filter([{player_checks}
@@ -229,7 +230,10 @@ def _solved_sql(v: Variant) -> str:
                  THEN 'expected_remaining ' || expected_remaining || ', its moves give ' || (1 + expected) END,
             CASE WHEN moves = 0 AND expected_remaining <> 0 THEN 'expected_remaining of a terminal is not 0' END
         ], lambda x: x IS NOT NULL) AS wrong
-        FROM mexed)
+        FROM mexed),
+    named AS (  -- a CASE evaluates its branch for the rows it selects: only a wrong row's text is written
+        SELECT *, CASE WHEN len(misplaced) > 0 OR len(wrong) > 0 THEN game_text(entries, counts, {v.text_width}) END AS text
+        FROM problems)
     SELECT n, any_value(games) FILTER (WHERE is_start),  -- the start's games, summed over its moves
            count(*),
            count(*) FILTER (WHERE len(misplaced) > 0),
@@ -237,7 +241,7 @@ def _solved_sql(v: Variant) -> str:
                FILTER (WHERE len(misplaced) > 0)[:{EXAMPLES}],
            count(*) FILTER (WHERE len(wrong) > 0),
            list(text || ': ' || array_to_string(wrong, '; ')) FILTER (WHERE len(wrong) > 0)[:{EXAMPLES}]
-    FROM problems
+    FROM named
     GROUP BY n ORDER BY n"""
 
 
