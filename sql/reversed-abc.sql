@@ -7,8 +7,10 @@ WITH abc AS (
            CASE WHEN outcome = 'win' THEN 1 ELSE 2 END AS winner
     FROM positions
     WHERE variant = 'reversed'
-      AND coalesce(c4, 0) + coalesce(c5, 0) + coalesce(c6, 0) + coalesce(c7, 0) + coalesce(c8, 0) + coalesce(c9, 0)
-          + coalesce(c10, 0) + coalesce(c11, 0) + coalesce(c12, 0) = 0
+      -- each bin on its own: DuckDB then filters the rows before it computes the view's columns
+      AND coalesce(c4, 0) = 0 AND coalesce(c5, 0) = 0 AND coalesce(c6, 0) = 0 AND coalesce(c7, 0) = 0
+      AND coalesce(c8, 0) = 0 AND coalesce(c9, 0) = 0 AND coalesce(c10, 0) = 0 AND coalesce(c11, 0) = 0
+      AND coalesce(c12, 0) = 0
       AND ($ns::INTEGER[] IS NULL OR list_contains($ns::INTEGER[], n))),
 predicted AS (
     SELECT *, CASE (a % 2)::VARCHAR || (b % 2)::VARCHAR || (c % 2)::VARCHAR

@@ -296,6 +296,9 @@ def test_reversed_abc_matches_theorem_1_6(store):
 
     got = query(store, "reversed-abc")
     assert len(got) > 500 and all(r["agrees"] for r in got)
+    # every layer holds every partition of n: each a, b, c with a + 2b + 3c = n is one row
+    built = {r["n"] for r in got}
+    assert len(got) == sum(1 for n in built for c in range(n // 3 + 1) for b in range((n - 3 * c) // 2 + 1))
     for r in got:
         assert r["theorem_1_6"] == THEOREM_1_6[(r["a"] % 2, r["b"] % 2, r["c"] % 2)](r["a"], r["c"])
         assert r["a"] + 2 * r["b"] + 3 * r["c"] == r["n"]
