@@ -275,6 +275,10 @@ def length_distribution(offsets, targets, start, max_len, mirror):  # noqa: C901
     writes of each move kind moving forward together (a frontier list in
     arrival order was 5x slower at n = 150). The exact counts are a sweep of their
     own (exact_length_counts): carried in this one, their tests slowed every sweep.
+
+    The loops index with unsigned integers: numba then leaves out the test for a
+    negative index (counted from the end) on every access, which the moves' inner
+    loop repeats for each of its values.
     """
     n = offsets.shape[0] - 1
     first, last = _child_span(offsets, targets)
@@ -289,28 +293,32 @@ def length_distribution(offsets, targets, start, max_len, mirror):  # noqa: C901
         for v in range(n):
             if inv_in_degree[v] > 0.0:
                 inv_in_degree[v] = 1.0 / inv_in_degree[v]
-    # per node: probability under P of reaching it in k moves, number of such paths, and
-    # the mirror's probability of them (the factor of the node itself applied when it is swept)
-    cur = np.zeros((n, 3))
-    nxt = np.zeros((n, 3))
+    # per node, three values in a row: probability under P of reaching it in k moves, number
+    # of such paths, and the mirror's probability of them (the factor of the node itself
+    # applied when it is swept)
+    one, two, three = np.uint64(1), np.uint64(2), np.uint64(3)
+    cur = np.zeros(3 * n)
+    nxt = np.zeros(3 * n)
     out_p = np.zeros(max_len + 1)
     out_g = np.zeros(max_len + 1)
     out_m = np.zeros(max_len + 1)
-    cur[start, 0] = 1.0
-    cur[start, 1] = 1.0
-    cur[start, 2] = 1.0
+    cur[3 * start] = 1.0
+    cur[3 * start + 1] = 1.0
+    cur[3 * start + 2] = 1.0
     lo_id, hi_id = start, start  # nodes holding mass lie in [lo_id, hi_id]
     for k in range(max_len + 1):
         new_lo, new_hi = n, -1
-        for v in range(lo_id, hi_id + 1):
-            pv = cur[v, 0]
-            gv = cur[v, 1]
-            mv = cur[v, 2]
+        for node in range(lo_id, hi_id + 1):
+            v = np.uint64(node)
+            row = three * v
+            gv = cur[row + one]
             if gv == 0.0:  # not reached (a reached node has a path; P alone can underflow on long games)
                 continue
+            pv = cur[row]
+            mv = cur[row + two]
             if mirror and k > 0:
                 mv *= inv_in_degree[v]
-            lo, hi = offsets[v], offsets[v + 1]
+            lo, hi = np.uint64(offsets[v]), np.uint64(offsets[v + one])
             if lo == hi:
                 out_p[k] += pv
                 out_g[k] += gv
@@ -318,15 +326,15 @@ def length_distribution(offsets, targets, start, max_len, mirror):  # noqa: C901
             else:
                 share = pv * inv_degree[v]
                 for e in range(lo, hi):
-                    w = targets[e]
-                    nxt[w, 0] += share
-                    nxt[w, 1] += gv
-                    nxt[w, 2] += mv
+                    to = three * np.uint64(targets[e])
+                    nxt[to] += share
+                    nxt[to + one] += gv
+                    nxt[to + two] += mv
                 new_lo = min(new_lo, first[v])
                 new_hi = max(new_hi, last[v])
-            cur[v, 0] = 0.0
-            cur[v, 1] = 0.0
-            cur[v, 2] = 0.0
+            cur[row] = 0.0
+            cur[row + one] = 0.0
+            cur[row + two] = 0.0
         cur, nxt = nxt, cur
         lo_id, hi_id = new_lo, new_hi
     return out_p, out_g, out_m
