@@ -1,17 +1,17 @@
--- The schema of revision 0013 as zeckdb's Alembic migrations write it into an empty file,
+-- The schema of revision 0014 as zeckdb's Alembic migrations write it into an empty file,
 -- which is how zeckdb creates a new database. Generated: never edit by hand; after adding a
 -- migration run `python -c "import zeckdb.store as s; s.write_head_schema()"` (a test compares).
 CREATE TYPE outcome AS ENUM ( 'win', 'loss' );
 CREATE TABLE alembic_version(version_num VARCHAR, PRIMARY KEY(version_num));
 CREATE TABLE builds(variant VARCHAR, n INTEGER, positions BIGINT NOT NULL, edges BIGINT NOT NULL, start_id INTEGER NOT NULL, start_position VARCHAR NOT NULL, winner TINYINT, min_length INTEGER NOT NULL, max_length INTEGER NOT NULL, start_remoteness INTEGER, games VARCHAR, games_approx DOUBLE, expected_length DOUBLE, "seconds" DOUBLE NOT NULL, engine_version VARCHAR NOT NULL, built_at TIMESTAMP DEFAULT(current_timestamp) NOT NULL, positions_checksum UBIGINT, edges_checksum UBIGINT, summary_only BOOLEAN DEFAULT(false) NOT NULL, decomposition_terms INTEGER, PRIMARY KEY(variant, n));
-CREATE TABLE edge_rows(graph_id INTEGER NOT NULL, n INTEGER NOT NULL, src INTEGER NOT NULL, dst INTEGER NOT NULL, code INTEGER NOT NULL);
-CREATE TABLE edge_rows_across(graph_id INTEGER NOT NULL, n INTEGER NOT NULL, src INTEGER NOT NULL, dst INTEGER NOT NULL, code INTEGER NOT NULL, dst_n INTEGER NOT NULL);
+CREATE TABLE edge_rows(graph_id INTEGER USING COMPRESSION RLE NOT NULL, n INTEGER USING COMPRESSION RLE NOT NULL, src INTEGER USING COMPRESSION BitPacking NOT NULL, dst INTEGER USING COMPRESSION BitPacking NOT NULL, code INTEGER USING COMPRESSION RLE NOT NULL);
+CREATE TABLE edge_rows_across(graph_id INTEGER USING COMPRESSION RLE NOT NULL, n INTEGER USING COMPRESSION RLE NOT NULL, src INTEGER USING COMPRESSION BitPacking NOT NULL, dst INTEGER USING COMPRESSION BitPacking NOT NULL, code INTEGER USING COMPRESSION RLE NOT NULL, dst_n INTEGER USING COMPRESSION RLE NOT NULL);
 CREATE TABLE fibonacci(i INTEGER, f HUGEINT);
 CREATE TABLE graph_ids(graph VARCHAR PRIMARY KEY, graph_id SMALLINT NOT NULL UNIQUE);
 CREATE TABLE graph_layers(graph VARCHAR, n INTEGER, positions BIGINT NOT NULL, edges BIGINT NOT NULL, PRIMARY KEY(graph, n));
 CREATE TABLE length_distribution(variant VARCHAR, n INTEGER, measure VARCHAR, length INTEGER, probability DOUBLE NOT NULL, games DOUBLE, games_exact VARCHAR, PRIMARY KEY(variant, n, measure, length));
 CREATE TABLE move_names(variant VARCHAR, code SMALLINT, "name" VARCHAR NOT NULL, PRIMARY KEY(variant, code));
-CREATE TABLE position_rows(variant_id SMALLINT NOT NULL, n INTEGER NOT NULL, id INTEGER NOT NULL, c1 INTEGER, c2 INTEGER, c3 INTEGER, c4 INTEGER, c5 INTEGER, c6 INTEGER, c7 INTEGER, c8 INTEGER, c9 INTEGER, c10 INTEGER, c11 INTEGER, remoteness_over_min INTEGER NOT NULL, min_remaining INTEGER NOT NULL, max_over_min INTEGER NOT NULL, games_to_end DOUBLE NOT NULL, expected_remaining FLOAT NOT NULL, grundy INTEGER NOT NULL, winning_moves INTEGER NOT NULL, is_start BOOLEAN NOT NULL, in_winning_strategies BOOLEAN NOT NULL, legal_moves INTEGER NOT NULL);
+CREATE TABLE position_rows(variant_id SMALLINT USING COMPRESSION RLE NOT NULL, n INTEGER USING COMPRESSION RLE NOT NULL, id INTEGER USING COMPRESSION BitPacking NOT NULL, c1 INTEGER USING COMPRESSION BitPacking, c2 INTEGER USING COMPRESSION BitPacking, c3 INTEGER, c4 INTEGER, c5 INTEGER USING COMPRESSION RLE, c6 INTEGER USING COMPRESSION RLE, c7 INTEGER USING COMPRESSION RLE, c8 INTEGER USING COMPRESSION RLE, c9 INTEGER USING COMPRESSION RLE, c10 INTEGER USING COMPRESSION RLE, c11 INTEGER USING COMPRESSION RLE, remoteness_over_min INTEGER USING COMPRESSION BitPacking NOT NULL, min_remaining INTEGER USING COMPRESSION BitPacking NOT NULL, max_over_min INTEGER NOT NULL, games_to_end DOUBLE NOT NULL, expected_remaining FLOAT NOT NULL, grundy INTEGER USING COMPRESSION BitPacking NOT NULL, winning_moves INTEGER USING COMPRESSION BitPacking NOT NULL, is_start BOOLEAN USING COMPRESSION RLE NOT NULL, in_winning_strategies BOOLEAN NOT NULL, legal_moves INTEGER NOT NULL);
 CREATE TABLE position_rows_wide(variant VARCHAR NOT NULL, n INTEGER NOT NULL, id INTEGER NOT NULL, c1 INTEGER, c2 INTEGER, c3 INTEGER, c4 INTEGER, c5 INTEGER, c6 INTEGER, c7 INTEGER, c8 INTEGER, c9 INTEGER, c10 INTEGER, c11 INTEGER, c12 INTEGER, c13 INTEGER, c14 INTEGER, c15 INTEGER, c16 INTEGER, outcome ENUM('win', 'loss'), remoteness INTEGER, min_remaining INTEGER NOT NULL, max_remaining INTEGER NOT NULL, games_to_end DOUBLE NOT NULL, expected_remaining FLOAT NOT NULL, grundy INTEGER, winning_moves INTEGER, is_start BOOLEAN NOT NULL, is_terminal BOOLEAN NOT NULL, in_winning_strategies BOOLEAN, legal_moves INTEGER, entries SMALLINT[], forcing_seat TINYINT);
 CREATE TABLE random_play(variant VARCHAR, n INTEGER, p1_wins_random DOUBLE, p1_wins_p1_perfect DOUBLE, p1_wins_p2_perfect DOUBLE, PRIMARY KEY(variant, n));
 CREATE TABLE variants(variant VARCHAR PRIMARY KEY, title VARCHAR NOT NULL, "source" VARCHAR NOT NULL, graph VARCHAR NOT NULL, reversed BOOLEAN NOT NULL, max_n INTEGER NOT NULL, bins INTEGER NOT NULL, players SMALLINT DEFAULT(2) NOT NULL, shortest_is_n_minus_terms BOOLEAN DEFAULT(false) NOT NULL, longest_bound VARCHAR, text_width SMALLINT DEFAULT(0) NOT NULL);
@@ -32,7 +32,7 @@ CREATE MACRO fib (i) AS (fib_list()[i]);
 CREATE MACRO z (n) AS (len(zeckendorf_indices(n)));
 CREATE MACRO zeckendorf (n) AS (list_transform(zeckendorf_indices(n), (lambda i: fib_list()[i])));
 INSERT INTO "alembic_version" VALUES
-('0013');
+('0014');
 INSERT INTO "fibonacci" VALUES
 (1, 1),
 (2, 2),

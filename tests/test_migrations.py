@@ -426,3 +426,40 @@ def test_revision_0013_stores_lean_rows_and_keeps_every_value(tmp_path, capsys):
     with duckdb.connect(str(path)) as con:
         assert con.execute(everything).fetchall() == rows
         assert con.execute(types).fetchall() == columns
+
+
+def test_revision_0014_names_each_columns_compression_and_keeps_every_row(tmp_path, capsys):
+    """0014 rewrites the big tables with each column's compression named: every row of the
+    views, in every column and type, and every checksum stay; a downgrade names none again."""
+    from alembic import command
+
+    from zeckdb.builder import build
+
+    from .conftest import run
+
+    path = tmp_path / "fourteen.duckdb"
+    with Store.open_write(path) as store:
+        build(store, ["zeckendorf", "reversed", "black-hole-3", "fibonacci-nim"], list(range(1, 13)))
+    command.downgrade(_alembic_config(path), "0013")  # as the previous release wrote it
+
+    def state():
+        with duckdb.connect(str(path), read_only=True) as con:
+            views = {view: (con.execute(f"SELECT * FROM {view} ORDER BY ALL").fetchall(),
+                            con.execute("SELECT column_name, data_type FROM information_schema.columns "
+                                        f"WHERE table_name = '{view}' ORDER BY ordinal_position").fetchall())
+                     for view in ("positions", "edges", "moves")}
+            named = {table: con.execute(f"SELECT sql FROM duckdb_tables() WHERE table_name = '{table}'").fetchone()[0]
+                     .count("USING COMPRESSION") for table in ("position_rows", "edge_rows", "edge_rows_across")}
+        return views, named
+
+    before, named = state()
+    assert named == {"position_rows": 0, "edge_rows": 0, "edge_rows_across": 0}
+    assert upgrade(path) == ("0013", SCHEMA_HEAD)
+    after, named = state()
+    assert after == before and len(before["edges"][0]) > 500
+    assert named == {"position_rows": 17, "edge_rows": 5, "edge_rows_across": 6}
+    code, out, err = run(capsys, "verify", "--db", str(path))
+    assert code == 0, err
+    command.downgrade(_alembic_config(path), "0013")
+    again, named = state()
+    assert again == before and set(named.values()) == {0}

@@ -29,7 +29,7 @@ from .variants import Variant
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
-SCHEMA_HEAD = "0013"  # tests check this equals Alembic's head revision
+SCHEMA_HEAD = "0014"  # tests check this equals Alembic's head revision
 HEAD_SCHEMA_FILE = "head.sql"  # a new file's schema (_write_head_schema)
 DEFAULT_DB = "zeckdb.duckdb"
 POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
