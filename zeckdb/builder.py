@@ -1,11 +1,12 @@
 """Build (variant, n) layers into a store: incremental, resumable, pipelined.
 
-Layers are built in ascending n, through three stages that overlap on
+Layers are solved in ascending n, through three stages that overlap on
 different n (numba kernels and DuckDB release the GIL): solve (this thread),
 length distributions (two threads), write (one thread, one transaction for
-every layer handed over while it wrote the last, split between layers when a
-reader waits). At most three layers are in flight, or more while they are
-small, so memory is bounded by the largest n, not by the range. The writer
+every layer analysed while it wrote the last, split between layers when a
+reader waits; a layer still analysed does not hold back those after it). At
+most three layers are in flight, or more while they are small, so memory is
+bounded by the largest n, not by the range. The writer
 closes the file whenever it has nothing to write or a reader waits
 (zeckdb.locking): the database stays readable, layer by layer, while it is
 built. Variants sharing a graph share its enumeration and its stored edges.
@@ -13,13 +14,13 @@ built. Variants sharing a graph share its enumeration and its stored edges.
 
 from __future__ import annotations
 
-from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import suppress
 from dataclasses import dataclass, field
 import threading
 import time
 from typing import TYPE_CHECKING
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from .store import LayerTables, Store
 from .variants import Variant, get_variant
@@ -280,56 +281,92 @@ def analyse(records: list[LayerRecord]) -> list[Callable[[], None]]:
     return [job(r, next((m for m in records if m.mirror is r), None)) for r in records if r.mirror is None]
 
 
+@dataclass(eq=False)  # a batch is itself, whatever it holds
+class _Batch:
+    """The records of one n handed to the writer, the analyses they wait for, and the future
+    that is done once they are committed."""
+
+    records: list[LayerRecord]
+    analysed: list[Future]
+    committed: Future = field(default_factory=Future)
+
+    def ready(self) -> bool:
+        return all(f.done() for f in self.analysed)
+
+    def wait_for_analysis(self) -> None:
+        for f in self.analysed:
+            f.result()
+
+
 class _Writer:
-    """The build's one writer thread. Each write takes every layer handed over since the
-    last one took them (so none, when an earlier write took its layers): small layers
-    handed over while the writer was busy go into the store together, an INSERT per table."""
+    """The build's one writer thread. Each write takes the layers handed over whose length
+    distributions are computed, in the order of their n, into one transaction: small layers
+    handed over while the writer was busy go into the store together, an INSERT per table.
+    A layer still being analysed does not hold back the layers after it (the ordered game's
+    largest layers take half a minute), so the solver goes on meanwhile; once the builder
+    hands over nothing more, the writer inserts a layer's positions and moves while its
+    distribution is still computed, and its length rows last."""
 
     def __init__(self, store: Store, progress: Progress | None):
         self.store = store
         self.progress = progress
         self.thread = ThreadPoolExecutor(1)
         self.lock = threading.Lock()
-        self.waiting: deque[tuple[list[LayerRecord], list[Future]]] = deque()  # not yet taken by a write
-        self.queued = 0  # writes handed over and not finished
+        self.waiting: list[_Batch] = []  # handed over, not yet taken by a write
+        self.finishing = False  # the builder hands over nothing more
 
     def hand_over(self, records: list[LayerRecord], analysed: list[Future]) -> Future:
         """Write a layer's records once `analysed` (their distributions) are done; the future
         is done when they are committed."""
+        batch = _Batch(records, analysed)
         with self.lock:
-            self.queued += 1
-            self.waiting.append((records, analysed))
-        return self.thread.submit(self._write)
+            self.waiting.append(batch)
+        self.thread.submit(self._write)
+        for f in analysed:  # a write for when it is ready
+            f.add_done_callback(self._analysed)
+        return batch.committed
+
+    def finish(self) -> None:
+        """Nothing more comes: write every layer handed over, ready or not."""
+        with self.lock:
+            self.finishing = True
+        self.thread.submit(self._write)
+
+    def _analysed(self, _: Future) -> None:
+        with suppress(RuntimeError):  # the writer has shut down: its last write took every layer
+            self.thread.submit(self._write)
+
+    def _take(self) -> list[_Batch]:
+        """The batches to write now: those analysed; when finishing and none is, the first."""
+        with self.lock:
+            taken = [b for b in self.waiting if b.ready()]
+            if not taken and self.finishing and self.waiting:
+                taken = self.waiting[:1]
+            self.waiting = [b for b in self.waiting if b not in taken]
+            return taken
 
     def _write(self) -> None:
-        with self.lock:
-            taken = list(self.waiting)
-            self.waiting.clear()
-
-        def tables() -> Iterator[LayerTables]:
-            for records, analysed in taken:
-                def wait_for_analysis(analysed: list[Future] = analysed) -> None:
-                    for f in analysed:
-                        f.result()
-
-                yield from (layer_tables(r, wait_for_analysis) for r in records)
-
-        try:
-            if taken:
-                self.store.write_layers(tables())
-        finally:
+        while taken := self._take():
+            try:
+                self.store.write_layers(layer_tables(r, batch.wait_for_analysis) for batch in taken
+                                        for r in batch.records)
+            except BaseException as exc:  # the builder raises it from the layers' futures
+                for batch in taken:
+                    batch.committed.set_exception(exc)
+                continue
+            for batch in taken:
+                batch.committed.set_result(None)
+            # Readers open the file between commits: at once when the writer has nothing
+            # ready to write (while the next layers are solved or analysed), else when one waits.
             with self.lock:
-                self.queued -= 1
-                idle = self.queued == 0
-        # Readers open the file between commits: at once when the writer has nothing to
-        # write (while the next layer is solved), else when one is waiting.
-        if idle:
-            self.store.let_go()
-        else:
-            self.store.let_readers_in()
-        if self.progress:
-            for records, _ in taken:
-                self.progress(sum(r.variant.estimate_work(r.n) for r in records), f"n={records[0].n}")
+                idle = not any(b.ready() for b in self.waiting) and not (self.finishing and self.waiting)
+            if idle:
+                self.store.let_go()
+            else:
+                self.store.let_readers_in()
+            if self.progress:
+                for batch in taken:
+                    self.progress(sum(r.variant.estimate_work(r.n) for r in batch.records), f"n={batch.records[0].n}")
 
 
 def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool = False,
@@ -353,7 +390,7 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
     stored_graphs = {v.graph_name: set() if force else store.graph_ns(v.graph_name) for v in variants}
     store.let_go()  # readers meanwhile: the first layers wait for the kernels to compile
 
-    in_flight: deque[tuple[Future, int]] = deque()  # writes handed over, and the rows of their layers
+    in_flight: dict[Future, int] = {}  # writes handed over, and the rows of their layers
     lower = LowerLayers(todo)
     # two analysts: at large n the distributions cost more than solving and writing together
     writer = _Writer(store, progress)
@@ -366,16 +403,20 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
                 if not records:
                     continue
                 rows = sum(len(r.keys) + r.n_edges for r in records)
-                # bound memory: this layer plus two behind it, or more while they are small
-                while len(in_flight) >= 2 and rows + sum(w for _, w in in_flight) > HANDOVER_ROWS:
-                    in_flight.popleft()[0].result()
-                in_flight.append((writer.hand_over(records, [analysts.submit(job) for job in analyse(records)]), rows))
+                # bound memory: this layer plus two others not yet committed, or more while they are small
+                while len(in_flight) >= 2 and rows + sum(in_flight.values()) > HANDOVER_ROWS:
+                    done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                    for committed in done:
+                        del in_flight[committed]
+                        committed.result()  # a failed write stops the build
+                in_flight[writer.hand_over(records, [analysts.submit(job) for job in analyse(records)])] = rows
                 for r in records:
                     report.built.append((r.variant.name, n))
                     report.positions += len(r.keys)
                     report.edges += r.n_edges
         finally:
-            for pending, _ in in_flight:  # let every handed-over layer commit, even on Ctrl-C
+            writer.finish()
+            for pending in in_flight:  # let every handed-over layer commit, even on Ctrl-C
                 pending.result()
     report.seconds = time.perf_counter() - t0
     return report
