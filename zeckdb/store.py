@@ -1001,7 +1001,8 @@ class Store:
             column, key = variant_key(table, variant, self._stored_id("variant", variant) if lean else None)
             if key is None:
                 continue
-            read = (["(winning_moves > 0)::TINYINT", "min_remaining + remoteness_over_min"]  # LEAN_DERIVED's rules
+            # LEAN_DERIVED's rules (the outcome's as a flag: its ENUM expression costs more)
+            read = (["(winning_moves > 0)::TINYINT", LEAN_DERIVED["remoteness"].sql]
                     if lean else ["coalesce((outcome = 'win')::TINYINT, -1)", "coalesce(remoteness, -1)",
                                   "coalesce(forcing_seat, -1)"])
             rows = self._connection_waiting().execute(

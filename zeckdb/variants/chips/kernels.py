@@ -11,41 +11,62 @@ from ...engine.kernels import solve_from_children
 
 
 @jit
-def chip_moves(keys, shift, mask, need, delta, fallback):
+def chip_moves(keys, shift, mask, need, delta, fallback):  # noqa: C901 (one compiled loop nest)
     """Apply every rule to every key: (source index, child key, rule code) per edge.
 
     A rule applies when every condition (key >> shift) & mask >= need holds;
-    fallback rules apply only to keys no ordinary rule applies to.
+    fallback rules apply only to keys no ordinary rule applies to. The rules that apply
+    to a key are tested once, kept as the bits of a mask, and counted; the edges are
+    written from the masks (testing every rule again to write them cost a third more).
     """
     n_keys = keys.shape[0]
     n_rules, width = shift.shape
-    ok = np.zeros(n_rules, dtype=np.bool_)
+    words = (n_rules + 63) // 64
+    applies = np.zeros((n_keys, words), dtype=np.uint64)  # bit r % 64 of word r // 64: rule r applies
+    ordinary = np.zeros(words, dtype=np.uint64)
+    fallbacks = np.zeros(words, dtype=np.uint64)
+    one = np.uint64(1)
     count = 0
-    for pass_ in range(2):
-        if pass_ == 1:
-            src = np.empty(count, dtype=np.int32)
-            dst = np.empty(count, dtype=np.int64)
-            code = np.empty(count, dtype=np.int16)
-            count = 0
-        for i in range(n_keys):
-            k = keys[i]
-            ordinary = False
-            for r in range(n_rules):
-                good = True
-                for j in range(width):
-                    if ((k >> shift[r, j]) & mask[r, j]) < need[r, j]:
-                        good = False
-                        break
-                ok[r] = good
-                if good and not fallback[r]:
-                    ordinary = True
-            for r in range(n_rules):
-                if ok[r] and fallback[r] == (not ordinary):
-                    if pass_ == 1:
-                        src[count] = i
-                        dst[count] = k + delta[r]
-                        code[count] = r
-                    count += 1
+    for i in range(n_keys):
+        k = keys[i]
+        ordinary[:] = 0
+        fallbacks[:] = 0
+        any_ordinary = False
+        for r in range(n_rules):
+            good = True
+            for j in range(width):
+                if ((k >> shift[r, j]) & mask[r, j]) < need[r, j]:
+                    good = False
+                    break
+            if good:
+                bit = one << np.uint64(r & 63)
+                if fallback[r]:
+                    fallbacks[r >> 6] |= bit
+                else:
+                    ordinary[r >> 6] |= bit
+                    any_ordinary = True
+        for w in range(words):
+            bits = ordinary[w] if any_ordinary else fallbacks[w]
+            applies[i, w] = bits
+            while bits:
+                count += 1
+                bits &= bits - one
+    src = np.empty(count, dtype=np.int32)
+    dst = np.empty(count, dtype=np.int64)
+    code = np.empty(count, dtype=np.int16)
+    e = 0
+    for i in range(n_keys):
+        for w in range(words):
+            bits = applies[i, w]
+            r = 64 * w
+            while bits:
+                if bits & one:
+                    src[e] = i
+                    dst[e] = keys[i] + delta[r]
+                    code[e] = r
+                    e += 1
+                bits >>= one
+                r += 1
     return src, dst, code
 
 
