@@ -60,19 +60,22 @@ def test_incremental_build_computes_only_what_is_missing(tmp_path):
     assert len(stored) > 10 and len({c for c, _ in stored}) > 2 and stored == sorted(stored)
 
 
-def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path, monkeypatch):
-    """The writer inserts a layer's positions and edges while its length distribution is still
-    being computed; when that computation fails, none of them may be committed."""
+@pytest.mark.parametrize("failing", [7, 9])
+def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path, monkeypatch, failing):
+    """A layer's length rows are inserted after its positions and edges, and the last layers
+    (9: nothing is handed over after it) are inserted while their distributions are still
+    computed; when a computation fails, none of its layer's rows may be committed."""
     from zeckdb.engine import solve
 
     real = solve.length_distribution
 
-    def failing_at_7(solution, n, mirror=None):
-        if n == 7:
+    def failing_at(solution, n, mirror=None):
+        if n == failing:
+            time.sleep(0.5)  # the writer has taken the last layer meanwhile
             raise RuntimeError("distribution failed")
         return real(solution, n, mirror)
 
-    monkeypatch.setattr(solve, "length_distribution", failing_at_7)
+    monkeypatch.setattr(solve, "length_distribution", failing_at)
     path = tmp_path / "fail.duckdb"
     with Store.open_write(path) as store:
         try:
@@ -85,17 +88,51 @@ def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path,
     con = duckdb.connect(str(path), read_only=True)
     try:
         built = {n for (n,) in con.execute("SELECT DISTINCT n FROM builds").fetchall()}
-        # what the failed write took with n = 7 is rolled back with it; a layer handed over after may commit
-        assert 7 not in built
-        assert con.execute("SELECT count(*) FROM positions WHERE n = 7").fetchone()[0] == 0
-        assert con.execute("SELECT count(*) FROM edges WHERE n = 7").fetchone()[0] == 0
+        # what the failed write took with the failing n is rolled back with it; other layers may commit
+        assert failing not in built
+        assert con.execute("SELECT count(*) FROM positions WHERE n = ?", [failing]).fetchone()[0] == 0
+        assert con.execute("SELECT count(*) FROM edges WHERE n = ?", [failing]).fetchone()[0] == 0
     finally:
         con.close()
     monkeypatch.setattr(solve, "length_distribution", real)
     with Store.open_write(path) as store:  # and a build resumes from there
         resumed = build(store, ["zeckendorf", "reversed"], list(range(1, 10))).built
-        assert ("zeckendorf", 7) in resumed and ("reversed", 7) in resumed
+        assert ("zeckendorf", failing) in resumed and ("reversed", failing) in resumed
         assert store.built_ns("zeckendorf") == store.built_ns("reversed") == set(range(1, 10))
+    assert consistent(path) == []
+
+
+def test_a_layer_still_analysed_does_not_hold_back_the_layers_after_it(tmp_path, monkeypatch):
+    """The writer commits the layers whose distributions are done; one still analysed (the
+    ordered game's largest take half a minute) waits for a later write, and every layer is
+    committed whole in the end."""
+    from zeckdb import builder
+    from zeckdb.engine import solve
+
+    real = solve.length_distribution
+    committed: list[int] = []
+
+    def slow_at_5(solution, n, mirror=None):
+        if n == 5:
+            deadline = time.monotonic() + 10
+            while 8 not in committed and time.monotonic() < deadline:  # until n = 8 is written
+                time.sleep(0.01)
+        return real(solution, n, mirror)
+
+    real_tables = builder.layer_tables
+
+    def recorded(rec, analysed=None):
+        tables = real_tables(rec, analysed)
+        committed.append(rec.n)
+        return tables
+
+    monkeypatch.setattr(solve, "length_distribution", slow_at_5)
+    monkeypatch.setattr(builder, "layer_tables", recorded)
+    path = tmp_path / "order.duckdb"
+    with Store.open_write(path) as store:
+        build(store, ["zeckendorf"], list(range(1, 11)))
+        assert store.built_ns("zeckendorf") == set(range(1, 11))
+    assert committed.index(8) < committed.index(5) and sorted(committed) == list(range(1, 11))
     assert consistent(path) == []
 
 
