@@ -260,42 +260,102 @@ def _child_span(offsets, targets):
 
 
 @jit
-def length_distribution(offsets, targets, start, max_len, mirror):  # noqa: C901 (one compiled loop nest)
+def length_distribution(offsets, targets, start, max_len, mirror):
     """Distribution of the length of a game from `start`, one length step at a time.
 
     Returns, per length: the probability under P (each player picks a uniformly
     random move), the number of complete games of that length (float), and, when
     `mirror`, the probability under P of the mirrored game: the one
     played backwards along these moves from the graph's only terminal to `start`
-    (engine.solve.mirrors). A game of the mirror is one of these read backwards,
-    chosen with probability the product of 1 / (number of moves into each node
-    but `start`), so the same sweep carries it at the cost of one more value per
-    move. Memory is linear in the nodes (the current and the next step). Each
-    step sweeps the nodes holding mass in id order, which keeps the scattered
-    writes of each move kind moving forward together (a frontier list in
-    arrival order was 5x slower at n = 150). The exact counts are a sweep of their
-    own (exact_length_counts): carried in this one, their tests slowed every sweep.
-
-    The loops index with unsigned integers: numba then leaves out the test for a
-    negative index (counted from the end) on every access, which the moves' inner
-    loop repeats for each of its values.
+    (engine.solve.mirrors); zeros without. A game of the mirror is one of these read
+    backwards, chosen with probability the product of 1 / (number of moves into each
+    node but `start`), so the same sweep carries it at the cost of one more value per
+    move (a sweep without it moves two values a move: _sweep, _sweep_mirrored). Memory
+    is linear in the nodes (the current and the next step). Each step sweeps the nodes
+    holding mass in id order, which keeps the scattered writes of each move kind moving
+    forward together (a frontier list in arrival order was 5x slower at n = 150). The
+    exact counts are a sweep of their own (exact_length_counts): carried in this one,
+    their tests slowed every sweep.
     """
+    if mirror:
+        return _sweep_mirrored(offsets, targets, start, max_len)
+    out_p, out_g = _sweep(offsets, targets, start, max_len)
+    return out_p, out_g, np.zeros(max_len + 1)
+
+
+@jit
+def _inverse_degrees(offsets, targets, incoming):
+    """1 / the number of moves out of (or, `incoming`, into) each node; 0 where there are none."""
+    n = offsets.shape[0] - 1
+    inverse = np.zeros(n)
+    if incoming:
+        for e in range(targets.shape[0]):
+            inverse[targets[e]] += 1.0
+    else:
+        for v in range(n):
+            inverse[v] = offsets[v + 1] - offsets[v]
+    for v in range(n):
+        if inverse[v] > 0.0:
+            inverse[v] = 1.0 / inverse[v]
+    return inverse
+
+
+# The sweeps index with unsigned integers: numba then leaves out the test for a negative
+# index (counted from the end) on every access, which the moves' inner loop repeats for each
+# of its values. A node's values lie in a row of a flat array.
+
+
+@jit
+def _sweep(offsets, targets, start, max_len):
+    """length_distribution's sweep of two values a node: the probability under P of reaching
+    it in k moves, and the number of such paths."""
     n = offsets.shape[0] - 1
     first, last = _child_span(offsets, targets)
-    inv_degree = np.zeros(n)
-    for v in range(n):
-        if offsets[v + 1] > offsets[v]:
-            inv_degree[v] = 1.0 / (offsets[v + 1] - offsets[v])
-    inv_in_degree = np.zeros(n if mirror else 0)
-    if mirror:
-        for e in range(targets.shape[0]):
-            inv_in_degree[targets[e]] += 1.0
-        for v in range(n):
-            if inv_in_degree[v] > 0.0:
-                inv_in_degree[v] = 1.0 / inv_in_degree[v]
-    # per node, three values in a row: probability under P of reaching it in k moves, number
-    # of such paths, and the mirror's probability of them (the factor of the node itself
-    # applied when it is swept)
+    inv_degree = _inverse_degrees(offsets, targets, False)
+    one, two = np.uint64(1), np.uint64(2)
+    cur = np.zeros(2 * n)
+    nxt = np.zeros(2 * n)
+    out_p = np.zeros(max_len + 1)
+    out_g = np.zeros(max_len + 1)
+    cur[2 * start] = 1.0
+    cur[2 * start + 1] = 1.0
+    lo_id, hi_id = start, start  # nodes holding mass lie in [lo_id, hi_id]
+    for k in range(max_len + 1):
+        new_lo, new_hi = n, -1
+        for node in range(lo_id, hi_id + 1):
+            v = np.uint64(node)
+            row = two * v
+            gv = cur[row + one]
+            if gv == 0.0:  # not reached (a reached node has a path; P alone can underflow on long games)
+                continue
+            pv = cur[row]
+            lo, hi = np.uint64(offsets[v]), np.uint64(offsets[v + one])
+            if lo == hi:
+                out_p[k] += pv
+                out_g[k] += gv
+            else:
+                share = pv * inv_degree[v]
+                for e in range(lo, hi):
+                    to = two * np.uint64(targets[e])
+                    nxt[to] += share
+                    nxt[to + one] += gv
+                new_lo = min(new_lo, first[v])
+                new_hi = max(new_hi, last[v])
+            cur[row] = 0.0
+            cur[row + one] = 0.0
+        cur, nxt = nxt, cur
+        lo_id, hi_id = new_lo, new_hi
+    return out_p, out_g
+
+
+@jit
+def _sweep_mirrored(offsets, targets, start, max_len):
+    """_sweep with a third value a node: the mirror's probability of the paths (the factor of
+    the node itself applied when it is swept)."""
+    n = offsets.shape[0] - 1
+    first, last = _child_span(offsets, targets)
+    inv_degree = _inverse_degrees(offsets, targets, False)
+    inv_in_degree = _inverse_degrees(offsets, targets, True)
     one, two, three = np.uint64(1), np.uint64(2), np.uint64(3)
     cur = np.zeros(3 * n)
     nxt = np.zeros(3 * n)
@@ -305,18 +365,18 @@ def length_distribution(offsets, targets, start, max_len, mirror):  # noqa: C901
     cur[3 * start] = 1.0
     cur[3 * start + 1] = 1.0
     cur[3 * start + 2] = 1.0
-    lo_id, hi_id = start, start  # nodes holding mass lie in [lo_id, hi_id]
+    lo_id, hi_id = start, start
     for k in range(max_len + 1):
         new_lo, new_hi = n, -1
         for node in range(lo_id, hi_id + 1):
             v = np.uint64(node)
             row = three * v
             gv = cur[row + one]
-            if gv == 0.0:  # not reached (a reached node has a path; P alone can underflow on long games)
+            if gv == 0.0:
                 continue
             pv = cur[row]
             mv = cur[row + two]
-            if mirror and k > 0:
+            if k > 0:
                 mv *= inv_in_degree[v]
             lo, hi = np.uint64(offsets[v]), np.uint64(offsets[v + one])
             if lo == hi:
