@@ -1,11 +1,15 @@
 """The zeckdb command line: a thin layer over zeckdb.api (cli/main.py)."""
 
+import signal
 import sys
 
 
 def main() -> None:
     """The `zeckdb` command. A Ctrl-C exits 130 without Python's traceback, also while the
-    modules load (NumPy, numba, DuckDB take a noticeable moment) and while typer sets up."""
+    modules load (NumPy, numba, DuckDB take a noticeable moment) and while typer sets up.
+    Once the command is over, a Ctrl-C changes nothing: Python puts back the default
+    handler as it shuts down, and a late Ctrl-C would otherwise kill a finished run by
+    the signal instead of letting it exit with its own status."""
     from zeckdb.errors import caused_by_ctrl_c  # a light module: the heavy ones load below
 
     try:
@@ -18,6 +22,8 @@ def main() -> None:
         _interrupted()
     except KeyboardInterrupt:
         _interrupted()
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _interrupted() -> None:

@@ -260,6 +260,28 @@ def test_ctrl_c_early_is_an_interrupt_too(tmp_path):
         assert consistent(path) == []
 
 
+def test_ctrl_c_as_a_finished_build_exits_changes_nothing(tmp_path):
+    """A Ctrl-C just after the last layer's line, while Python shuts down (its default
+    handler back in place), leaves a finished build's exit 0 (or 130 if it came before the
+    end of the command), never a death by the signal."""
+    for i, delay in enumerate((0.0, 0.05, 0.1, 0.2)):
+        path = tmp_path / f"late{i}.duckdb"
+        cmd = [sys.executable, "-c", "from zeckdb.cli import main; main()", "build", "--n", "1..12",
+               "--variant", "zeckendorf", "--db", str(path)]
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if line.strip().endswith("100% of the work done"):
+                break
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        err = proc.stderr.read()
+        assert proc.wait() in (0, 130) and "Traceback" not in err, (delay, proc.returncode, err)
+        with Store.open_read(path) as store:
+            assert store.built_ns("zeckendorf") == set(range(1, 13))
+
+
 def test_a_statement_stopped_by_ctrl_c_rolls_back_and_is_an_interrupt():
     """DuckDB's Python client takes a Ctrl-C arriving during a statement, aborts the
     transaction and raises RuntimeError("Query interrupted"); inside the store's transactions
