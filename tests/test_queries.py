@@ -178,6 +178,19 @@ def test_omega_b_for_lee_bitler_lines(store):
         assert rows[0]["multi_reply_decisions"] == 0 and rows[0]["omega_b_size"] == len(omega)
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_remoteness_counts_every_position_by_its_remoteness_and_outcome(store, variant):
+    rows = query(store, "remoteness", variant, list(EXACT_N))
+    got = {(r["n"], r["remoteness"]): (r["wins"], r["losses"]) for r in rows}
+    want: dict[tuple[int, int], list[int]] = {}
+    for n in EXACT_N:
+        for p in ref.positions(variant, n):
+            solved = ref.solve(variant, p)
+            want.setdefault((n, solved["remoteness"]), [0, 0])[0 if solved["win"] else 1] += 1
+    assert got == {key: tuple(counts) for key, counts in want.items()}
+    assert [(r["n"], r["remoteness"]) for r in rows] == sorted(got)
+
+
 def test_winning_line_uniqueness(store):
     rows = {r["n"]: r for r in query(store, "winning-line-unique", "zeckendorf")}
     assert all(rows[n]["unique_winning_line"] for n in range(4, 8))
