@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 
@@ -209,5 +210,6 @@ def test_ctrl_c_while_numba_compiles_is_raised_once_the_compile_ends():
     drop it; held until the compile ends, it is raised then (the compile complete, and
     Python's own SIGINT handler back in place)."""
     out = subprocess.run([sys.executable, "-c", CTRL_C_DURING_A_COMPILE], capture_output=True, text=True,
-                         timeout=120)
+                         timeout=120,  # SIGINT as a terminal gives it: a shell's background job ignores it
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert out.stdout.strip() == "interrupted [(int64,)] True", out.stdout + out.stderr
