@@ -136,6 +136,43 @@ def test_a_layer_still_analysed_does_not_hold_back_the_layers_after_it(tmp_path,
     assert consistent(path) == []
 
 
+def test_a_layer_waits_for_the_lower_layers_its_moves_reach(tmp_path, monkeypatch):
+    """A Black Hole game's moves reach lower layers (those of n = 8 reach n = 5 and 2). With
+    n = 5's distribution slow, the layers that do not reach it are committed before it, and
+    those that do only after it: a reader never finds a layer without the layers it needs."""
+    from zeckdb import builder
+    from zeckdb.engine import solve
+    from zeckdb.variants import get_variant
+
+    real = solve.length_distribution
+    committed: list[int] = []
+
+    def slow_at_5(solution, n, mirror=None):
+        if n == 5:
+            time.sleep(1.0)
+        return real(solution, n, mirror)
+
+    real_tables = builder.layer_tables
+
+    def recorded(rec, analysed=None):
+        tables = real_tables(rec, analysed)
+        committed.append(rec.n)
+        return tables
+
+    monkeypatch.setattr(solve, "length_distribution", slow_at_5)
+    monkeypatch.setattr(builder, "layer_tables", recorded)
+    path = tmp_path / "lower.duckdb"
+    with Store.open_write(path) as store:
+        build(store, ["black-hole-3"], list(range(1, 13)))
+    order = {n: i for i, n in enumerate(committed)}
+    variant = get_variant("black-hole-3")
+    assert variant.closure(8)[1:] == [5, 2]
+    for n in range(1, 13):
+        assert all(order[low] < order[n] for low in variant.closure(n)[1:]), (n, committed)
+    assert order[6] < order[5] and order[7] < order[5], committed
+    assert consistent(path) == []
+
+
 KILL_N = 90  # the kill comes once a megabyte of layers was committed, well before n = 90; resuming stays short
 
 

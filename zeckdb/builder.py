@@ -4,10 +4,10 @@ Layers are solved in ascending n, through three stages that overlap on
 different n (numba kernels and DuckDB release the GIL): solve (this thread),
 length distributions (two threads), write (one thread, one transaction for
 every layer analysed while it wrote the last, split between layers when a
-reader waits; a layer still analysed does not hold back those after it). At
-most three layers are in flight, or more while they are small, so memory is
-bounded by the largest n, not by the range. The writer
-closes the file whenever it has nothing to write or a reader waits
+reader waits; a layer still analysed holds back only the layers whose moves
+reach it). At most three layers are in flight, or more while they are small,
+so memory is bounded by the largest n, not by the range. The writer closes
+the file whenever it has nothing to write or a reader waits
 (zeckdb.locking): the database stays readable, layer by layer, while it is
 built. Variants sharing a graph share its enumeration and its stored edges.
 """
@@ -293,6 +293,13 @@ class _Batch:
     def ready(self) -> bool:
         return all(f.done() for f in self.analysed)
 
+    def layers(self) -> set[tuple[str, int]]:
+        return {(r.variant.name, r.n) for r in self.records}
+
+    def reads(self) -> set[tuple[str, int]]:
+        """The lower layers its layers' moves reach (a Black Hole game's chips leave the board)."""
+        return {(r.variant.name, low) for r in self.records for low in r.variant.closure(r.n)[1:]}
+
     def wait_for_analysis(self) -> None:
         for f in self.analysed:
             f.result()
@@ -302,10 +309,11 @@ class _Writer:
     """The build's one writer thread. Each write takes the layers handed over whose length
     distributions are computed, in the order of their n, into one transaction: small layers
     handed over while the writer was busy go into the store together, an INSERT per table.
-    A layer still being analysed does not hold back the layers after it (the ordered game's
-    largest layers take half a minute), so the solver goes on meanwhile; once the builder
-    hands over nothing more, the writer inserts a layer's positions and moves while its
-    distribution is still computed, and its length rows last."""
+    A layer still being analysed holds back only the layers whose moves reach it (a reader
+    never finds a layer without them), not every layer after it (the ordered game's largest
+    take half a minute), so the solver goes on meanwhile; once the builder hands over nothing
+    more, the writer inserts a layer's positions and moves while its distribution is still
+    computed, and its length rows last."""
 
     def __init__(self, store: Store, progress: Progress | None):
         self.store = store
@@ -336,12 +344,24 @@ class _Writer:
         with suppress(RuntimeError):  # the writer has shut down: its last write took every layer
             self.thread.submit(self._write)
 
+    def _takeable(self) -> list[_Batch]:
+        """The batches to write now (under the lock): those analysed whose lower layers are
+        not left waiting, as a layer is never committed before a layer its moves reach; when
+        finishing and none is, the first."""
+        taken: list[_Batch] = []
+        left: set[tuple[str, int]] = set()  # the layers of the batches not taken, lowest n first
+        for b in self.waiting:
+            if b.ready() and not b.reads() & left:
+                taken.append(b)
+            else:
+                left |= b.layers()
+        if not taken and self.finishing and self.waiting:
+            taken = self.waiting[:1]
+        return taken
+
     def _take(self) -> list[_Batch]:
-        """The batches to write now: those analysed; when finishing and none is, the first."""
         with self.lock:
-            taken = [b for b in self.waiting if b.ready()]
-            if not taken and self.finishing and self.waiting:
-                taken = self.waiting[:1]
+            taken = self._takeable()
             self.waiting = [b for b in self.waiting if b not in taken]
             return taken
 
@@ -359,7 +379,7 @@ class _Writer:
             # Readers open the file between commits: at once when the writer has nothing
             # ready to write (while the next layers are solved or analysed), else when one waits.
             with self.lock:
-                idle = not any(b.ready() for b in self.waiting) and not (self.finishing and self.waiting)
+                idle = not self._takeable()
             if idle:
                 self.store.let_go()
             else:
