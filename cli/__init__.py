@@ -13,6 +13,7 @@ def main() -> None:
     from zeckdb.errors import caused_by_ctrl_c  # a light module: the heavy ones load below
 
     try:
+        _load_duckdb()
         from .main import main as run
 
         run()
@@ -24,6 +25,20 @@ def main() -> None:
         _interrupted()
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _load_duckdb() -> None:
+    """DuckDB's module calls Python code (its enums) while it initialises, and a
+    KeyboardInterrupt met there aborts the whole process (nanobind's "Critical error",
+    SIGABRT): a Ctrl-C while it loads is held until it has loaded, then raised."""
+    held: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        import duckdb  # noqa: F401
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held:
+        raise KeyboardInterrupt
 
 
 def _interrupted() -> None:

@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -311,3 +312,34 @@ def test_the_command_line_asks_numpy_for_small_pages_unless_told_otherwise(setti
              "print(_get_madvise_hugepage())")
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True).stdout
     assert out.strip() == expected
+
+
+CTRL_C_WHILE_DUCKDB_LOADS = """
+import signal, sys
+
+def stack(frame):
+    while frame is not None:
+        yield frame.f_code.co_filename
+        frame = frame.f_back
+
+def ctrl_c_in_duckdb_init(frame, event, arg):  # DuckDB's module, as it initialises, creates its enums
+    if (event == "call" and frame.f_code.co_filename.endswith("enum.py") and frame.f_back is not None
+            and frame.f_back.f_code.co_name == "_call_with_frames_removed"
+            and any("duckdb" in name for name in stack(frame))):
+        sys.setprofile(None)
+        signal.raise_signal(signal.SIGINT)
+
+sys.setprofile(ctrl_c_in_duckdb_init)
+sys.argv = ["zeckdb", "--help"]
+from zeckdb.cli import main
+main()
+"""
+
+
+def test_ctrl_c_while_duckdb_loads_is_an_interrupt():
+    """A KeyboardInterrupt inside the Python calls of DuckDB's initialisation aborts the
+    process (nanobind's "Critical error", SIGABRT); the command holds a Ctrl-C until DuckDB
+    has loaded and exits 130."""
+    out = subprocess.run([sys.executable, "-c", CTRL_C_WHILE_DUCKDB_LOADS], capture_output=True, text=True,
+                         timeout=120, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert (out.returncode, out.stderr.strip()) == (130, "zeckdb: interrupted"), out.stderr[-800:]
