@@ -102,32 +102,41 @@ def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path,
     assert consistent(path) == []
 
 
-def test_a_layer_still_analysed_does_not_hold_back_the_layers_after_it(tmp_path, monkeypatch):
-    """The writer commits the layers whose distributions are done; one still analysed (the
-    ordered game's largest take half a minute) waits for a later write, and every layer is
-    committed whole in the end."""
+def _commit_order(monkeypatch, hold_5) -> list[int]:
+    """The n of each layer as the writer takes it, from now on, with n = 5's distribution
+    computed only once hold_5() returns."""
     from zeckdb import builder
     from zeckdb.engine import solve
 
     real = solve.length_distribution
+    real_tables = builder.layer_tables
     committed: list[int] = []
 
-    def slow_at_5(solution, n, mirror=None):
+    def held_at_5(solution, n, mirror=None):
         if n == 5:
-            deadline = time.monotonic() + 10
-            while 8 not in committed and time.monotonic() < deadline:  # until n = 8 is written
-                time.sleep(0.01)
+            hold_5()
         return real(solution, n, mirror)
-
-    real_tables = builder.layer_tables
 
     def recorded(rec, analysed=None):
         tables = real_tables(rec, analysed)
         committed.append(rec.n)
         return tables
 
-    monkeypatch.setattr(solve, "length_distribution", slow_at_5)
+    monkeypatch.setattr(solve, "length_distribution", held_at_5)
     monkeypatch.setattr(builder, "layer_tables", recorded)
+    return committed
+
+
+def test_a_layer_still_analysed_does_not_hold_back_the_layers_after_it(tmp_path, monkeypatch):
+    """The writer commits the layers whose distributions are done; one still analysed (the
+    ordered game's largest take half a minute) waits for a later write, and every layer is
+    committed whole in the end."""
+    def until_8_is_written():
+        deadline = time.monotonic() + 10
+        while 8 not in committed and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    committed = _commit_order(monkeypatch, until_8_is_written)
     path = tmp_path / "order.duckdb"
     with Store.open_write(path) as store:
         build(store, ["zeckendorf"], list(range(1, 11)))
@@ -140,27 +149,9 @@ def test_a_layer_waits_for_the_lower_layers_its_moves_reach(tmp_path, monkeypatc
     """A Black Hole game's moves reach lower layers (those of n = 8 reach n = 5 and 2). With
     n = 5's distribution slow, the layers that do not reach it are committed before it, and
     those that do only after it: a reader never finds a layer without the layers it needs."""
-    from zeckdb import builder
-    from zeckdb.engine import solve
     from zeckdb.variants import get_variant
 
-    real = solve.length_distribution
-    committed: list[int] = []
-
-    def slow_at_5(solution, n, mirror=None):
-        if n == 5:
-            time.sleep(1.0)
-        return real(solution, n, mirror)
-
-    real_tables = builder.layer_tables
-
-    def recorded(rec, analysed=None):
-        tables = real_tables(rec, analysed)
-        committed.append(rec.n)
-        return tables
-
-    monkeypatch.setattr(solve, "length_distribution", slow_at_5)
-    monkeypatch.setattr(builder, "layer_tables", recorded)
+    committed = _commit_order(monkeypatch, lambda: time.sleep(1.0))
     path = tmp_path / "lower.duckdb"
     with Store.open_write(path) as store:
         build(store, ["black-hole-3"], list(range(1, 13)))
