@@ -18,7 +18,7 @@ import typer
 
 from zeckdb import api
 from zeckdb.errors import UsageError, ZeckdbError, as_flag, caused_by_ctrl_c
-from zeckdb.render import seat_words
+from zeckdb.render import seat_words, team_words
 
 app = typer.Typer(
     help="zeckdb: an exhaustive, SQL-backed position database for the Zeckendorf game family.\n\n"
@@ -80,8 +80,9 @@ def build(
                                              "variant, each up to the n it can build exhaustively].", show_default=False),
     force: bool = typer.Option(False, "--force", help="Rebuild (variant, n) pairs that are already built."),
     summary_only: bool = typer.Option(False, "--summary-only", help="Store only each n's summary (winner, "
-                                      "remoteness, shortest and longest game, ...), not its positions: "
-                                      "n = 300 and beyond (zeckendorf, reversed, build-up)."),
+                                      "remoteness, shortest and longest game, teams, ...), not its positions: "
+                                      "n = 300 and beyond; summary mode solves "
+                                      f"{', '.join(api.summary_games())}"),
     executor: str = typer.Option("local", "--executor", help="local, or dask: fan the layers out to a Dask cluster "
                                  "(--address); workers write Parquet shards, this process ingests them."),
     address: str | None = typer.Option(None, "--address", help="With --executor dask: the scheduler, e.g. "
@@ -103,10 +104,16 @@ def build(
 
     With --summary-only each layer is solved in one pass over its positions,
     without storing them or their moves, and only its row of `builds` (and of
-    `random_play`) is kept: `winners`, `lengths` and `zeckdb status` answer for it,
-    lookups ask for a full build. Memory: 8 bytes per position of the largest n,
-    48 with the float columns (expected length, game count, random-play odds),
-    kept while two layers fit ZECKDB_SUMMARY_MEMORY (GiB, default 7).
+    `random_play`) is kept: `winners`, `lengths` and `zeckdb status` answer
+    for it, lookups ask for a full build. Memory: 8 bytes per position of the
+    largest n (16 in a game of P players), 40 more with the float columns
+    (expected length, game count, random-play odds), kept while two layers
+    fit ZECKDB_SUMMARY_MEMORY (GiB, default 40 % of this machine's memory).
+
+    How far each game reaches, in full and in summary mode, is set by what
+    its largest layer costs: `zeckdb variants` shows it for this machine (a
+    full build's layer may take a quarter of its memory; ZECKDB_BUILD_MEMORY,
+    in GiB, sets another budget).
     """
 
     bar = _Progress()
@@ -179,17 +186,37 @@ def _progress(total: int, verb: str):
 
 
 @app.command()
-def variants(fmt: str = FormatOption) -> None:
-    """List the games zeckdb knows: name, what a position is, the n it builds, an example start, the paper."""
+def variants(
+    name: str | None = typer.Argument(None, help="A family (e.g. nacci-C-K) to list its members one by one, or one "
+                                      "game.", show_default=False),
+    fmt: str = FormatOption,
+) -> None:
+    """List the games zeckdb knows: name, how far a full build and summary mode reach on this
+    machine, an example start and the game; --format csv, json or markdown add its paper.
+
+    The reach is the last n up to which every layer fits a memory budget: a quarter of this
+    machine's memory for a full build (ZECKDB_BUILD_MEMORY, GiB, sets another), 40 % for summary
+    mode (ZECKDB_SUMMARY_MEMORY); a family shows the least and the most of its members."""
+    import shutil
+
     from zeckdb.render import render
 
     _check_format(fmt)
-    games = api.variants()
+    games = api.variants(name)
     if fmt == "json":  # the API's fields, keyed by identifiers
         typer.echo(json.dumps(games))
         return
-    shown = {"variant": "variant", "game": "game", "n": "n", "start_of_5": "start of n = 5", "source": "source"}
-    typer.echo(render(list(shown.values()), [tuple(g[key] for key in shown) for g in games], fmt))
+    shown = {"variant": "variant", "full_n": "full build", "summary_n": "summary mode", "start_of_5": "start of 5",
+             "game": "game"}
+    if fmt != "table":
+        shown["source"] = "source"
+    rows = [tuple("-" if g[key] is None else g[key] for key in shown) for g in games]
+    if fmt == "table":  # fit the terminal: the game's title takes what the other columns leave
+        fixed = sum(max(len(title), *(len(str(r[i])) for r in rows)) + 2 for i, title in enumerate(shown.values())
+                    if title != "game")
+        room = max(shutil.get_terminal_size((100, 24)).columns - fixed, 20)
+        rows = [(*r[:-1], r[-1] if len(r[-1]) <= room else r[-1][: room - 3] + "...") for r in rows]
+    typer.echo(render(list(shown.values()), rows, fmt))
 
 
 @app.command()
@@ -237,6 +264,8 @@ def position(
     many = info.players != 2
     if many:
         typer.echo(f"  players           {info.players}: {seat_words(info.forcing_seat, info.players, info.is_start)}")
+        if info.teams is not None:
+            typer.echo(f"  teams             {team_words(info.teams, info.players, info.is_start)}")
     else:
         typer.echo(f"  outcome           {info.outcome} for the player to move")
         typer.echo(f"  remoteness        {info.remoteness}")

@@ -16,7 +16,7 @@ M = (1 << 64) - 1
 NULL_CODE = 0x9E3779B97F4A7C15
 POSITIONS = ["id", *(f"c{i}" for i in range(1, 17)), "outcome", "remoteness", "min_remaining", "max_remaining",
              "games_to_end", "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal",
-             "in_winning_strategies", "legal_moves", "entries", "forcing_seat"]
+             "in_winning_strategies", "legal_moves", "entries", "forcing_seat", "teams"]
 EDGES = ["src", "dst", "code", "dst_n"]
 
 
@@ -35,7 +35,7 @@ def seed(name: str, n: int) -> int:
 
 def code(column: str, value) -> int:
     if value is None:
-        return NULL_CODE
+        return 0 if column == "teams" else NULL_CODE  # a column added after revision 0012: NULL adds nothing
     if column == "outcome":
         return {"win": 1, "loss": 0}[value]
     if column == "games_to_end":

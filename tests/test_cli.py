@@ -150,6 +150,7 @@ def test_help_explains_every_command(capsys):
 
 
 def test_variants_lists_every_game_once(capsys):
+    from zeckdb.engine.limits import reach
     from zeckdb.variants import get_variant
 
     from .conftest import GAMES
@@ -162,16 +163,26 @@ def test_variants_lists_every_game_once(capsys):
     players = listing["nacci-C-K-pP (C = 1..4, K = 2..4, P = 3..6)"]
     assert len(players["members"]) == 44 and "nacci-4-4-p6" in players["members"] and players["family"] == "nacci-C-K-pP"
     nacci = listing["reversed-nacci-C-K (C = 1..4, K = 2..4)"]
-    assert nacci["start_of_5"] == "(2,1)" and nacci["n"] == "1..100"  # 5 = 2 G1 + G2 of (2,2): 1, 3, 8, ...
+    assert nacci["start_of_5"] == "(2,1)"  # 5 = 2 G1 + G2 of (2,2): 1, 3, 8, ...
+    # the reach is the engine's (tests/test_limits.py): the least and the most of the members
+    assert nacci["full_n"] == f"1..{min(reach(get_variant(m)).full for m in nacci['members'])} to " \
+                              f"1..{max(reach(get_variant(m)).full for m in nacci['members'])}"
     assert "nacci-1-2" not in listing["nacci-C-K (C = 1..4, K = 2..4)"]["members"] and \
         len(nacci["members"]) == 11 and "reversed-nacci-4-4" in nacci["members"]
     assert listing["ordered"]["start_of_5"] == "[1,1,1,1,1]" and listing["ordered"]["family"] is None
-    assert listing["fibonacci-nim"]["start_of_5"] == "(5,4)" and listing["fibonacci-nim"]["n"] == "0..1000"
+    assert listing["fibonacci-nim"]["start_of_5"] == "(5,4)" and listing["fibonacci-nim"]["full_n"] == "0..1000"
+    assert listing["fibonacci-nim"]["summary_n"] is None and listing["zeckendorf"]["summary_n"] is not None
     family = listing["black-hole-empty-board-M (M = 2..12)"]
     assert family["start_of_5"] == "(0,0,0,5)" and family["family"] == "black-hole-empty-board-M"
     assert family["members"] == [f"black-hole-empty-board-{m}" for m in range(2, 13)]
     code, out, _ = run(capsys, "variants", "--format", "csv")
-    assert code == 0 and out.splitlines()[0] == "variant,game,n,start of n = 5,source"
+    assert code == 0 and out.splitlines()[0] == "variant,full build,summary mode,start of 5,game,source"
+    code, out, _ = run(capsys, "variants", "nacci-C-K")
+    assert code == 0 and len(out.splitlines()) == 2 + 11 + 1 and "nacci-4-4" in out and "reversed" not in out
+    code, out, _ = run(capsys, "variants", "nacci-2-3-p5", "-f", "json")
+    assert [row["variant"] for row in json.loads(out)] == ["nacci-2-3-p5"]
+    code, _, err = run(capsys, "variants", "nacci-9-9")
+    assert code == 2 and "unknown variant 'nacci-9-9'" in err
     for name in ("black-hole-2", "black-hole-12", "black-hole-empty-board-7", "nacci-4-4", "reversed-nacci-1-3"):
         get_variant(name)  # every advertised member is accepted
 

@@ -31,6 +31,18 @@ def test_the_readme_table_lists_every_variant():
     assert first_column_names(text, "| variant | game | start | source |") == registered()
 
 
+def test_the_games_summary_mode_takes_are_the_registrys(capsys):
+    """The README and `build --help` list what summary mode solves as the registry says."""
+    from zeckdb.variants import summary_games
+
+    from .conftest import run
+
+    names = ", ".join(label.split(" (")[0] for label in summary_games())
+    assert f"Summary mode solves: {names} (" in (ROOT / "README.md").read_text()
+    code, out, _ = run(capsys, "build", "--help")
+    assert code == 0 and f"summary mode solves {names}" in " ".join(out.replace("│", " ").split())
+
+
 def test_the_schema_doc_says_what_n_means_for_every_variant():
     text = (ROOT / "docs" / "schema.md").read_text()
     assert first_column_names(text, "| variant | a position | its layer n | start of n |") == registered()

@@ -13,6 +13,9 @@ import pytest
 from zeckdb.store import SCHEMA_HEAD, Store, _alembic_config, _migrate, upgrade
 
 
+# the columns of positions before revision 0015 (teams): the older revisions' tests compare them
+BEFORE_0015 = "COLUMNS(lambda c: c <> 'teams')"
+
 def test_schema_head_constant_is_alembics_head(tmp_path):
     assert ScriptDirectory.from_config(_alembic_config(tmp_path / "x.duckdb")).get_current_head() == SCHEMA_HEAD
 
@@ -82,10 +85,11 @@ def test_migrations_build_the_documented_schema_on_an_empty_file(tmp_path):
     cols = [r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'positions' "
                                       "ORDER BY ordinal_position").fetchall()]
     assert cols[:3] == ["variant", "n", "id"] and "c16" in cols
-    assert cols[-14:] == ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
+    assert cols[-15:] == ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
                           "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal",
                           "in_winning_strategies", "legal_moves", "entries",  # entries: migration 0006
-                          "forcing_seat"]  # migration 0007
+                          "forcing_seat",  # migration 0007
+                          "teams"]  # migration 0015
     macros = {r[0] for r in con.execute("SELECT function_name FROM duckdb_functions() WHERE function_type = 'macro' "
                                         "AND database_name = 'empty'").fetchall()}
     assert {"fib", "fib_list", "phi", "zeckendorf", "zeckendorf_indices", "z", "z_i", "position_text", "game_text"} <= macros
@@ -244,7 +248,7 @@ def test_revision_0010_widens_columns_and_keeps_checksums_honest(tmp_path, capsy
     path = tmp_path / "ten.duckdb"
     with Store.open_write(path) as store:
         build(store, ["zeckendorf", "reversed", "black-hole-3"], list(range(1, 12)))
-    tables = {"positions": "SELECT * FROM positions ORDER BY ALL", "moves": "SELECT * FROM moves ORDER BY ALL"}
+    tables = {"positions": f"SELECT {BEFORE_0015} FROM positions ORDER BY ALL", "moves": "SELECT * FROM moves ORDER BY ALL"}
     types = ("SELECT table_name, column_name, data_type FROM information_schema.columns "
              "WHERE column_name IN ('n', 'c1', 'remoteness', 'legal_moves', 'code', 'dst_n') "
              "AND table_name IN ('positions', 'edges', 'edge_rows_across') ORDER BY ALL")
@@ -284,8 +288,9 @@ def test_revision_0011_keeps_positions_and_checksums(tmp_path, capsys):
     games = ["zeckendorf", "reversed", "quilt", "zeckendorf-p3"]
     with Store.open_write(path) as store:
         build(store, games, list(range(1, 11)))
-    everything = "SELECT * FROM positions ORDER BY ALL"
+    everything = f"SELECT {BEFORE_0015} FROM positions ORDER BY ALL"
     types = ("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'positions' "
+             "AND column_name <> 'teams' "
              "ORDER BY ordinal_position")
     command.downgrade(_alembic_config(path), "0010")  # as the previous release wrote it
     with duckdb.connect(str(path)) as con:
@@ -368,7 +373,12 @@ def test_revision_0012_moves_checksums_to_zeckdbs_hash_and_keeps_them_honest(tmp
     assert upgrade(path) == ("0011", SCHEMA_HEAD)
     with duckdb.connect(str(path)) as con:
         now = con.execute(recorded).fetchall()
-    assert [row for row in now if row[:2] != ("reversed", 9)] == [row for row in own if row[:2] != ("reversed", 9)]
+    # the downgrade below 0015 dropped the three-player layers' teams, and their checksums with
+    # them: those hash the rows left (verify's checksums hold for them below)
+    def kept(rows: list) -> list:
+        return [row for row in rows if row[:2] != ("reversed", 9) and row[0] != "zeckendorf-p3"]
+
+    assert kept(now) == kept(own)
     code, out, err = run(capsys, "verify", "--db", str(path))
     assert code == 1 and "checksums: reversed n=9: the positions rows do not hash" in err
     assert err.count("checksums:") == 1  # only the checksums catch that edit; every other layer's holds
@@ -393,8 +403,9 @@ def test_revision_0013_stores_lean_rows_and_keeps_every_value(tmp_path, capsys):
     path = tmp_path / "thirteen.duckdb"
     with Store.open_write(path) as store:
         build(store, ["zeckendorf", "reversed", "black-hole-3", "quilt"], list(range(1, 11)))
-    everything = "SELECT * FROM positions ORDER BY ALL"
+    everything = f"SELECT {BEFORE_0015} FROM positions ORDER BY ALL"
     types = ("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'positions' "
+             "AND column_name <> 'teams' "
              "ORDER BY ordinal_position")
     command.downgrade(_alembic_config(path), "0012")  # as the previous release wrote it
     with duckdb.connect(str(path)) as con:
@@ -444,9 +455,10 @@ def test_revision_0014_names_each_columns_compression_and_keeps_every_row(tmp_pa
 
     def state():
         with duckdb.connect(str(path), read_only=True) as con:
-            views = {view: (con.execute(f"SELECT * FROM {view} ORDER BY ALL").fetchall(),
+            views = {view: (con.execute(f"SELECT {BEFORE_0015} FROM {view} ORDER BY ALL").fetchall(),
                             con.execute("SELECT column_name, data_type FROM information_schema.columns "
-                                        f"WHERE table_name = '{view}' ORDER BY ordinal_position").fetchall())
+                                        f"WHERE table_name = '{view}' AND column_name <> 'teams' "
+                                        "ORDER BY ordinal_position").fetchall())
                      for view in ("positions", "edges", "moves")}
             named = {table: con.execute(f"SELECT sql FROM duckdb_tables() WHERE table_name = '{table}'").fetchone()[0]
                      .count("USING COMPRESSION") for table in ("position_rows", "edge_rows", "edge_rows_across")}
@@ -463,3 +475,34 @@ def test_revision_0014_names_each_columns_compression_and_keeps_every_row(tmp_pa
     command.downgrade(_alembic_config(path), "0013")
     again, named = state()
     assert again == before and set(named.values()) == {0}
+
+
+def test_revision_0015_adds_teams_and_keeps_checksums_honest(tmp_path, capsys):
+    """0015 adds the teams of the games of P players: layers built before have none (verify says
+    to rebuild them, their checksums still hold), a rebuild fills them; a downgrade drops them
+    and rewrites the checksums that hashed them."""
+    from alembic import command
+
+    from zeckdb.builder import build
+
+    from .conftest import run
+
+    path = tmp_path / "fifteen.duckdb"
+    with Store.open_write(path) as store:
+        build(store, ["zeckendorf", "zeckendorf-p3"], list(range(1, 9)))
+    command.downgrade(_alembic_config(path), "0014")  # as the previous release wrote it
+    code, _, err = run(capsys, "db", "upgrade", "--db", str(path))
+    assert code == 0, err
+    with duckdb.connect(str(path)) as con:
+        assert con.execute("SELECT count(*) FROM positions WHERE teams IS NOT NULL").fetchone() == (0,)
+        assert con.execute("SELECT count(*) FROM builds WHERE teams IS NOT NULL").fetchone() == (0,)
+    code, out, err = run(capsys, "verify", "--db", str(path))
+    assert code == 1 and "no teams stored (built before schema revision 0015)" in err and "checksums:" not in err
+    with Store.open_write(path) as store:
+        build(store, ["zeckendorf-p3"], list(range(1, 9)), force=True)
+    code, out, err = run(capsys, "verify", "--db", str(path))
+    assert code == 0, err
+    with duckdb.connect(str(path)) as con:
+        # every team of two, and the three together (tests/test_players.py: the plain solver)
+        assert con.execute("SELECT teams FROM builds WHERE variant = 'zeckendorf-p3' AND n = 5").fetchone() == (
+            (1 << 0b011) + (1 << 0b101) + (1 << 0b110) + (1 << 0b111),)

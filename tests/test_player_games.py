@@ -85,12 +85,17 @@ def test_the_service_answers_with_the_seat(small_db):
         assert code == 200 and [r["winner"] for r in body] == [2, None]
 
 
-def test_summary_mode_is_refused_in_one_line(capsys, tmp_path):
-    code, out, err = run(capsys, "build", "--summary-only", "--variant", "zeckendorf-p3", "--n", "5",
-                         "--db", str(tmp_path / "s.duckdb"))
-    assert code != 0 and err.count("\n") == 1
-    assert "zeckendorf-p3 is a game of 3 players: summary mode solves two-player games" in err
-    assert not (tmp_path / "s.duckdb").exists()
+def test_summary_mode_solves_the_games_of_p_players(capsys, tmp_path):
+    """The forcing player and the teams at the start, as the full build finds them
+    (tests/test_summary.py compares every row)."""
+    db = str(tmp_path / "s.duckdb")
+    code, out, err = run(capsys, "build", "--summary-only", "--variant", "zeckendorf-p3", "--n", "3..5", "--db", db)
+    assert code == 0, err
+    code, out, err = run(capsys, "query", "teams", "--variant", "zeckendorf-p3", "-f", "csv", "--db", db)
+    forcing = [line.split(",")[:2] + [line.rsplit(",", 1)[1]] for line in out.splitlines()[1:] if "True" in line]
+    # n = 3, 4: Player 2 alone forces, so do the teams holding Player 2; n = 5: every team of two
+    assert forcing == [["zeckendorf-p3", "3", "True"]] * 3 + [["zeckendorf-p3", "4", "True"]] * 3 + \
+        [["zeckendorf-p3", "5", "True"]] * 3
 
 
 @pytest.mark.parametrize("name, says", [

@@ -8,7 +8,7 @@ from functools import cache
 
 import pytest
 
-from zeckdb.engine.solve import EngineError, forcing_seats, solve_in_memory
+from zeckdb.engine.solve import EngineError, forcing_seats, solve_in_memory, teams_of
 from zeckdb.variants import get_variant
 
 from . import reference as ref
@@ -75,7 +75,40 @@ def test_with_c_plus_2_players_or_more_no_one_forces_a_win(c, k):
         assert [n for n in range(bound, bound + 14) if start_winner(f"nacci-{c}-{k}", n, players) is not None] == []
 
 
-def test_more_players_than_a_byte_holds_are_refused():
+def test_more_players_than_a_mask_of_teams_holds_are_refused():
     graph, solution = layer("zeckendorf", 5)
-    with pytest.raises(EngineError, match="2..8"):
-        forcing_seats(solution.play, 9, len(graph.keys))
+    with pytest.raises(EngineError, match="2..6"):
+        forcing_seats(solution.play, 7, len(graph.keys))
+
+
+@cache
+def team_forces(variant: str, p: tuple[int, ...], mover: int, team: frozenset[int], players: int) -> bool:
+    """Whether the players of `team` (0-based, absolute), coordinating, make the last move one of
+    theirs from p, `mover` to play, whatever the others do together."""
+    children = ref.MOVES[variant](p)
+    if not children:
+        return (mover - 1) % players in team
+    after = [team_forces(variant, c, (mover + 1) % players, team, players) for c in children]
+    return any(after) if mover in team else all(after)
+
+
+def members(t: int) -> frozenset[int]:
+    return frozenset(seat for seat in range(6) if t >> seat & 1)
+
+
+@pytest.mark.parametrize("variant, top", [("zeckendorf", 12), ("reversed", 11), ("nacci-2-2", 14), ("nacci-1-3", 10)])
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_every_team_agrees_with_the_plain_solver(variant, top, players):
+    """Every position's mask of teams, team by team, against the plain coalition game; and
+    Zermelo: of two teams that split the players, exactly one can force a win."""
+    everyone = (1 << players) - 1
+    for n in range(1, top + 1):
+        graph, solution = layer(variant, n)
+        masks = teams_of(solution.play, players, len(graph.keys))
+        game = get_variant(variant)
+        for i, counts in enumerate(game.decode(graph.keys)):
+            p = ref.norm([int(x) for x in counts])
+            got = int(masks[i])
+            want = sum(1 << t for t in range(1, everyone + 1) if team_forces(variant, p, 0, members(t), players))
+            assert got == want, (variant, n, p, players, bin(got), bin(want))
+            assert all((got >> t & 1) != (got >> (everyone ^ t) & 1) for t in range(1, everyone)), (variant, n, p)

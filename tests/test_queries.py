@@ -286,7 +286,8 @@ def test_a_variant_not_built_is_named(tmp_path):
 def test_every_declared_parameter_type_is_listed():
     declared = {p.name: p.allowed for q in list_queries() for p in q.params.values()}
     assert declared == {"mod": "an integer >= 1", "measure": "P or mu", "modulus": "an integer from 2 to 6",
-                        "n": "a built n", "position": "a position, e.g. 3,1,0,2"}
+                        "n": "a built n", "position": "a position, e.g. 3,1,0,2",
+                            "team": "a team: its players, e.g. 1,3"}
 
 
 def test_sql_runs_reads_and_reports_errors(store):

@@ -79,6 +79,29 @@ def test_summary_mode_agrees_with_the_full_build_on_every_summary_column(both):
         assert got["games"] is None  # the exact count is the full build's (summary mode keeps the float)
 
 
+# members of the families that summary mode takes, two-player and of P players (the teams)
+FAMILY_MEMBERS = ["nacci-2-3", "reversed-nacci-3-2", "nacci-1-4", "reversed-nacci-1-3", "zeckendorf-p3",
+                  "zeckendorf-p6", "nacci-2-2-p4", "nacci-3-3-p5", "nacci-1-3-p3", "nacci-4-2-p6"]
+FAMILY_N = 30
+
+
+def test_every_family_member_agrees_with_its_full_build(tmp_path, capsys):
+    """Summary rows of the (c,k)-nacci games, their reversed games and the games of P players
+    (winner, lengths, teams) are the full build's, row for row."""
+    full, summary = tmp_path / "full.duckdb", tmp_path / "summary.duckdb"
+    members = [arg for name in FAMILY_MEMBERS for arg in ("--variant", name)]
+    for path, mode in ((full, []), (summary, ["--summary-only"])):
+        code, _, err = run(capsys, "build", *mode, *members, "--n", f"1..{FAMILY_N}", "--db", str(path))
+        assert code == 0, err
+    got, want = _layers(summary), _layers(full)
+    assert set(got) == set(want) == {(v, n) for v in FAMILY_MEMBERS for n in range(1, FAMILY_N + 1)}
+    for layer, row in want.items():
+        assert {k: got[layer][k] for k in [*EXACT, "teams"]} == {k: row[k] for k in [*EXACT, "teams"]}, layer
+        assert (row["teams"] is None) == (get_variant(layer[0]).players == 2), layer
+        for k in FLOATS:
+            assert math.isclose(got[layer][k], row[k], rel_tol=1e-12), (layer, k)
+
+
 @pytest.mark.parametrize("variant", ["zeckendorf", "reversed", "build-up", "ordered"])
 def test_summary_mode_agrees_with_the_reference_solver(variant):
     for n in range(1, 16 if variant != "ordered" else 12):
@@ -200,7 +223,7 @@ def test_lean_summaries_keep_the_four_columns(tmp_path, capsys):
     (["--n", "10", "--lean"], "full", "--lean goes with --summary-only"),
     (["--variant", "quilt", "--n", "10"], None, "quilt has no summary mode"),
     (["--variant", "fibonacci-nim", "--n", "10"], None, "fibonacci-nim has no summary mode"),
-    (["--n", "3000"], None, "n = 3000 needs 373900542.56 GiB in summary mode"),
+    (["--n", "3000"], None, "n = 3000 needs 373,900,542.56 GiB in summary mode"),
     (["--n", "1..200"], "0.01", "n = 200 needs 0.04 GiB in summary mode"),
     (["--n", "10"], "lots", "ZECKDB_SUMMARY_MEMORY='lots' is not a memory size"),
     (["--n", "10"], "-3", "is not a memory size"),

@@ -78,7 +78,7 @@ TAMPERING = [
     ("UPDATE position_rows_wide SET entries = list_reverse(entries) WHERE variant = 'ordered' AND n = 10 AND id = 7",
      ["checksums: ordered n=10: the positions rows do not hash"]),
     ("UPDATE builds SET winner = 1 WHERE variant = 'zeckendorf-p3' AND n = 4",
-     ["starts: zeckendorf-p3 n=4: the summary says winner, lengths and remoteness [1, 2, 3, None]"]),
+     ["starts: zeckendorf-p3 n=4: the summary says winner, lengths, remoteness and teams [1, 2, 3, None, 204]"]),
 ]
 
 

@@ -32,7 +32,7 @@ from .queries import get_query, list_queries, parse_params, run_query, run_sql
 from .ranges import format_ns, parse_count, parse_n, parse_ns
 from .reader import SharedReader
 from .store import SCHEMA_HEAD, Store
-from .variants import Position, Variant, games, get_variant
+from .variants import Game, Position, Variant, games, get_variant
 
 if TYPE_CHECKING:
     from .plots import Plot
@@ -44,6 +44,7 @@ __all__ = ["BuildInterrupted", "BuildProgress", "BuildResult", "Limits", "Move",
            "SharedReader", "build", "check_memory_limit", "draw", "export", "figure_image", "format_ns", "get_query",
            "line_json", "list_queries", "open_db", "parse_count", "parse_n", "parse_ns", "parse_params", "plot",
            "principal_line", "probe", "run_query", "run_sql", "schema_revision", "simulate", "sql_workers", "status", "summary",
+           "summary_games",
            "upgrade", "variant_labels", "variants", "verify", "verify_size"]
 
 
@@ -73,7 +74,10 @@ class PositionInfo:
     Games of three or more players (`players`): outcome, remoteness and grundy are None;
     forcing_seat is the player, counted from the one to move (1 = the player to move, 2 =
     the next, ..., players = the one who just moved), who can force being the last mover
-    against every joint play of the others, None where none can. Moves that keep the mover
+    against every joint play of the others, None where none can. teams: every team of
+    players (seats counted the same way; at a start, the players' own numbers) that can force
+    the last mover to be one of theirs, coordinating against the others, smallest first
+    (non-empty and not everyone; None where the database has none). Moves that keep the mover
     forcing come first.
     """
 
@@ -93,6 +97,7 @@ class PositionInfo:
     text: str = ""  # the position as the variant writes it: (3,1) counts, [1,2,1] an ordered list
     players: int = 2
     forcing_seat: int | None = None
+    teams: list[list[int]] | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -165,8 +170,18 @@ def probe(store: Store, variant_name: str, position: str | Position | None = Non
         remoteness=me["remoteness"], min_remaining=me["min_remaining"], max_remaining=me["max_remaining"],
         games_to_end=games, expected_remaining_random=expected,
         grundy=me["grundy"], is_start=me["is_start"], is_terminal=me["is_terminal"], moves=ranked,
-        players=variant.players, forcing_seat=me["forcing_seat"],
+        players=variant.players, forcing_seat=me["forcing_seat"], teams=team_list(me["teams"], variant.players),
     )
+
+
+def team_list(mask: int | None, players: int) -> list[list[int]] | None:
+    """The teams of a team mask (kernels.team_masks: bit t, the seats of t), each as its seats
+    from 1, smallest teams first; the team of every player, which always wins, left out."""
+    if mask is None:
+        return None
+    teams = [t for t in range(1, (1 << players) - 1) if mask >> t & 1]
+    return [[seat + 1 for seat in range(players) if t >> seat & 1]
+            for t in sorted(teams, key=lambda t: (bin(t).count("1"), [s for s in range(players) if t >> s & 1]))]
 
 
 def principal_line(store: Store, variant_name: str, position: str | Position | None = None,
@@ -188,17 +203,55 @@ def line_json(line: list[tuple[str | None, PositionInfo]]) -> list[dict[str, Any
             for i, (move, info) in enumerate(line[1:], 1)]
 
 
+def summary_games() -> list[str]:
+    """The games `zeckdb build --summary-only` solves, a family once by its pattern (nacci-C-K)."""
+    from .variants import summary_games as labels
+
+    return [label.split(" (")[0] for label in labels()]
+
+
 def variant_labels() -> list[str]:
     """The games' names as users write them, a family once as `prefix-M (M = a..b)`."""
     return [g.label for g in games()]
 
 
-def variants() -> list[dict[str, Any]]:
+def variants(name: str | None = None) -> list[dict[str, Any]]:
     """The games zeckdb knows, a family once: its label (`variant`), `family` and `members`
-    (None for a single game), title, n range, the start of n = 5 and the paper."""
-    return [{"variant": g.label, "family": g.family, "members": g.members if g.family else None, "game": g.title,
-             "n": f"{g.example.min_n}..{g.example.max_n}", "start_of_5": g.example.format(g.example.start(5)),
-             "source": g.example.source} for g in games()]
+    (None for a single game), title, the n a full build and summary mode reach on this machine
+    (engine.limits: `full_n`, `summary_n`, None without a summary mode; over a family's
+    members, the smallest and largest reach), the start of n = 5 and the paper. With `name` (a
+    family as `nacci-C-K` or a member's name), that family's members, one each, or that game."""
+    from .engine.limits import build_memory, reach, summary_memory
+
+    budgets = (build_memory(), summary_memory())
+    listed = games()
+    if name is not None:
+        chosen = [g for g in listed if name in (g.label, g.family) or name in g.members]
+        if not chosen:
+            get_variant(name)  # the error that lists the names
+        if chosen and chosen[0].family and name in chosen[0].members:
+            chosen = [Game(name, None, [name], get_variant(name).title, get_variant(name))]
+        elif chosen and chosen[0].family:
+            chosen = [Game(m, None, [m], get_variant(m).title, get_variant(m)) for m in chosen[0].members]
+        listed = chosen
+
+    def span(first: int, values: list[int | None]) -> str | None:
+        """`1..200`, or over a family's members `1..365 to 1..6773`; None where one has none."""
+        if None in values:
+            return None
+        known = [v for v in values if v is not None]
+        low, high = min(known), max(known)
+        return f"{first}..{low}" if low == high else f"{first}..{low} to {first}..{high}"
+
+    out = []
+    for g in listed:
+        reached = [reach(get_variant(m), *budgets) for m in g.members]
+        first = g.example.min_n
+        out.append({"variant": g.label, "family": g.family, "members": g.members if g.family else None,
+                    "game": g.title, "full_n": span(first, [r.full for r in reached]),
+                    "summary_n": span(max(first, 1), [r.summary for r in reached]),
+                    "start_of_5": g.example.format(g.example.start(5)), "source": g.example.source})
+    return out
 
 
 def status(store: Store) -> dict[str, Any]:
@@ -412,6 +465,7 @@ def build(db: str | os.PathLike | None, variants: list[str] | None, ns: str | li
     committed: list[int] | None = None  # what is committed, read before the file is closed
     try:
         from .builder import build as run_build, check_targets, layer_weight, plan
+        from .engine.limits import build_memory, full_limit
         from .variants import variant_names
 
         names = variants or variant_names()
@@ -421,7 +475,7 @@ def build(db: str | os.PathLike | None, variants: list[str] | None, ns: str | li
         for name, beyond in skipped.items():
             v = get_variant(name)
             say(f"skipping {name} for n = {format_ns(beyond)}: about {v.estimate_positions(beyond[0]):,} positions "
-                f"at n = {beyond[0]} alone, beyond its exhaustive limit n = {v.max_n}"
+                f"at n = {beyond[0]} alone, beyond its exhaustive limit n = {full_limit(v, build_memory())}"
                 + (f"; {v.beyond_max_n}" if v.beyond_max_n else ""))
         client = None
         if executor == "dask":
@@ -449,7 +503,7 @@ def build(db: str | os.PathLike | None, variants: list[str] | None, ns: str | li
                 built, positions, edges = build_distributed(store, client, todo, Path(shards), shards_only, advance)
                 return BuildResult(names, ns, built, positions, edges, time.perf_counter() - t0, str(store.path),
                                    shards=shards if shards_only else None)
-            report = run_build(store, names, ns, force=force, skip_beyond_max_n=skip, progress=advance,
+            report = run_build(store, names, ns, force=force, skip_beyond_limit=skip, progress=advance,
                                planned=(skipped, todo))
             return BuildResult(names, ns, report.built, report.positions, report.edges, report.seconds,
                                str(store.path))
@@ -470,7 +524,8 @@ def build(db: str | os.PathLike | None, variants: list[str] | None, ns: str | li
 
 def _build_summaries(db: str | os.PathLike | None, names: list[str], ns: list[int], force: bool, lean: bool,
                      progress: BuildProgress | None, say: Callable[[str], None]) -> BuildResult:
-    from .summaries import build_summaries, check_summary_targets, plan_summaries, summary_memory
+    from .engine.limits import summary_memory
+    from .summaries import build_summaries, check_summary_targets, plan_summaries
 
     chosen = [get_variant(name) for name in names]
     memory = summary_memory()

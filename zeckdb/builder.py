@@ -51,22 +51,28 @@ class BuildReport:
     seconds: float = 0.0
 
 
-def check_targets(variants: list[Variant], ns: list[int], skip_beyond_max_n: bool) -> dict[str, list[int]]:
-    """Raise for an n a variant cannot build; with skip_beyond_max_n, n beyond a
-    variant's max_n are returned (by variant name) instead, unless no variant can build any."""
+def check_targets(variants: list[Variant], ns: list[int], skip_beyond_limit: bool,
+                  budget: int | None = None) -> dict[str, list[int]]:
+    """Raise for an n a variant cannot build in full within `budget` bytes a layer
+    (engine.limits; default: the machine's); with skip_beyond_limit, the n beyond a
+    variant's limit are returned (by variant name) instead, unless no variant can build any."""
+    from .engine.limits import build_memory, check_full, full_limit
     from .errors import UsageError
     from .ranges import format_ns
 
+    budget = build_memory() if budget is None else budget
     skipped: dict[str, list[int]] = {}
+    limits = {}
     for v in variants:
+        limits[v.name] = limit = full_limit(v, budget)
         for n in ns:
-            if skip_beyond_max_n and n > v.max_n:
+            if skip_beyond_limit and n > limit:
                 skipped.setdefault(v.name, []).append(n)
             else:
-                v.check_n(n)
-    if skip_beyond_max_n and all(len(skipped.get(v.name, [])) == len(ns) for v in variants):
+                check_full(v, n, budget, limit)
+    if skip_beyond_limit and all(len(skipped.get(v.name, [])) == len(ns) for v in variants):
         raise UsageError(f"no variant can be built exhaustively for n = {format_ns(ns)}: "
-                         f"the largest n is {max(v.max_n for v in variants)}")
+                         f"the largest n is {max(limits.values())}")
     return skipped
 
 
@@ -81,14 +87,18 @@ class Step:
 
 
 def plan(store: Store, variants: list[Variant], ns: list[int], force: bool) -> dict[int, list[Step]]:
-    """What each n still needs, in ascending n (n beyond a variant's max_n are left out).
+    """What each n still needs, in ascending n (n beyond a variant's limit are left out).
     A variant whose moves leave the layer also needs every layer its games pass
     through: those not stored yet are written too (they become lookups of their own)."""
+    from .engine.limits import build_memory, full_limit
+
+    budget = build_memory()
     todo: dict[int, list[Step]] = {}
     for v in variants:
         done = store.built_ns(v.name)
         present = store.present_ns(v.name) | store.graph_ns(v.graph_name)
-        wanted = {n for n in ns if n <= v.max_n and (force or n not in done)}
+        limit = full_limit(v, budget)
+        wanted = {n for n in ns if n <= limit and (force or n not in done)}
         needed = set(wanted)
         for n in wanted:
             needed.update(v.closure(n))
@@ -206,6 +216,7 @@ def layer_tables(rec: LayerRecord, analysed: Callable[[], None] | None = None) -
     s = sol.start
     winner: int | None = 1 if sol.win[s] else 2
     start_remoteness: int | None = int(sol.remoteness[s])
+    teams: int | None = None  # games of three or more players: the start's (engine.solve.Solution.teams)
     random_play: dict[str, float | None] = dict(p1_wins_random=sol.p1_wins_random,
                                                 p1_wins_p1_perfect=sol.p1_wins_p1_perfect,
                                                 p1_wins_p2_perfect=sol.p1_wins_p2_perfect)
@@ -214,7 +225,9 @@ def layer_tables(rec: LayerRecord, analysed: Callable[[], None] | None = None) -
         for name in TWO_PLAYER_COLUMNS:  # left out of the insert: NULL
             del columns[name]
         columns["forcing_seat"] = pa.array(seats + 1, mask=seats < 0)
+        columns["teams"] = sol.teams
         winner, start_remoteness = (int(seats[s]) + 1 if seats[s] >= 0 else None), None
+        teams = int(sol.teams[s])
         random_play = dict.fromkeys(random_play)  # the row says the layer is complete; two-player odds NULL
     edges = None
     if rec.edges is not None:
@@ -237,7 +250,7 @@ def layer_tables(rec: LayerRecord, analysed: Callable[[], None] | None = None) -
                  winner=winner, min_length=int(sol.min_remaining[s]), max_length=int(sol.max_remaining[s]),
                  start_remoteness=start_remoteness, games=str(sol.start_games), games_approx=float(sol.games[s]),
                  expected_length=float(sol.expected[s]), decomposition_terms=v.decomposition_terms(n),
-                 seconds=rec.seconds, engine_version=ENGINE_VERSION)
+                 seconds=rec.seconds, engine_version=ENGINE_VERSION, teams=teams)
 
     def lengths() -> pa.Table | None:
         if analysed is not None:
@@ -390,16 +403,16 @@ class _Writer:
 
 
 def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool = False,
-          skip_beyond_max_n: bool = False, progress: Progress | None = None,
+          skip_beyond_limit: bool = False, progress: Progress | None = None,
           planned: tuple[dict[str, list[int]], dict[int, list[Step]]] | None = None) -> BuildReport:
     """Build every (variant, n) not yet complete in the store (all of them with force).
 
-    An n beyond a variant's max_n is an error, or with skip_beyond_max_n is
+    An n beyond a variant's limit is an error, or with skip_beyond_limit is
     left out and listed in the report's `skipped`. `planned`: what check_targets
     and plan returned for these arguments, when the caller has them already.
     """
     variants = [get_variant(name) for name in variant_names]
-    skipped, todo = planned if planned is not None else (check_targets(variants, ns, skip_beyond_max_n), None)
+    skipped, todo = planned if planned is not None else (check_targets(variants, ns, skip_beyond_limit), None)
     report = BuildReport([v.name for v in variants], ns, skipped=skipped)
     for v in variants:
         store.register_variant(v)

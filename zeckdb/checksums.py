@@ -38,9 +38,13 @@ COLUMNS = {
     "positions": ("id", *(f"c{i}" for i in range(1, 17)), "outcome", "remoteness", "min_remaining",
                   "max_remaining", "games_to_end", "expected_remaining", "grundy", "winning_moves",
                   "is_start", "is_terminal", "in_winning_strategies", "legal_moves", "entries",
-                  "forcing_seat"),
+                  "forcing_seat", "teams"),
     "edges": ("src", "dst", "code", "dst_n"),
 }
+# Columns added after revision 0012 (teams, revision 0015): NULL adds nothing to a row's sum,
+# so the checksums of the layers stored before them stay what they were. Their values are never
+# 0 (every player together always wins), so a value cannot pass for a NULL.
+NULL_FREE_COLUMNS = frozenset(["teams"])
 REAL_COLUMNS = frozenset(["expected_remaining"])  # stored as 32-bit floats: hashed as such
 DOUBLE_COLUMNS = frozenset(["games_to_end"])
 OUTCOME_CODES = {"win": 1, "loss": 0}
@@ -126,7 +130,7 @@ def _batch_sum(batch: Any, columns: tuple[str, ...], seed: int) -> int:
         raise ValueError(f"no checksum covers the column {sorted(unknown)[0]}")
     # the columns left out add the same to every row's sum
     base = (seed + sum(column_factor(j) * NULL_CODE for j, column in enumerate(columns, 1)
-                       if column not in names)) & MASK
+                       if column not in names and column not in NULL_FREE_COLUMNS)) & MASK
     words = [(column_factor(j), _words(column, batch.column(column)))
              for j, column in enumerate(columns, 1) if column in names]
     sums = np.empty(min(BLOCK_ROWS, batch.num_rows), dtype=np.uint64)
@@ -156,7 +160,7 @@ def _words(column: str, array: Any) -> np.ndarray:
     if not array.null_count:
         return words
     words = words.astype(np.uint64)  # two's complement kept, and room for NULL_CODE
-    words[array.is_null().to_numpy(zero_copy_only=False)] = NULL_CODE
+    words[array.is_null().to_numpy(zero_copy_only=False)] = 0 if column in NULL_FREE_COLUMNS else NULL_CODE
     return words
 
 
@@ -182,6 +186,8 @@ def _values(column: str, array: Any) -> np.ndarray:
         return values.astype(np.float64, copy=False).view(np.uint64)
     if values.dtype == np.bool_:
         return values.view(np.uint8)
+    if values.dtype == np.uint64:  # a team mask: its 64 bits as they are
+        return values.view(np.int64)
     if not np.issubdtype(values.dtype, np.integer):
         raise ValueError(f"{column} holds {values.dtype} values, not whole numbers")
     return values

@@ -13,7 +13,7 @@ A named query is one SQL file whose header comment describes it:
     -- param n (built n, required): the n
 
 A parameter's type is one of: choices `A|B`, `integer >= K`, `integer A..B`,
-`built n` or `position`; each value is checked against it before the query
+`built n`, `position` or `team` (players, e.g. 1,3); each value is checked against it before the query
 runs, and bound (never spliced). Every query may also use $variant (from
 --variant; NULL means every built variant it is written for) and $ns (from
 --n, an INTEGER[]); a query that does not use $ns refuses --n.
@@ -39,7 +39,7 @@ class Param:
     """A declared parameter of a named query: its type and what it accepts."""
 
     name: str
-    kind: str  # "choice", "integer", "n" or "position"
+    kind: str  # "choice", "integer", "n", "position" or "team"
     description: str
     required: bool = False
     choices: tuple[str, ...] = ()
@@ -55,6 +55,8 @@ class Param:
                     else f"an integer >= {self.minimum}")
         if self.kind == "n":
             return "a built n"
+        if self.kind == "team":
+            return "a team: its players, e.g. 1,3"
         return "a position, e.g. 3,1,0,2"
 
     @classmethod
@@ -71,6 +73,8 @@ class Param:
             return cls(name, "n", description, required)
         if kind == "position":
             return cls(name, "position", description, required)
+        if kind == "team":
+            return cls(name, "team", description, required)
         if re.fullmatch(r"\w+(\|\w+)+", kind):
             return cls(name, "choice", description, required, choices=tuple(kind.split("|")))
         raise ValueError(f"param {name}: unknown type {kind!r}")
@@ -229,6 +233,8 @@ def _check_value(param: Param, text: str | None, built: dict[str, set[int]]) -> 
         return text
     if param.kind == "position":
         return _check_position(text, built, bad)
+    if param.kind == "team":
+        return _check_team(text, built, param.name)
     value = parse_count(text)
     if value is None:
         raise UsageError(bad)
@@ -262,6 +268,23 @@ def _check_position(text: str, built: dict[str, set[int]], bad: str) -> list[int
     if len(built) == 1:
         raise UsageError(malformed[0])
     raise UsageError(f"{bad}, and no variant built here accepts it ({opt('variant')} names one): {malformed[0]}")
+
+
+def _check_team(text: str, built: dict[str, set[int]], name: str) -> list[int]:
+    """A team: distinct players 1..P, at least one left out, P the most players of a game read."""
+    from .variants import get_variant
+
+    players = max(get_variant(variant).players for variant in built)
+    members = [parse_count(part) for part in text.split(",")]
+    bad = f"bad {opt('param:' + name)}={text[:40]!r}: write a team as its players, distinct numbers from 1 to {players}"
+    if any(m is None for m in members):
+        raise UsageError(f"{bad}, e.g. 1,3")
+    team = sorted(m for m in members if m is not None)
+    if len(set(team)) != len(team) or team[0] < 1 or team[-1] > players:
+        raise UsageError(f"{bad}, e.g. 1,3")
+    if len(team) == players:
+        raise UsageError(f"{bad}, leaving someone out: a team of every player always wins")
+    return team
 
 
 def run_sql(store: Store, sql: str, limits: Limits = ALL_ROWS) -> Result:

@@ -86,6 +86,14 @@ def seat_words(seat: int | None, players: int, start: bool = False) -> str:
     return f"{who} (seat {seat} of {players}) can force a win"
 
 
+def team_words(teams: list[list[int]], players: int, start: bool = False) -> str:
+    """The teams that can force a win (games of three or more players) in words: players at the
+    start of a game, else seats counted from the player to move (1 = the player to move)."""
+    who = "players" if start else "seats from the player to move"
+    shown = " ".join("{" + ",".join(str(s) for s in team) + "}" for team in teams)
+    return f"{len(teams)} of {2 ** players - 2} can force a win ({who}): {shown}"
+
+
 def result_body(result: Result, fmt: str = "json", extra: dict[str, Any] | None = None) -> bytes:
     """A query's answer as the service sends it: CSV (a header, then the rows), or JSON with the
     columns, the rows, total_rows, truncated and the fields of `extra`."""

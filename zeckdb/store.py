@@ -29,7 +29,7 @@ from .variants import Variant
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
-SCHEMA_HEAD = "0014"  # tests check this equals Alembic's head revision
+SCHEMA_HEAD = "0015"  # tests check this equals Alembic's head revision
 HEAD_SCHEMA_FILE = "head.sql"  # a new file's schema (_write_head_schema)
 DEFAULT_DB = "zeckdb.duckdb"
 POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
@@ -37,7 +37,7 @@ POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "
                     "in_winning_strategies", "legal_moves"]
 # What a lookup reads: fewer columns scanned is what keeps a probe within a few milliseconds.
 PROBE_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
-                 "expected_remaining", "grundy", "is_start", "is_terminal", "forcing_seat"]
+                 "expected_remaining", "grundy", "is_start", "is_terminal", "forcing_seat", "teams"]
 # what a lookup reads of the positions its moves lead to (forcing_seat: games of three or more players)
 MOVE_COLUMNS = ["outcome", "remoteness", "forcing_seat"]
 # The view `positions` shows two tables (migration 0011): position_rows stores the layers of
@@ -692,7 +692,7 @@ class Store:
                 variant=variant.name, title=variant.title, source=variant.source, graph=variant.graph_name,
                 reversed=variant.reversed, max_n=variant.max_n, bins=len(variant.columns), players=variant.players,
                 shortest_is_n_minus_terms=variant.shortest_is_n_minus_terms, longest_bound=variant.longest_bound,
-                text_width=variant.text_width)])
+                text_width=variant.text_width, forcing_bound=variant.forcing_bound)])
             con.executemany(
                 "INSERT INTO move_names VALUES (?, ?, ?)",
                 [[variant.name, code, name] for code, name in enumerate(variant.move_names)],
@@ -895,11 +895,11 @@ class Store:
             con.execute(
                 """INSERT INTO builds (variant, n, positions, edges, start_id, start_position, winner, min_length,
                        max_length, start_remoteness, games, games_approx, expected_length, decomposition_terms,
-                       seconds, engine_version, summary_only)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, true)""",
+                       seconds, engine_version, summary_only, teams)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, true, ?)""",
                 [variant.name, s.n, s.positions, s.edges, s.start_id, variant.format(variant.start(s.n)), s.winner,
                  s.min_length, s.max_length, s.start_remoteness, s.games_approx, s.expected_length,
-                 variant.decomposition_terms(s.n), s.seconds, ENGINE_VERSION])
+                 variant.decomposition_terms(s.n), s.seconds, ENGINE_VERSION, s.teams])
             if s.p1_wins_random is not None:
                 con.execute("INSERT INTO random_play VALUES (?, ?, ?, ?, ?)",
                             [variant.name, s.n, s.p1_wins_random, s.p1_wins_p1_perfect, s.p1_wins_p2_perfect])

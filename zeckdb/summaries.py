@@ -15,9 +15,6 @@ from .builder import BuildReport, Progress
 from .store import Store
 from .variants import Variant
 
-#: The memory summary mode may hold at once (ZECKDB_SUMMARY_MEMORY, in GiB, overrides it).
-SUMMARY_MEMORY = 7 << 30
-
 
 @dataclass
 class SummaryJob:
@@ -31,29 +28,14 @@ class SummaryJob:
 
 def check_summary_targets(variants: list[Variant], ns: list[int], memory: int) -> None:
     """Raise for a variant without a summary mode, an n below its first, or a layer whose
-    state alone would not fit `memory` (before the database is touched)."""
-    from .engine.summary import layer_size, position_bytes, supports_summary
-    from .errors import UsageError
+    state alone would not fit `memory` (engine.limits; before the database is touched)."""
+    from .engine.limits import check_summary
+    from .variants import summary_games
 
+    solved = summary_games()
     for v in variants:
-        if v.players != 2:
-            raise UsageError(f"{v.name} is a game of {v.players} players: summary mode solves two-player games; "
-                             "build it in full")
-        if not supports_summary(v):
-            from .variants import get_variant, variant_names
-
-            which = ", ".join(name for name in variant_names() if supports_summary(get_variant(name)))
-            raise UsageError(f"{v.name} has no summary mode (its moves leave the layer or do not go one way "
-                             f"in rank): build it in full; summary mode solves {which}")
-        for n in ns:
-            if n < max(v.min_n, 1):
-                raise UsageError(f"n = {n} is out of range for {v.name}: summary mode starts at n = {max(v.min_n, 1)}")
-        top = max(ns)
-        size, each = layer_size(v, top), position_bytes(v, floats=False)
-        if size * each > memory:
-            raise UsageError(f"n = {top} needs {size * each / 2**30:.2f} GiB in summary mode ({v.name}: "
-                             f"{size:,} positions, {each} bytes each), more than the budget of "
-                             f"{memory / 2**30:.2f} GiB: choose a smaller n or raise ZECKDB_SUMMARY_MEMORY (GiB)")
+        check_summary(v, min(ns), memory, solved)
+        check_summary(v, max(ns), memory, solved)
 
 
 def plan_summaries(store: Store, variants: list[Variant], ns: list[int], force: bool, memory: int,
@@ -77,30 +59,13 @@ def plan_summaries(store: Store, variants: list[Variant], ns: list[int], force: 
     return jobs
 
 
-def summary_memory() -> int:
-    """The summary mode's memory budget in bytes: ZECKDB_SUMMARY_MEMORY GiB, else SUMMARY_MEMORY."""
-    import os
-
-    from .errors import UsageError
-
-    text = os.environ.get("ZECKDB_SUMMARY_MEMORY", "")
-    if not text:
-        return SUMMARY_MEMORY
-    try:
-        gib = float(text)
-    except ValueError:
-        gib = -1.0
-    if not 0.01 <= gib <= 1 << 20:
-        raise UsageError(f"ZECKDB_SUMMARY_MEMORY={text[:20]!r} is not a memory size: write GiB, e.g. 7 or 0.5")
-    return int(gib * 2**30)
-
-
 def build_summaries(store: Store, jobs: list[SummaryJob], *, workers: int = 2, memory: int | None = None,
                     progress: Progress | None = None,
                     on_layer: Callable[[object], None] | None = None) -> BuildReport:
     """Solve each planned (variant, n) in one pass and store only its summary (builds,
     random_play), `workers` layers at a time while their state fits `memory` (bytes). Each
     layer is committed as it finishes; the file is closed between commits."""
+    from .engine.limits import summary_memory
     from .engine.summary import solve_summary
 
     memory = summary_memory() if memory is None else memory

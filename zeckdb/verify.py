@@ -65,7 +65,7 @@ def verify(store: Store, variant: str | None = None, ns: list[int] | None = None
         Check("partition counts", "layers of every partition of n hold as many positions as an independent count"),
         Check("values", "each position's counts add up to its n; each move reaches a stored position of its layer"),
         Check("solved columns", "outcome, remoteness, min/max remaining, Grundy value, winning and legal moves "
-                                "(more than two players: the seat that can force a win), "
+                                "(more than two players: the seat and the teams that can force a win), "
                                 "terminal flag, games and expected moves, re-derived from the children"),
         Check("starts", "one start per layer; the summary's winner, lengths, remoteness and game count agree with it"),
         Check("checksums", "the rows hash to the checksums recorded when the layer was built"),
@@ -144,7 +144,8 @@ IN_BATCH = "n BETWEEN $lo AND $hi AND list_contains($ns, n)"
 def _players_sql(v: Variant) -> tuple[str, str]:
     """What a position's moves say of its winner: the children's aggregates and the checks.
     Two players: its outcome, remoteness, Grundy value and winning moves. More: the seat
-    that can force a win (kernels.forcing_masks' rule), the two-player columns NULL."""
+    that can force a win and the teams that can (kernels.team_masks' rule), the two-player
+    columns NULL."""
     if v.players == 2:
         return "", """
             CASE WHEN (outcome = 'win') <> (losing > 0)
@@ -163,11 +164,24 @@ def _players_sql(v: Variant) -> tuple[str, str]:
                CASE WHEN count(*) FILTER (WHERE d.forcing_seat = {last}) > 0 THEN 1
                     WHEN count(*) FILTER (WHERE d.forcing_seat IS NULL) = 0
                          AND min(d.forcing_seat) = max(d.forcing_seat) THEN min(d.forcing_seat) + 1
-               END AS seat_from_moves,"""
+               END AS seat_from_moves,
+               bit_or(d.teams) AS some_teams, bit_and(d.teams) AS every_teams,
+               count(*) FILTER (WHERE d.teams IS NULL) AS teams_unknown,"""
+    # a team holding the mover (odd t) forces if some move leaves it forcing, any other team if
+    # every move does; after a move the mover is the child's last seat, seat j its seat j - 1
+    size = 1 << v.players
+    child = [(t >> 1) | ((t & 1) << (v.players - 1)) for t in range(1, size)]
+    terminal = sum(1 << t for t in range(size) if t >> (v.players - 1) & 1)
+    from_moves = (f"if(moves = 0, {terminal}::UBIGINT, if(teams_unknown > 0, NULL, list_sum(list_transform("
+                  f"range(1, {size}), lambda t: ((if(t % 2 = 1, some_teams, every_teams) >> {child}[t]) "
+                  f"& 1::UBIGINT) << t))::UBIGINT))")
     checks = f"""
             CASE WHEN forcing_seat IS DISTINCT FROM if(moves = 0, {last}, seat_from_moves)
                  THEN 'forcing_seat ' || coalesce(forcing_seat::VARCHAR, 'NULL') || ', its moves give '
                       || coalesce(if(moves = 0, {last}, seat_from_moves)::VARCHAR, 'NULL') END,
+            CASE WHEN teams IS NULL THEN 'no teams stored (built before schema revision 0015): rebuild it with --force'
+                 WHEN teams IS DISTINCT FROM {from_moves}
+                 THEN 'teams ' || teams || ', its moves give ' || coalesce(({from_moves})::VARCHAR, 'NULL') END,
             CASE WHEN outcome IS NOT NULL OR remoteness IS NOT NULL OR grundy IS NOT NULL OR winning_moves IS NOT NULL
                       OR in_winning_strategies IS NOT NULL
                  THEN 'a two-player column is set in a game of {v.players} players' END,"""
@@ -263,7 +277,7 @@ LAYERS_SQL = f"""
         SELECT n, count(*) AS stored,
                list(id) FILTER (WHERE is_start) AS starts,
                any_value([coalesce(forcing_seat, CASE outcome WHEN 'win' THEN 1 WHEN 'loss' THEN 2 END),
-                          min_remaining, max_remaining, remoteness])
+                          min_remaining, max_remaining, remoteness, teams])
                    FILTER (WHERE is_start) AS start
         FROM positions p WHERE variant = $variant AND {IN_BATCH} GROUP BY n),
     e AS (SELECT n, count(*) AS moves
@@ -272,7 +286,8 @@ LAYERS_SQL = f"""
               WHERE variant = $variant AND measure = 'mu' AND {IN_BATCH} GROUP BY n)
     SELECT b.n, b.positions, b.edges, coalesce(p.stored, 0), coalesce(e.moves, 0),
            b.positions_checksum, b.edges_checksum,
-           b.start_id, [b.winner, b.min_length, b.max_length, b.start_remoteness], coalesce(p.starts, []), p.start,
+           b.start_id, [b.winner, b.min_length, b.max_length, b.start_remoteness, b.teams], coalesce(p.starts, []),
+           p.start,
            b.games, x.counts
     FROM builds b LEFT JOIN p USING (n) LEFT JOIN e USING (n) LEFT JOIN exact x USING (n)
     WHERE b.variant = $variant AND b.{IN_BATCH}
@@ -300,7 +315,7 @@ def _check_layers(store: Store, v: Variant, ns: list[int], start_games: dict[int
         if start_ids != [start_id]:
             starts.fail(f"{layer}: {len(start_ids)} positions flagged as the start, the summary names id {start_id}")
         elif start != summary:
-            starts.fail(f"{layer}: the summary says winner, lengths and remoteness {summary}, "
+            starts.fail(f"{layer}: the summary says winner, lengths, remoteness and teams {summary}, "
                         f"the start position {start}")
         exact = int(games)
         summed = start_games.get(n)

@@ -41,8 +41,14 @@ def _own_checksums(con) -> dict[tuple[str, int], tuple[int, int]]:
     """Each layer's checksums by zeckdb's hash (this revision on), of the views' rows."""
     from zeckdb.checksums import COLUMNS, checksum
 
+    # the columns of the hash that the views have at this revision (a column added later is
+    # left out: the hash counts it as NULL, which for those columns adds nothing)
+    present = {table: [c for c in COLUMNS[table] if c in {r[0] for r in con.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = ?", [table]).fetchall()}]
+        for table in COLUMNS}
+
     def hashed(table: str, key: str, name: str, n: int) -> int:
-        rows = con.sql(f"SELECT {', '.join(COLUMNS[table])} FROM {table} WHERE {key} = $name AND n = $n",
+        rows = con.sql(f"SELECT {', '.join(present[table])} FROM {table} WHERE {key} = $name AND n = $n",
                        params={"name": name, "n": n})
         return checksum(rows.to_arrow_reader(1 << 20), table, name, n)
 

@@ -167,28 +167,60 @@ def solve(offsets, targets, order, win, remoteness, min_rem, max_rem, games, exp
                 seen[grundy[c]] = False
 
 
+_ONE = np.uint64(1)
+_NONE = np.uint64(0)
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@inline_jit
+def terminal_teams(players):
+    """The teams that win where nobody can move: those holding the seat that just moved
+    (players - 1 seats after the one who would move)."""
+    out = _NONE
+    for t in range(1 << players):
+        if (t >> (players - 1)) & 1:
+            out |= _ONE << np.uint64(t)
+    return out
+
+
+@inline_jit
+def teams_from_children(some, every, players):
+    """A position's team mask from its children's: `some` the OR of their masks, `every`
+    the AND. Bit t stands for the team of the seats whose bits t holds (bit j: the player j
+    seats after the one to move). After a move the seats turn by one: the mover becomes the
+    child's seat players - 1, and seat j >= 1 its seat j - 1. A team holding the mover
+    forces if some move leaves it forcing; a team without the mover must be left forcing
+    by every move (the other players, one coalition, choose)."""
+    out = _NONE
+    top = players - 1
+    for t in range(1, 1 << players):
+        child = (t >> 1) | ((t & 1) << top)
+        source = some if t & 1 else every
+        if (source >> np.uint64(child)) & _ONE:
+            out |= _ONE << np.uint64(t)
+    return out
+
+
 @jit
-def forcing_masks(offsets, targets, order, players, masks):
-    """The games of `players` players who move in turn, the last mover winning: per node of
-    `order` (children first), bit j of masks[node] is set when the player j seats after the
-    one to move can force being the last mover against every joint play of the others (they
-    play as one coalition against that player). At most one bit is set. Nodes outside
-    `order` are read, never written."""
-    last = np.uint8(1 << (players - 1))  # the player who just moved, seen from the one to move
+def team_masks(offsets, targets, order, players, masks):
+    """The games of `players` players (at most 6) who move in turn, the last mover winning:
+    per node of `order` (children first), bit t of masks[node] is set when the team of the
+    seats in t (counted from the player to move) can force the last mover to be one of
+    theirs, against every joint play of the others (teams_from_children). A single seat's
+    team is that player alone. Nodes outside `order` are read, never written."""
+    terminal = terminal_teams(players)
     for i in order:
         lo, hi = offsets[i], offsets[i + 1]
         if lo == hi:
-            masks[i] = last
+            masks[i] = terminal
             continue
-        some = np.uint8(0)  # seats forced in some child
-        every = np.uint8(255)  # seats forced in every child
+        some = _NONE
+        every = _ALL
         for e in range(lo, hi):
             m = masks[targets[e]]
             some |= m
             every &= m
-        # seat 0 moves: it needs one child where it (then seat players-1) forces; seat j >= 1
-        # needs every child to leave it forcing as seat j-1
-        masks[i] = np.uint8(((some & last) >> (players - 1)) | ((every << 1) & ((1 << players) - 1) & ~1))
+        masks[i] = teams_from_children(some, every, players)
 
 
 LIMB_BITS = 62
@@ -550,3 +582,16 @@ def solve_from_children(i, kids, k, ints, floats):
         floats[i, 4] = sa / k
 
 
+@inline_jit
+def teams_of_children(i, kids, k, players, teams):
+    """Summary mode's team mask of position i (a game of `players` players) from those of its
+    k children kids[:k] (solved), as team_masks finds it."""
+    if k == 0:
+        teams[i] = terminal_teams(players)
+        return
+    some = _NONE
+    every = _ALL
+    for m in range(k):
+        some |= teams[kids[m]]
+        every &= teams[kids[m]]
+    teams[i] = teams_from_children(some, every, players)

@@ -88,7 +88,7 @@ SPLIT_SWEEP_EDGES = 1_000_000
 NODE_VALUES = {"win": np.bool_, "remoteness": np.int16, "min_remaining": np.int16, "max_remaining": np.int16,
                "games": np.float64, "expected": np.float64, "grundy": np.int16, "winning_moves": np.int16,
                "q": np.float64, "a": np.float64, "b": np.float64,
-               "forcing": np.uint8}  # games of three or more players: kernels.forcing_masks
+               "teams": np.uint64}  # games of three or more players: kernels.team_masks
 
 # A game from the start of n can run through several layers; its length distribution
 # is computed on their union graph while the layers below n hold at most this many
@@ -119,7 +119,13 @@ class Solution:
     def forcing_seat(self) -> np.ndarray:
         """Games of three or more players: per own id, the seat counted from the player to move
         (0 = the mover) who can force being the last mover, or -1 where none can."""
-        return seats_of(self.own("forcing"), self.players)
+        return seats_of(self.own("teams"), self.players)
+
+    @property
+    def teams(self) -> np.ndarray:
+        """Games of three or more players: per own id, the mask of the teams that can force a
+        win (kernels.team_masks: bit t, the seats in t counted from the player to move)."""
+        return self.own("teams")
 
     def release_node_values(self) -> None:
         """Drop what only the layers above read (random-play values, exact counts per node)."""
@@ -301,7 +307,7 @@ def solve_graph(variant: Variant, graph: Graph, solved: Sequence[Solution] = (),
     kernels.random_play(play.offsets, play.targets, play.order, values["q"], values["a"], values["b"])
     if variant.players != 2:
         check_players(variant.players)
-        kernels.forcing_masks(play.offsets, play.targets, play.order, variant.players, values["forcing"])
+        kernels.team_masks(play.offsets, play.targets, play.order, variant.players, values["teams"])
     start = variant.id_of(variant.start(graph.n))
     sol = Solution(
         values, None, size,
@@ -412,7 +418,7 @@ def solve_in_memory(variant: Variant, n: int) -> tuple[Graph, Solution, dict[int
     return graph, solve_graph(variant, graph, lower=lower), lower
 
 
-MAX_PLAYERS = 8  # a seat per bit of a byte
+MAX_PLAYERS = 6  # a team per bit of a 64-bit mask: 2^6 seat sets
 
 
 def check_players(players: int) -> None:
@@ -420,22 +426,27 @@ def check_players(players: int) -> None:
         raise EngineError(f"{players} players: the engine solves 2..{MAX_PLAYERS}")
 
 
-def forcing_seats(play: Play, players: int, nodes: int) -> np.ndarray:
-    """The game of `players` players on a layer's moves (kernels.forcing_masks): per node,
-    the seat counted from the player to move (0 = the mover, 1 = the next, ...) who can force
-    being the last mover, or -1 where no player can. Every node must be in play.order."""
+def teams_of(play: Play, players: int, nodes: int) -> np.ndarray:
+    """The game of `players` players on a layer's moves: per node, the mask of the teams that
+    can force a win (kernels.team_masks). Every node must be in play.order."""
     check_players(players)
-    masks = np.zeros(nodes, dtype=np.uint8)
-    kernels.forcing_masks(play.offsets, play.targets, play.order, players, masks)
-    return seats_of(masks, players)
+    masks = np.zeros(nodes, dtype=np.uint64)
+    kernels.team_masks(play.offsets, play.targets, play.order, players, masks)
+    return masks
 
 
-def seats_of(masks: np.ndarray, players: int) -> np.ndarray:
-    """Per node, the one seat set in its forcing mask, or -1 where none is."""
-    seats = np.full(len(masks), -1, dtype=np.int8)
-    forcing = np.zeros(len(masks), dtype=np.int8)
+def forcing_seats(play: Play, players: int, nodes: int) -> np.ndarray:
+    """Per node, the seat counted from the player to move (0 = the mover, 1 = the next, ...)
+    who can force being the last mover alone, or -1 where no player can."""
+    return seats_of(teams_of(play, players, nodes), players)
+
+
+def seats_of(teams: np.ndarray, players: int) -> np.ndarray:
+    """Per node, the one seat whose team of one is set in its team mask, or -1 where none is."""
+    seats = np.full(len(teams), -1, dtype=np.int8)
+    forcing = np.zeros(len(teams), dtype=np.int8)
     for seat in range(players):
-        has = (masks >> seat) & 1 == 1
+        has = (teams >> np.uint64(1 << seat)) & np.uint64(1) == 1
         seats[has] = seat
         forcing += has
     if np.any(forcing > 1):  # two players each forcing against the other: impossible in a game

@@ -1,12 +1,13 @@
 """Summary mode: a layer's start values without its positions and moves.
 
 The full build enumerates a layer's keys, links its moves and keeps both; that
-is what bounds it (n = 200). Here a game that has a one-pass solve (the contract's
+is what bounds it (engine.limits). Here a game that has a one-pass solve (the contract's
 summary_pass: the chip games whose moves go one way in rank, the ordered game) solves
 its layer over its ids, finding a position's moves by arithmetic. The state, held
-here, is a few bytes per position: 6 for remoteness and the shortest and longest
-remaining game, 40 more for the expected length, the game count (float) and the
-random-play odds, kept while they fit the memory budget.
+here, is a few bytes per position (engine.limits.summary_bytes): 8 for remoteness and
+the shortest and longest remaining game, 40 more for the expected length, the game
+count (float) and the random-play odds, kept while they fit the memory budget, and 8
+for the teams that can force a win in a game of three or more players.
 """
 
 from __future__ import annotations
@@ -18,16 +19,16 @@ import time
 import numpy as np
 
 from ..variants.base import Variant
+from .limits import summary_bytes
+from .solve import seats_of
 
 INT_COLUMNS = 4  # remoteness, min_remaining, max_remaining, (padding: 8-byte rows)
 FLOAT_COLUMNS = 5  # expected, games, q, a, b
-INT_BYTES = 2 * INT_COLUMNS
-FLOAT_BYTES = 8 * FLOAT_COLUMNS
 
 
 def supports_summary(variant: Variant) -> bool:
-    """Summary mode solves two-player games that bring a one-pass solve (Variant.summary_pass)."""
-    return variant.players == 2 and variant.has_summary_pass
+    """Whether summary mode solves the game (Variant.summary_refusal says why not)."""
+    return variant.summary_refusal is None
 
 
 def layer_size(variant: Variant, n: int) -> int:
@@ -35,14 +36,9 @@ def layer_size(variant: Variant, n: int) -> int:
     return variant.summary_size(n)
 
 
-def position_bytes(variant: Variant, floats: bool) -> int:
-    """The one-pass solve's state per position: the solved columns and what the variant's pass adds."""
-    return INT_BYTES + (FLOAT_BYTES if floats else 0) + variant.summary_overhead
-
-
 def layer_bytes(variant: Variant, n: int, floats: bool) -> int:
-    """Memory the one-pass solve of layer n holds (its state per position)."""
-    return layer_size(variant, n) * position_bytes(variant, floats)
+    """Memory the one-pass solve of layer n holds (its state per position: engine.limits)."""
+    return layer_size(variant, n) * summary_bytes(variant, floats)
 
 
 @dataclass
@@ -54,8 +50,8 @@ class Summary:
     positions: int
     edges: int
     start_id: int
-    winner: int
-    start_remoteness: int
+    winner: int | None  # games of three or more players: None where no player can force a win
+    start_remoteness: int | None  # None in games of three or more players
     min_length: int
     max_length: int
     expected_length: float | None  # None where the float columns did not fit the budget
@@ -65,6 +61,7 @@ class Summary:
     p1_wins_p2_perfect: float | None
     seconds: float
     state_bytes: int
+    teams: int | None = None  # games of three or more players: the start's team mask (kernels.team_masks)
 
 
 def solve_summary(variant: Variant, n: int, floats: bool = True) -> Summary:
@@ -73,8 +70,15 @@ def solve_summary(variant: Variant, n: int, floats: bool = True) -> Summary:
     size = variant.summary_size(n)
     ints = np.empty((size, INT_COLUMNS), dtype=np.int16)
     state = np.empty((size, FLOAT_COLUMNS if floats else 0), dtype=np.float64)
-    s, edges = variant.summary_pass(n, ints, state)
-    return _summary(variant, n, size, edges, s, ints, state if floats else None, t0)
+    teams = np.empty(size if variant.players > 2 else 0, dtype=np.uint64)
+    s, edges = variant.summary_pass(n, ints, state, teams)
+    summary = _summary(variant, n, size, edges, s, ints, state if floats else None, t0)
+    summary.state_bytes += teams.nbytes
+    if variant.players > 2:
+        seat = int(seats_of(teams[s:s + 1], variant.players)[0])  # at the start the seats are the players
+        summary.winner, summary.start_remoteness, summary.teams = (seat + 1 if seat >= 0 else None), None, int(teams[s])
+        summary.p1_wins_random = summary.p1_wins_p1_perfect = summary.p1_wins_p2_perfect = None  # two-player odds
+    return summary
 
 
 def _summary(variant: Variant, n: int, size: int, edges: int, s: int, ints: np.ndarray, state: np.ndarray | None,

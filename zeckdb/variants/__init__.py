@@ -81,9 +81,9 @@ _FAMILIES: list[Family] = [
     # built on request only: the default build stays the papers' games
     Family("nacci", Nacci, ("C", "K"), NACCI, (), (2, 2), (((1, 2), "zeckendorf"),)),
     Family("reversed-nacci", ReversedNacci, ("C", "K"), NACCI, (), (2, 2), (((1, 2), "reversed"),)),
-    Family("zeckendorf", lambda p: with_players(Zeckendorf(), p), ("P",), _one(P_RANGE), (), (3,),
+    Family("zeckendorf", lambda p: with_players(Zeckendorf(), p, c=1), ("P",), _one(P_RANGE), (), (3,),
            (((2,), "zeckendorf"),), marks=("p",)),
-    Family("nacci", lambda c, k, p: with_players(Nacci(c, k), p), ("C", "K", "P"), NACCI_PLAYERS, (), (2, 2, 3),
+    Family("nacci", lambda c, k, p: with_players(Nacci(c, k), p, c), ("C", "K", "P"), NACCI_PLAYERS, (), (2, 2, 3),
            (*(((1, 2, p), f"zeckendorf-p{p}") for p in P_RANGE), ((1, 2, 2), "zeckendorf"),
             *(((c, k, 2), f"nacci-{c}-{k}") for c, k in NACCI)),
            marks=("", "", "p")),
@@ -118,6 +118,11 @@ def games() -> list[Game]:
         out.append(Game(_family_label(family), family.pattern, [family.member(m) for m in family.accepted],
                         f"{example.family_title or example.title} (start shown: {shown})", example))
     return out
+
+
+def summary_games() -> list[str]:
+    """The games `zeckdb build --summary-only` solves, as users read them (a family once)."""
+    return [game.label for game in games() if game.example.summary_refusal is None]
 
 
 def catalog() -> list[tuple[str, str, Variant]]:
@@ -167,4 +172,5 @@ def get_variant(name: str) -> Variant:
     return _instances[name]
 
 
-__all__ = ["Family", "Game", "Position", "Variant", "catalog", "games", "get_variant", "variant_names"]
+__all__ = ["Family", "Game", "Position", "Variant", "catalog", "games", "get_variant", "summary_games",
+           "variant_names"]

@@ -47,9 +47,11 @@ OPTIONAL:
             terms of n's decomposition; the longest obeys the bound named (`theorem-1.4`).
   decomposition_terms(n)  the number of terms of n's decomposition in the game's sequence
             (Z(n) for the Fibonacci games), or None where the game has none (default).
-  summary_pass(n, ints, floats)  summary mode: layer n solved in one pass without its
-            moves, into ints and floats as kernels.solve_from_children fills them, one row
-            per id (summary_size(n) rows: by default estimate_positions(n), exact then);
+  summary_pass(n, ints, floats, teams)  summary mode: layer n solved in one pass without its
+            moves, into ints and floats as kernels.solve_from_children fills them, and for a
+            game of three or more players into teams as kernels.teams_of_children does (else
+            teams is empty), one row per id (summary_size(n) rows: by default
+            estimate_positions(n), exact then);
             returns (the start's id, the number of moves). has_summary_pass: whether the
             game has one (default: it overrides summary_pass). summary_overhead: bytes per
             position it holds beyond those rows. Chip games whose moves go one way in rank
@@ -117,8 +119,17 @@ class Variant(ABC):
     shortest_is_n_minus_terms: bool = False
     #: OPTIONAL: a published bound on the longest game, by name (`lengths` knows `theorem-1.4`)
     longest_bound: str | None = None
+    #: OPTIONAL, games of three or more players: the n from which a theorem proves that no player
+    #: can force a win from the start (None where none applies)
+    forcing_bound: int | None = None
     #: OPTIONAL: the largest n whose games play_moves can play (`zeckdb simulate`; None: max_n)
     simulate_max_n: int | None = None
+    #: OPTIONAL: what a full build holds per position of a layer (its moves included), in bytes:
+    #: with the layer's size, what bounds the n a full build reaches (engine.limits)
+    full_bytes_per_position: int = 512
+    #: OPTIONAL: the largest n summary mode can represent (None: max_n), and why it stops there
+    summary_max_n: int | None = None
+    summary_max_n_reason: str = ""
 
     @property
     def graph_name(self) -> str:
@@ -171,12 +182,29 @@ class Variant(ABC):
 
     summary_overhead: int = 0
 
-    def summary_pass(self, n: int, ints: np.ndarray, floats: np.ndarray) -> tuple[int, int]:
+    def summary_pass(self, n: int, ints: np.ndarray, floats: np.ndarray, teams: np.ndarray) -> tuple[int, int]:
         raise NotImplementedError(f"{self.name} has no summary mode")
 
     @property
     def has_summary_pass(self) -> bool:
         return type(self).summary_pass is not Variant.summary_pass
+
+    #: teams are a 64-bit mask over the 2^P seat sets (engine.kernels.team_masks)
+    MAX_TEAM_PLAYERS = 6
+
+    @property
+    def summary_refusal(self) -> str | None:
+        """Why summary mode cannot solve this game, in a few words; None when it can."""
+        if self.players > self.MAX_TEAM_PLAYERS:
+            return f"the teams of {self.players} players do not fit a 64-bit mask"
+        if not self.has_summary_pass:
+            return "it has no one-pass solve over its positions"
+        return None
+
+    def layer_sizes(self, top: int) -> np.ndarray:
+        """The number of positions of each layer 0..top (float64: only compared with budgets;
+        engine.limits). By default estimate_positions of each n."""
+        return np.array([self.estimate_positions(n) for n in range(top + 1)], dtype=np.float64)
 
     def summary_size(self, n: int) -> int:
         return self.estimate_positions(n)

@@ -19,9 +19,25 @@ C_RANGE = range(1, 5)
 K_RANGE = range(2, 5)
 
 
-def max_n_of(k: int) -> int:
-    """The largest n built exhaustively: the layers grow fastest for c = 1."""
-    return 100 if k == 2 else 60
+KEY_BITS = 63  # a position's key: one bit field per bin, wide enough for n // G_i chips
+MAX_BINS = 16  # the count columns a stored position has (positions.c1 .. c16)
+
+
+def max_n_of(c: int, k: int) -> int:
+    """The largest n whose positions zeckdb can number: every key fits KEY_BITS bits and
+    every position MAX_BINS bins. What a build reaches is smaller, set by the cost of a
+    layer (zeckdb.engine.limits)."""
+    def fits(top: int) -> bool:
+        terms = nacci_terms(c, k, top)
+        return len(terms) <= MAX_BINS and sum(max(1, (top // g).bit_length()) for g in terms) <= KEY_BITS
+
+    lo, hi = 1, 2
+    while fits(hi):
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
 
 
 def nacci_terms(c: int, k: int, top: int) -> list[int]:
@@ -71,7 +87,7 @@ class Nacci(ChipGame):
         self.c, self.k = c, k
         self.name = f"nacci-{c}-{k}"
         self.title = f"The ({c},{k})-nacci game"
-        self.max_n = max_n_of(k)
+        self.max_n = max_n_of(c, k)
         self.weights = tuple(nacci_terms(c, k, self.max_n))
         self.rules = nacci_rules(c, k, len(self.weights))
 

@@ -13,13 +13,20 @@ P_RANGE = range(3, 7)
 SOURCE = "Cusenza et al., Winning strategies for generalized Zeckendorf games (arXiv:2009.03708)"
 
 
-def with_players(game: Variant, players: int) -> Variant:
-    """`game` (a new instance) played by `players` players: `zeckendorf` becomes
-    `zeckendorf-p3`, on the same graph, with the same moves."""
+def forcing_bound(c: int, players: int) -> int | None:
+    """Miller, Sosis and Ye's bound for the (c,k)-nacci games (c = 1, k = 2: the Zeckendorf game):
+    with P >= c + 2 players nobody can force a win from the start of n >= 3c^2 + 6c + 3."""
+    return 3 * c * c + 6 * c + 3 if players >= c + 2 else None
+
+
+def with_players(game: Variant, players: int, c: int) -> Variant:
+    """`game` (a new instance of the (c,k)-nacci game) played by `players` players: `zeckendorf`
+    becomes `zeckendorf-p3`, on the same graph, with the same moves."""
     game.graph = game.graph_name
     game.family_title = f"{game.family_title or game.title}; P players in turn"
     game.name = f"{game.name}-p{players}"
     game.title = f"{game.title} for {players} players"
     game.source = f"{game.source}; for P players: {SOURCE}"
     game.players = players
+    game.forcing_bound = forcing_bound(c, players)
     return game

@@ -128,6 +128,20 @@ class ChipGame(Variant):
     def _ways(self) -> list[list[int]]:
         return self._ways_table(self.max_n)
 
+    def layer_sizes(self, top: int) -> np.ndarray:
+        """The number of positions of each value 0..top (the coin-change count over the bins
+        of game_for(top), one cumulative sum per bin along the residues of its weight)."""
+        weights, _ = self.game_for(top)
+        row = np.zeros(top + 1, dtype=np.float64)
+        row[0] = 1.0
+        for w in weights:
+            if w > top:
+                continue
+            padded = np.zeros(-(-(top + 1) // w) * w, dtype=np.float64)
+            padded[: top + 1] = row
+            row = np.cumsum(padded.reshape(-1, w), axis=0).reshape(-1)[: top + 1]
+        return row
+
     def estimate_positions(self, n: int) -> int:
         """The number of positions of value n: exact up to max_n, a lower bound beyond
         (bins heavier than the variant's are not counted)."""
@@ -201,6 +215,9 @@ class ChipGame(Variant):
         return chip_moves(keys, *self._rule_arrays)
 
     # -- summary mode and random games (the contract's optional hooks) -------
+    summary_max_n = 8000
+    summary_max_n_reason = "the lengths of its games must fit 16 bits"
+
     @property
     def has_summary_pass(self) -> bool:
         """A chip game has a one-pass summary when its moves stay in the layer and all go one way in rank."""
@@ -208,15 +225,25 @@ class ChipGame(Variant):
 
         return rank_direction(*self.game_for(self.max_n)) != 0
 
+    @property
+    def summary_refusal(self) -> str | None:
+        from .summary import leaves_layer
+
+        if self.has_summary_pass or self.players > self.MAX_TEAM_PLAYERS:
+            return super().summary_refusal
+        if leaves_layer(*self.game_for(self.max_n)):
+            return "its moves change the value, so its games leave the layer"
+        return "its moves do not all go one way in rank, so no order of its positions solves it in one pass"
+
     def summary_size(self, n: int) -> int:
         from .summary import layer_size
 
         return layer_size(self, n)
 
-    def summary_pass(self, n: int, ints: np.ndarray, floats: np.ndarray) -> tuple[int, int]:
+    def summary_pass(self, n: int, ints: np.ndarray, floats: np.ndarray, teams: np.ndarray) -> tuple[int, int]:
         from .summary import summary_pass
 
-        return summary_pass(self, n, ints, floats)
+        return summary_pass(self, n, ints, floats, teams)
 
     def random_lengths(self, n: int, games: int, seed: int) -> np.ndarray:
         """Played by a compiled loop on the rule data (game_for: any n)."""

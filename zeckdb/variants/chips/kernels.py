@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine.jit import jit
-from ...engine.kernels import solve_from_children
+from ...engine.kernels import solve_from_children, teams_of_children
 
 
 @jit
@@ -168,7 +168,8 @@ def _previous_colex(c, weights):
 
 
 @jit
-def summary_layer(n, weights, ways, take_bin, take_count, put_bin, put_count, fallback, descending, ints, floats):
+def summary_layer(n, weights, ways, take_bin, take_count, put_bin, put_count, fallback, descending, ints, floats,
+                  players, teams):
     """Solve every position of value n of a chip game in one pass over its ranks, a
     position's moves found by arithmetic on its counts, nothing of the graph stored.
 
@@ -178,7 +179,8 @@ def summary_layer(n, weights, ways, take_bin, take_count, put_bin, put_count, fa
     Per rank, in place: ints[:, 0..2] remoteness, fewest and most moves to the end
     (win: remoteness odd); with floats (5 columns, else 0): expected moves under
     uniform random play, number of complete games, and random-play odds q, a, b
-    (as kernels.random_play). Returns the number of moves.
+    (as kernels.random_play); with teams (one per rank, else empty), the mask of the teams of
+    `players` players that can force a win (kernels.team_masks). Returns the number of moves.
     """
     bins = weights.shape[0]
     size = ways[bins - 1, n]
@@ -234,6 +236,8 @@ def summary_layer(n, weights, ways, take_bin, take_count, put_bin, put_count, fa
                 return -1 - i
             kids[m] = child
         solve_from_children(i, kids, k, ints, floats)
+        if teams.shape[0] > 0:
+            teams_of_children(i, kids, k, players, teams)
         if step + 1 < size:
             changed = _previous_colex(c, weights) if descending else _next_colex(c, weights)
     return edges

@@ -35,6 +35,12 @@ def rank_direction(weights: tuple[int, ...], rules: tuple[Rule, ...]) -> int:
     return signs.pop() if len(signs) == 1 else 0
 
 
+def leaves_layer(weights: tuple[int, ...], rules: tuple[Rule, ...]) -> bool:
+    """Whether some move changes the value (a chip leaves the board)."""
+    return any(sum(weights[b - 1] * c for b, c in rule.put) != sum(weights[b - 1] * c for b, c in rule.take)
+               for rule in rules)
+
+
 def ways_table(weights: tuple[int, ...], n: int) -> np.ndarray:
     """[j, v]: count vectors of value v using bins 1..j+1 (ChipGame._ways_table, as an array)."""
     table = np.zeros((len(weights), n + 1), dtype=np.int64)
@@ -55,9 +61,10 @@ def layer_size(game: ChipGame, n: int) -> int:
     return int(ways_table(weights, n)[-1, n])
 
 
-def summary_pass(game: ChipGame, n: int, ints: np.ndarray, floats: np.ndarray) -> tuple[int, int]:
+def summary_pass(game: ChipGame, n: int, ints: np.ndarray, floats: np.ndarray, teams: np.ndarray) -> tuple[int, int]:
     """Layer n into ints and floats (one row per id, as kernels.solve_from_children fills
-    them); the start's id and the number of moves."""
+    them) and, for a game of three or more players, teams (kernels.teams_of_children); the
+    start's id and the number of moves."""
     from .kernels import colex_rank, summary_layer
 
     weights, rules = game.game_for(n)
@@ -71,7 +78,8 @@ def summary_pass(game: ChipGame, n: int, ints: np.ndarray, floats: np.ndarray) -
     rules = tuple(r for r in rules if all(b <= used for b, _ in r.take + r.put))
     ways = ways_table(weights, n)
     w = np.asarray(weights, dtype=np.int64)
-    edges = summary_layer(n, w, ways, *ChipGame.rule_arrays(rules), direction > 0, ints, floats)  # type: ignore[call-arg]
+    edges = summary_layer(n, w, ways, *ChipGame.rule_arrays(rules), direction > 0, ints, floats,  # type: ignore[call-arg]
+                          game.players, teams)
     if edges < 0:
         raise SummaryEngineError(f"{game.name}, n = {n}: a move from id {-1 - edges} goes the wrong way in rank")
     start = np.zeros(len(weights), dtype=np.int64)

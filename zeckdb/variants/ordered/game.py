@@ -104,6 +104,8 @@ class Ordered(Variant):
     beyond_max_n = ("the layer doubles with each n: `zeckdb build --summary-only --variant ordered` solves it without "
                     "storing positions (n = 31 in 90 s), `zeckdb simulate ordered --n N` plays random games to n = 54")
     simulate_max_n = 54  # F_9 - 1: play_moves meets no entry above F_8 = 34
+    summary_max_n = 63
+    summary_max_n_reason = "a position's cut set is a 64-bit mask"
     shortest_is_n_minus_terms = True  # Bortnovskyi et al. 2025
     columns = [f"c{i}" for i in range(1, INDICES + 1)]  # how many of F_1, F_2, ... (the order is in `entries`)
     column_weights = tuple(fib(i) for i in range(1, INDICES + 1))
@@ -192,8 +194,10 @@ class Ordered(Variant):
 
     summary_overhead = 12  # its cut set (8 bytes) and its place in the solving order (4)
 
-    def summary_pass(self, n: int, ints: np.ndarray, floats: np.ndarray) -> tuple[int, int]:
+    def summary_pass(self, n: int, ints: np.ndarray, floats: np.ndarray, teams: np.ndarray) -> tuple[int, int]:
         from .kernels import ordered_summary
+
+        assert not len(teams)  # a two-player game
 
         terms = np.zeros((n + 1, INDICES + 1), dtype=np.int64)  # id terms: see id_of
         for rem in range(n + 1):
