@@ -16,6 +16,12 @@ from .store import Store
 from .variants import Variant
 
 
+# The writer keeps the file open between the commits of layers that finish within this many
+# seconds of each other (opening it costs more than solving a small layer), and lets it go
+# whenever it would wait longer, or a reader asks for it (zeckdb.locking).
+IDLE_SECONDS = 0.5
+
+
 @dataclass
 class SummaryJob:
     variant: Variant
@@ -64,7 +70,8 @@ def build_summaries(store: Store, jobs: list[SummaryJob], *, workers: int = 2, m
                     on_layer: Callable[[object], None] | None = None) -> BuildReport:
     """Solve each planned (variant, n) in one pass and store only its summary (builds,
     random_play), `workers` layers at a time while their state fits `memory` (bytes). Each
-    layer is committed as it finishes; the file is closed between commits."""
+    layer is committed as it finishes; the file is let go whenever a reader asks for it or the
+    writer waits (IDLE_SECONDS)."""
     from .engine.limits import summary_memory
     from .engine.summary import solve_summary
 
@@ -84,12 +91,15 @@ def build_summaries(store: Store, jobs: list[SummaryJob], *, workers: int = 2, m
                     job = queue.popleft()
                     running[pool.submit(solve_summary, job.variant, job.n, job.floats)] = job
                     held += job.bytes
-                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                done, _ = wait(running, timeout=IDLE_SECONDS, return_when=FIRST_COMPLETED)
+                if not done:  # the writer would idle: the file is the readers' meanwhile
+                    store.let_go()
+                    done, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in sorted(done, key=lambda f: running[f].n):
                     job = running.pop(future)
                     summary = future.result()
                     store.write_summary(job.variant, summary, job.replace)
-                    store.let_go()
+                    store.let_readers_in()
                     report.built.append((job.variant.name, job.n))
                     report.positions += summary.positions
                     report.edges += summary.edges

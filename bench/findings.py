@@ -1,0 +1,340 @@
+"""docs/findings.md's tables of the generalized games, from a database: build it, then write them.
+
+    python bench/findings.py build --db findings.duckdb     # summary mode, every family (about 20 minutes)
+    python bench/findings.py write --db findings.duckdb     # regenerate the tables in docs/findings.md
+
+`build` solves, with `zeckdb build --summary-only --lean`, each family to the n of FAMILIES
+(the (c,k)-nacci games and their reversed games to n = 1000 for c >= 2 and 300 for c = 1,
+their games of 3 to 6 players to 400 and 150, the Zeckendorf game of P players to 200), one
+family at a time in a process of its own, and prints each family's seconds and peak memory.
+A database that holds some of it already is completed, not rebuilt.
+
+`write` reads every game's winner (and, for P players, its teams) per n, and rewrites the
+parts of docs/findings.md between `<!-- findings:NAME -->` and `<!-- /findings:NAME -->`:
+the tables, and the run-length data they are computed from (the `data` section). Nothing is
+typed by hand: tests/test_findings.py rebuilds small n, checks the data section against them,
+and recomputes every table from the data section.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+import re
+import resource
+import subprocess
+import sys
+import time
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "findings.md"
+NACCI = [(c, k) for c in range(1, 5) for k in range(2, 5) if (c, k) != (1, 2)]
+PLAYERS = range(3, 7)
+
+
+def two_player_top(c: int) -> int:
+    return 1000 if c >= 2 else 300
+
+
+def many_player_top(c: int) -> int:
+    return 400 if c >= 2 else 150
+
+
+# family -> its (variant, largest n) pairs; each is built with --summary-only in a process of its own
+FAMILIES: dict[str, list[tuple[str, int]]] = {
+    "nacci-C-K, c >= 2": [(f"nacci-{c}-{k}", two_player_top(c)) for c, k in NACCI if c >= 2],
+    "reversed-nacci-C-K, c >= 2": [(f"reversed-nacci-{c}-{k}", two_player_top(c)) for c, k in NACCI if c >= 2],
+    "nacci-1-K and reversed": [(f"{kind}nacci-1-{k}", 300) for kind in ("", "reversed-") for k in (3, 4)],
+    "nacci-C-K-pP": [(f"nacci-{c}-{k}-p{p}", many_player_top(c)) for c, k in NACCI for p in PLAYERS],
+    "zeckendorf-pP": [(f"zeckendorf-p{p}", 200) for p in PLAYERS],
+}
+
+
+# -- what a game is ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Game:
+    name: str
+    c: int
+    k: int
+    players: int
+    reversed: bool
+
+    @classmethod
+    def of(cls, name: str) -> Game:
+        m = re.fullmatch(r"(reversed-)?(?:nacci-(\d)-(\d)|zeckendorf)(?:-p(\d))?", name)
+        if m is None:
+            raise ValueError(f"not a game of the findings: {name}")
+        c, k = (int(m[2]), int(m[3])) if m[2] else (1, 2)
+        return cls(name, c, k, int(m[4] or 2), bool(m[1]))
+
+    @property
+    def bound(self) -> int | None:
+        """Miller, Sosis and Ye: with P >= c + 2 players nobody forces a win from n >= 3c^2 + 6c + 3."""
+        return 3 * self.c ** 2 + 6 * self.c + 3 if self.players >= self.c + 2 else None
+
+    @property
+    def parity_winner(self) -> int:
+        """Miller, Sosis and Ye's law for large n: Player 1 wins for even c, Player 2 for odd c."""
+        return 1 if self.c % 2 == 0 else 2
+
+
+# -- the data: per game, runs of n with the same value -------------------------------------
+Run = tuple[int, int, "int | None"]  # first n, last n, value (winner; or team mask)
+
+
+@dataclass
+class Data:
+    winners: dict[str, list[Run]] = field(default_factory=dict)
+    teams: dict[str, list[Run]] = field(default_factory=dict)
+
+    def restricted(self, top: int) -> Data:
+        """The same data for n <= top."""
+        def cut(runs: list[Run]) -> list[Run]:
+            return [(lo, min(hi, top), v) for lo, hi, v in runs if lo <= top]
+
+        return Data({g: cut(r) for g, r in self.winners.items()}, {g: cut(r) for g, r in self.teams.items()})
+
+
+def runs_of(values: Iterable[tuple[int, int | None]]) -> list[Run]:
+    """(n, value) pairs in ascending n, consecutive n, as runs of equal values."""
+    out: list[list] = []
+    for n, value in values:
+        if out and out[-1][2] == value and out[-1][1] == n - 1:
+            out[-1][1] = n
+        else:
+            out.append([n, n, value])
+    return [(lo, hi, v) for lo, hi, v in out]
+
+
+def collect(db: str | Path, games: Iterable[str] | None = None) -> Data:
+    """Every game of the findings built in `db`: its winners and (P players) teams per n."""
+    from zeckdb import api
+
+    data = Data()
+    with api.open_db(db) as store:
+        rows = api.run_sql(store, "SELECT variant, n, winner, teams FROM builds WHERE n >= 1 ORDER BY variant, n").rows
+    by_game: dict[str, list[tuple[int, int | None, int | None]]] = {}
+    for variant, n, winner, teams in rows:
+        by_game.setdefault(variant, []).append((n, winner, teams))
+    for name, values in by_game.items():
+        try:
+            game = Game.of(name)
+        except ValueError:
+            continue
+        if (games is not None and name not in games) or (game.players == 2 and game.c == 1 and game.k == 2):
+            continue
+        data.winners[name] = runs_of((n, w) for n, w, _ in values)
+        if game.players > 2:
+            data.teams[name] = runs_of((n, t) for n, _, t in values)
+    return data
+
+
+# -- the data section: runs as text, and back ------------------------------------------------
+def runs_text(runs: list[Run], hexadecimal: bool = False) -> str:
+    def value(v: int | None) -> str:
+        return "-" if v is None else (f"{v:x}" if hexadecimal else str(v))
+
+    return " ".join(f"{lo}{'' if lo == hi else f'..{hi}'}:{value(v)}" for lo, hi, v in runs)
+
+
+def parse_runs(text: str, hexadecimal: bool = False) -> list[Run]:
+    out = []
+    for part in text.split():
+        span, value = part.split(":")
+        lo, _, hi = span.partition("..")
+        out.append((int(lo), int(hi or lo), None if value == "-" else int(value, 16 if hexadecimal else 10)))
+    return out
+
+
+def data_section(data: Data) -> str:
+    lines = ["Per game, the runs of n with the same winner (`-`: no player can force a win), and for",
+             "the games of P players the runs of the same teams mask (hexadecimal, `builds.teams`: bit t",
+             "set when the team of the players whose bits t holds can force a win).", "", "```"]
+    for name in sorted(data.winners, key=_order):
+        lines.append(f"{name} winners {runs_text(data.winners[name])}")
+        if name in data.teams:
+            lines.append(f"{name} teams {runs_text(data.teams[name], hexadecimal=True)}")
+    return "\n".join([*lines, "```"])
+
+
+def parse_data(doc: str) -> Data:
+    block = section(doc, "data")
+    data = Data()
+    for line in block[block.index("```") + 3: block.rindex("```")].strip().splitlines():
+        name, kind, rest = line.split(" ", 2)
+        (data.winners if kind == "winners" else data.teams)[name] = parse_runs(rest, hexadecimal=kind == "teams")
+    return data
+
+
+def _order(name: str) -> tuple:
+    g = Game.of(name)
+    return (g.players > 2, g.name.startswith("zeckendorf") is False, g.reversed, g.c, g.k, g.players)
+
+
+# -- the tables, computed from the data ------------------------------------------------------
+def two_player_table(data: Data) -> str:
+    rows = ["| game | n | winner at the largest n | the same from n = | changes | parity law (Player "
+            "1 for even c, 2 for odd c) |", "|---|---|---|---|---|---|"]
+    for name in sorted((g for g in data.winners if Game.of(g).players == 2), key=_order):
+        runs, game = data.winners[name], Game.of(name)
+        lo, top, winner = runs[-1]
+        law = f"holds from n = {lo}" if winner == game.parity_winner else "not at the largest n"
+        rows.append(f"| `{name}` | 1..{top} | Player {winner} | {lo} | {len(runs) - 1} | {law} |")
+    return "\n".join(rows)
+
+
+def threshold_cell(runs: list[Run]) -> str:
+    lo, top, winner = runs[-1]
+    if winner is None:
+        return str(lo) if len(runs) > 1 else "1"
+    return f"not by {top}"
+
+
+def thresholds_table(data: Data) -> str:
+    games = sorted({name.rsplit("-p", 1)[0] for name in data.winners if Game.of(name).players > 2},
+                   key=lambda base: _order(base))
+    rows = ["| game | n | " + " | ".join(f"P = {p}" for p in PLAYERS) + " | 3c^2 + 6c + 3 (P >= c + 2) |",
+            "|---|---|" + "---|" * len(PLAYERS) + "---|"]
+    for base in games:
+        members = [f"{base}-p{p}" for p in PLAYERS]
+        cells = [threshold_cell(data.winners[m]) if m in data.winners else "" for m in members]
+        top = max(data.winners[m][-1][1] for m in members if m in data.winners)
+        game = Game.of(members[0])
+        rows.append(f"| `{base}` | 1..{top} | " + " | ".join(cells) +
+                    f" | {3 * game.c ** 2 + 6 * game.c + 3} (P >= {game.c + 2}) |")
+    return "\n".join(rows)
+
+
+def bound_checks(data: Data) -> str:
+    """Where the bound applies: does every n from it on have nobody forcing?"""
+    held, broken = [], []
+    for name, runs in sorted(data.winners.items(), key=lambda kv: _order(kv[0])):
+        game = Game.of(name)
+        if game.players == 2 or game.bound is None:
+            continue
+        forcing = [(lo, hi) for lo, hi, v in runs if v is not None and hi >= game.bound]
+        (broken if forcing else held).append(name)
+    text = f"Where the bound applies ({len(held) + len(broken)} games), no player forces a win at any n from it up " \
+           f"to the largest n built in {len(held)} of them"
+    return text + (f"; it fails in {', '.join(f'`{b}`' for b in broken)}." if broken else ".")
+
+
+def windows_table(data: Data) -> str:
+    """The games of P players in which some player still forces a win at the largest n: the n
+    where some player does, as runs, and the gaps between their starts."""
+    rows = ["| game | n where a player forces a win (player), the last 8 windows | starts differ by |",
+            "|---|---|---|"]
+    for name, runs in sorted(data.winners.items(), key=lambda kv: _order(kv[0])):
+        if Game.of(name).players == 2 or runs[-1][2] is None:
+            continue
+        windows = [(lo, hi, v) for lo, hi, v in runs if v is not None]
+        starts = [lo for lo, _, _ in windows]
+        gaps = sorted({b - a for a, b in zip(starts[-8:], starts[-7:], strict=False)})
+        shown = ", ".join(f"{lo}{'' if lo == hi else f'..{hi}'} ({v})" for lo, hi, v in windows[-8:])
+        rows.append(f"| `{name}` | {shown} | {', '.join(map(str, gaps)) or '-'} |")
+    return "\n".join(rows) if len(rows) > 2 else "Every game of P players has a threshold: none is left."
+
+
+def minimal_teams(mask: int, players: int) -> list[list[int]]:
+    """The winning teams none of whose proper subteams wins (non-empty, not every player)."""
+    wins = [t for t in range(1, (1 << players) - 1) if mask >> t & 1]
+    least = [t for t in wins if not any(s != t and s & t == s for s in wins)]
+    return [[p + 1 for p in range(players) if t >> p & 1] for t in sorted(least, key=lambda t: (bin(t).count("1"), t))]
+
+
+def teams_table(data: Data) -> str:
+    rows = ["| game | teams at the largest n, the same from n = | the least winning teams (every team holding "
+            "one wins) | every team of s players wins from s = |", "|---|---|---|---|"]
+    for name, runs in sorted(data.teams.items(), key=lambda kv: _order(kv[0])):
+        players = Game.of(name).players
+        lo, top, mask = runs[-1]
+        if mask is None:
+            rows.append(f"| `{name}` | {lo}..{top}: not stored | | |")
+            continue
+        least = minimal_teams(mask, players)
+        # winning teams are closed upward (a team's strategy wins for any team holding it)
+        every = next((s for s in range(1, players)
+                      if all(mask >> t & 1 for t in range(1, (1 << players) - 1) if bin(t).count("1") == s)), None)
+        shown = " ".join("{" + ",".join(map(str, t)) + "}" for t in least)
+        rows.append(f"| `{name}` | {lo} | {shown} | {'-' if every is None else every} |")
+    return "\n".join(rows)
+
+
+SECTIONS = {"two-player": two_player_table, "thresholds": thresholds_table, "bounds": bound_checks,
+            "windows": windows_table, "teams": teams_table, "data": data_section}
+
+
+def sections(data: Data) -> dict[str, str]:
+    return {name: make(data) for name, make in SECTIONS.items()}
+
+
+def section(doc: str, name: str) -> str:
+    begin, end = f"<!-- findings:{name} -->", f"<!-- /findings:{name} -->"
+    return doc[doc.index(begin) + len(begin): doc.index(end)].strip("\n")
+
+
+def rewrite(doc: str, new: dict[str, str]) -> str:
+    for name, text in new.items():
+        begin, end = f"<!-- findings:{name} -->", f"<!-- /findings:{name} -->"
+        doc = doc[: doc.index(begin) + len(begin)] + "\n" + text + "\n" + doc[doc.index(end):]
+    return doc
+
+
+# -- the commands ----------------------------------------------------------------------------
+def build_family(db: str, family: str) -> None:
+    """One family's summary layers, then this process's peak memory (the family's) on the last line."""
+    from zeckdb import api
+
+    by_top: dict[int, list[str]] = {}
+    for name, top in FAMILIES[family]:
+        by_top.setdefault(top, []).append(name)
+    for top, names in sorted(by_top.items()):
+        api.build(db, names, f"1..{top}", summary_only=True, lean=True)
+    print(f"peak {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 2**30:.3f}")
+
+
+def build(db: str, only: list[str] | None) -> None:
+    print("| family | games | largest n | seconds | peak memory |\n|---|---|---|---|---|", flush=True)
+    total = 0.0
+    for family, members in FAMILIES.items():
+        if only and family not in only:
+            continue
+        t0 = time.perf_counter()
+        done = subprocess.run([sys.executable, __file__, "build-family", family, "--db", db], check=True,
+                              capture_output=True, text=True)
+        seconds = time.perf_counter() - t0
+        total += seconds
+        peak = float(done.stdout.split()[-1])
+        tops = sorted({top for _, top in members})
+        print(f"| {family} | {len(members)} | {', '.join(map(str, tops))} | {seconds:.1f} | {peak:.2f} GiB |",
+              flush=True)
+    print(f"\nall families: {total:.1f} s ({total / 60:.1f} min; target 30 min, ratio {total / 1800:.2f})")
+
+
+def write(db: str) -> None:
+    data = collect(db)
+    doc = DOC.read_text()
+    DOC.write_text(rewrite(doc, sections(data)))
+    print(f"rewrote {len(SECTIONS)} sections of {DOC.relative_to(ROOT)} from {db} "
+          f"({len(data.winners)} games, n up to {max(r[-1][1] for r in data.winners.values())})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["build", "write", "build-family"])
+    parser.add_argument("family", nargs="?", help="build-family: which one (internal)")
+    parser.add_argument("--db", default="findings.duckdb")
+    parser.add_argument("--only", action="append", help="build: only this family (repeatable)")
+    args = parser.parse_args()
+    if args.command == "build":
+        build(args.db, args.only)
+    elif args.command == "build-family":
+        build_family(args.db, args.family)
+    else:
+        write(args.db)
+
+
+if __name__ == "__main__":
+    main()
