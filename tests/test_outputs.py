@@ -16,6 +16,7 @@ import pytest
 from zeckdb import api
 from zeckdb.builder import build
 from zeckdb.errors import ZeckdbError
+from zeckdb.errors import OutputError
 from zeckdb.outputs import write_file
 from zeckdb.store import Store
 
@@ -128,10 +129,12 @@ def test_a_failed_write_leaves_the_old_file_whole(tmp_path):
         f.write(b"<svg half")
         raise OSError("disk full")
 
-    with pytest.raises(OSError, match="disk full"):
-        write_file(path, half_then_fail)
+    with pytest.raises(OutputError, match="cannot write .*figure.svg: disk full"):  # one line, not a traceback
+        write_file(path, half_then_fail, force=True)
     assert path.read_text() == "the old figure" and [p.name for p in tmp_path.iterdir()] == ["figure.svg"]
-    write_file(path, b"<svg/>")
+    with pytest.raises(OutputError, match="exists: name a new file, or replace it with force"):
+        write_file(path, b"<svg/>")  # checked again where it writes: existing files only with force
+    write_file(path, b"<svg/>", force=True)
     assert path.read_bytes() == b"<svg/>" and oct(path.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
 
 

@@ -22,13 +22,14 @@ import datetime as dt
 from typing import Any
 import hashlib
 import json
+import os
 from pathlib import Path
 import shutil
 import tempfile
 from collections.abc import Callable
 
 from . import __version__
-from .errors import UsageError, opt
+from .errors import OutputError, UsageError, opt
 from .outputs import UMASK, check_folder
 from .store import SCHEMA_HEAD, Store
 
@@ -87,7 +88,12 @@ def export(store: Store, folder: Path, parts: list[Part], fmt: str = "parquet",
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt[:20]!r}: choose parquet or csv")
     check_folder(folder, database=store.path)
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.partial-", dir=folder.parent if str(folder.parent) else "."))
+    shown = str(folder)[:200]
+    folder = Path(os.path.realpath(folder))  # a link to an empty folder: fill the folder it names
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.partial-", dir=folder.parent))
+    except OSError as exc:
+        raise OutputError(f"cannot write into {shown}: {exc.strerror}") from None
     staging.chmod(0o777 & ~UMASK)  # mkdtemp's 0700 would hide the export from the user's group
     try:
         with ThreadPoolExecutor(2) as pool:  # DuckDB's reads and pyarrow's writes release the GIL
@@ -107,8 +113,10 @@ def export(store: Store, folder: Path, parts: list[Part], fmt: str = "parquet",
         if folder.exists():
             folder.rmdir()  # empty (check_folder)
         staging.rename(folder)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise OutputError(f"cannot write into {shown}: {exc.strerror or exc}; nothing was written") from None
         raise
     return manifest
 

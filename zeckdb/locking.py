@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from pathlib import Path
 import time
 from collections.abc import Callable
@@ -37,7 +38,7 @@ except ImportError:  # pragma: no cover - not POSIX
     fcntl = None  # type: ignore[assignment]
     SHARED = EXCLUSIVE = 0
 
-from .errors import DatabaseError
+from .errors import DatabaseError, opt
 
 POLL_SECONDS = 0.005  # between tries of a lock; the longest a waiting side sleeps past its turn
 READ_WAIT_SECONDS = 30.0  # how long a reader waits for a build's commit before giving up with "busy"
@@ -55,25 +56,56 @@ class Gate:
         self.db = db
         self.dir = lock_dir(db)
         self.create = create
-        self.created_dir = create and fcntl is not None and not self.dir.exists()
-        if self.created_dir:
-            self.dir.mkdir(exist_ok=True)
         self._fds: dict[str, int] = {}
         self.reading = self.writing = self.building = False
+        self.created_dir = False
+        if fcntl is None:
+            return
+        try:
+            found = os.lstat(self.dir)  # a link is not the folder: its target could be anywhere
+        except FileNotFoundError:
+            found = None
+        except OSError as exc:
+            raise self._tampered(f"it cannot be read ({exc.strerror})") from None
+        if found is not None and not stat.S_ISDIR(found.st_mode):
+            raise self._tampered("it is not a folder (a file or a link?)")
+        if found is None and create:
+            try:
+                self.dir.mkdir()
+                self.created_dir = True
+            except FileExistsError:  # made meanwhile by another writer: checked as it is opened
+                pass
+            except OSError as exc:
+                raise DatabaseError(f"cannot create the lock folder {self.dir}: {exc.strerror}; pass {opt('db')} with "
+                                    "a file in a folder you can write") from None
+
+    def _tampered(self, what: str) -> DatabaseError:
+        return DatabaseError(f"{self.dir} is not zeckdb's lock folder as it left it: {what}; remove it while no "
+                             "zeckdb command uses the database, and try again")
 
     # -- files -------------------------------------------------------------
     def _fd(self, name: str) -> int | None:
-        """The open lock file, or None where there is no lock folder (nothing to take turns with)."""
+        """The open lock file, or None where there is no lock folder (nothing to take turns with).
+        Never a link (it could point anywhere), never anything but a regular file (a FIFO would
+        block), opened without waiting."""
         if fcntl is None:
             return None
         fd = self._fds.get(name)
         if fd is None:
+            flags = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
             try:
-                fd = os.open(self.dir / name, (os.O_RDWR | os.O_CREAT) if self.create else os.O_RDONLY, 0o644)
+                try:
+                    fd = os.open(self.dir / name, flags | ((os.O_RDWR | os.O_CREAT) if self.create else os.O_RDONLY),
+                                 0o644)
+                except PermissionError:  # a reader of someone else's database: a read-only file locks as well
+                    fd = os.open(self.dir / name, flags | os.O_RDONLY)
             except FileNotFoundError:
                 return None
-            except PermissionError:  # a reader of someone else's database: a read-only file locks as well
-                fd = os.open(self.dir / name, os.O_RDONLY)
+            except OSError as exc:
+                raise self._tampered(f"its {name} cannot be opened as a lock file ({exc.strerror})") from None
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                raise self._tampered(f"its {name} is not a plain file")
             self._fds[name] = fd
         return fd
 

@@ -20,7 +20,8 @@ from collections.abc import Callable, Iterable
 import contextlib
 import os
 from pathlib import Path
-import tempfile
+import secrets
+import stat
 from typing import BinaryIO
 
 from .errors import OutputError, opt
@@ -48,11 +49,17 @@ def _within(path: Path, folder: Path) -> bool:
 
 
 def _is_duckdb_file(path: Path) -> bool:
+    """Whether `path` is a DuckDB database; read without waiting (a FIFO would block), regular files only."""
     try:
-        with open(path, "rb") as f:
-            return f.read(12)[8:12] == DUCKDB_MAGIC
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return False
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and os.pread(fd, 12, 0)[8:12] == DUCKDB_MAGIC
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def _check_not_database(path: Path, database: Path | None, shown: str) -> None:
@@ -102,6 +109,7 @@ def check_file(path: Path, *, database: Path | None, force: bool = False, suffix
         raise OutputError(f"cannot write {shown}: the folder {str(folder)[:200]} is read-only")
     if path.is_dir():
         raise OutputError(f"cannot write {shown}: it is a folder; name a file")
+    _check_regular(path, shown)
     if path.exists() or path.is_symlink():
         if _is_duckdb_file(path):
             raise OutputError(f"cannot write {shown}: it is a DuckDB database, which zeckdb never overwrites "
@@ -109,6 +117,19 @@ def check_file(path: Path, *, database: Path | None, force: bool = False, suffix
         if not force:
             raise OutputError(f"{shown} exists: name a new file, or replace it with {opt('force')}")
     return path
+
+
+def _check_regular(path: Path, shown: str) -> None:
+    """Refuse what exists and is not a regular file (a FIFO, a device, a socket, a terminal)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # missing (or a dangling link): nothing is there to write through
+    if not stat.S_ISREG(mode):
+        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a device or a terminal" if stat.S_ISCHR(mode) or stat.S_ISBLK(
+            mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
+        raise OutputError(f"cannot write {shown}: it is {kind}; name a file (zeckdb writes whole files, "
+                          "renamed into place)")
 
 
 def check_folder(path: Path, *, database: Path | None, may_hold: Iterable[str] | None = None) -> Path:
@@ -135,13 +156,27 @@ def check_folder(path: Path, *, database: Path | None, may_hold: Iterable[str] |
     return path
 
 
-def write_file(path: Path, content: bytes | Callable[[BinaryIO], None]) -> None:
+def write_file(path: Path, content: bytes | Callable[[BinaryIO], None], *, database: Path | None = None,
+               force: bool = False) -> None:
     """Write `content` (bytes, or a function writing to a binary file) to `path` atomically:
-    a temporary file in the same folder, flushed to disk, then renamed over `path`.
-    Check the path first (check_file); on any failure the temporary file is removed."""
+    a temporary file in the same folder, flushed to disk, then renamed over `path`. Check the
+    path first (check_file); this checks it again where it writes, through the folder opened
+    once: what a link swapped in meanwhile points to is never written, the database's own
+    files are never replaced, and an existing file only with force. On any failure the
+    temporary file is removed and an OutputError says what went wrong."""
+    shown = str(path)[:200]
     folder = path.parent if str(path.parent) else Path(".")
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=folder)
     try:
+        # the folder as it is now, opened once; every later step is relative to this descriptor
+        dfd = os.open(os.path.realpath(folder), os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        raise OutputError(f"cannot write {shown}: its folder cannot be opened ({exc.strerror}); check the folder "
+                          "and try again") from None
+    temporary = f".{path.name}.{secrets.token_hex(6)}.partial"
+    try:
+        _check_entry(dfd, path.name, database, force, shown)
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                     0o666 & ~UMASK, dir_fd=dfd)
         with os.fdopen(fd, "wb") as f:
             if isinstance(content, bytes):
                 f.write(content)
@@ -149,9 +184,45 @@ def write_file(path: Path, content: bytes | Callable[[BinaryIO], None]) -> None:
                 content(f)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(temporary, 0o666 & ~UMASK)  # mkstemp's 0600 would hide a picture from the user's group
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
+        _check_entry(dfd, path.name, database, force, shown)
+        os.rename(temporary, path.name, src_dir_fd=dfd, dst_dir_fd=dfd)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary, dir_fd=dfd)
+        if isinstance(exc, OSError):
+            raise OutputError(f"cannot write {shown}: {exc.strerror or exc}") from None
         raise
+    finally:
+        os.close(dfd)
+
+
+def _check_entry(dfd: int, name: str, database: Path | None, force: bool, shown: str) -> None:
+    """The entry `name` of the opened folder may be replaced: not one of the database's files
+    (by name in the database's own folder, or by inode: a hard link), not inside its lock or
+    temporary folder, and not existing unless with force."""
+    here = os.fstat(dfd)
+    try:
+        entry: os.stat_result | None = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+    except FileNotFoundError:
+        entry = None
+    if database is not None:
+        try:
+            home = os.stat(database.parent)
+        except OSError:
+            home = None
+        for own in database_files(database):
+            try:
+                theirs: os.stat_result | None = os.stat(own, follow_symlinks=False)
+            except OSError:
+                theirs = None  # not there now, but DuckDB makes it there: its name is still the database's
+            same_folder = theirs is not None and stat.S_ISDIR(theirs.st_mode) and os.path.samestat(here, theirs)
+            named = own.name == name and home is not None and os.path.samestat(here, home)
+            linked = entry is not None and theirs is not None and os.path.samestat(entry, theirs)
+            if same_folder or named or linked:
+                raise OutputError(f"cannot write {shown}: it is {_describe(own, database, inside=same_folder)}; "
+                                  "name a file or folder of your own")
+    if entry is not None:
+        if stat.S_ISDIR(entry.st_mode):
+            raise OutputError(f"cannot write {shown}: it is a folder; name a file")
+        if not force:
+            raise OutputError(f"{shown} exists: name a new file, or replace it with {opt('force')}")

@@ -1,0 +1,198 @@
+"""Where zeckdb writes and what it opens as a database, over generated path shapes (links,
+chains of links, hard links, the database's side files, FIFOs, folders, devices) and against
+a link swapped while it writes: the database stays byte-identical, nothing is left half
+written, nothing blocks, and every refusal is one line."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+import shutil
+import threading
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+import pytest
+
+from zeckdb import api
+from zeckdb.errors import ZeckdbError
+from zeckdb.store import Store, resolve_db_path
+
+from .conftest import run
+
+SIDE = ["", ".wal", ".wal.recovery", ".wal.checkpoint", ".tmp", ".locks", ".locks/build", ".locks/gate"]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("paths") / "base.duckdb"
+    api.build(db, ["zeckendorf"], "1..7")
+    return db
+
+
+def digest(folder: Path) -> dict[str, str]:
+    """Every regular file under `folder` by its content (links and FIFOs by what they are)."""
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_symlink():
+            out[str(path.relative_to(folder))] = "link -> " + os.readlink(path)
+        elif path.is_fifo():
+            out[str(path.relative_to(folder))] = "fifo"
+        elif path.is_file():
+            out[str(path.relative_to(folder))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+def scene(root: Path, built: Path) -> Path:
+    """A database with a write-ahead log's place, a lock folder and a spare folder."""
+    root.mkdir()
+    db = root / "db" / "base.duckdb"
+    db.parent.mkdir()
+    shutil.copy(built, db)
+    (root / "spare").mkdir()
+    with Store.open_write(db):  # makes the lock folder as a build leaves it
+        pass
+    return db
+
+
+# A path shape: where it points (the database's file or a side file of it, a spare place, a
+# FIFO, a folder, a device), reached directly or through a chain of links (or a hard link)
+targets = st.sampled_from([f"db/base.duckdb{side}" for side in SIDE] + ["spare/out.dot", "spare", "fifo", "/dev/null",
+                                                                       "/dev/stdout", "/proc/self/fd/1", "missing/x"])
+shapes = st.tuples(targets, st.integers(0, 3), st.booleans())
+
+
+def make(root: Path, target: str, links: int, hard: bool) -> Path:
+    """The path a user would pass: `target` itself, or `links` links chained to it (a hard
+    link instead, where it can be made)."""
+    if target == "fifo":
+        place = root / "spare" / "f.dot"
+        if not place.exists():
+            os.mkfifo(place)
+    else:
+        place = Path(target) if target.startswith("/") else root / target
+    if hard and place.is_file() and not target.startswith("/"):
+        link = root / "spare" / "hard.dot"
+        if not link.exists():
+            os.link(place, link)
+        return link
+    for i in range(links):
+        link = root / "spare" / f"link{i}-{len(list((root / 'spare').iterdir()))}.dot"
+        link.symlink_to(place)
+        place = link
+    return place
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(shape=shapes, force=st.booleans())
+def test_outputs_never_touch_the_database(tmp_path_factory, built, shape, force):
+    root = tmp_path_factory.mktemp("out") / "scene"
+    db = scene(root, built)
+    before = digest(db.parent)
+    out = make(root, *shape)
+    try:
+        with api.open_db(db) as store:
+            api.draw(store, "zeckendorf", 5, "dot", out=out, force=force)
+        wrote = True
+    except ZeckdbError as exc:
+        assert "\n" not in str(exc)
+        wrote = False
+    assert digest(db.parent) == before, shape
+    assert not [p for p in root.rglob("*.partial")], shape
+    if wrote:
+        assert Path(os.path.realpath(out)).read_text().startswith("digraph")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(shape=shapes)
+def test_a_database_path_is_the_real_file_or_one_line(tmp_path_factory, built, shape):
+    root = tmp_path_factory.mktemp("db") / "scene"
+    db = scene(root, built)
+    before = digest(db.parent)
+    given_path = make(root, *shape)
+    try:
+        path = resolve_db_path(given_path)
+    except ZeckdbError as exc:
+        assert "\n" not in str(exc)
+    else:
+        assert path == Path(os.path.realpath(given_path))
+        assert not path.exists() or path.is_file()
+        if path == db.resolve():
+            with Store.open_read(given_path) as store:  # the link opens the database with its own side files
+                assert store.path == db.resolve() and store.built_ns("zeckendorf")
+    assert digest(db.parent) == before, shape
+
+
+def test_a_link_swapped_while_writing_never_reaches_the_database(tmp_path, built):
+    """A folder link flipped between a spare folder and the database's folder as fast as it can:
+    `draw --out d/base.duckdb` never replaces the database, leaves no partial file, and each try
+    ends in a file written to the spare folder or one line."""
+    db = scene(tmp_path / "race", built)
+    spare, link = tmp_path / "race" / "spare", tmp_path / "race" / "d"
+    link.symlink_to(spare)
+    before = digest(db.parent)
+    stop = threading.Event()
+
+    def flip() -> None:
+        while not stop.is_set():
+            for target in (db.parent, spare):
+                new = link.with_name("d.new")
+                new.symlink_to(target)
+                os.replace(new, link)
+
+    flipper = threading.Thread(target=flip, daemon=True)
+    flipper.start()
+    outcomes = []
+    try:
+        with api.open_db(db) as store:
+            for _ in range(200):
+                try:
+                    api.draw(store, "zeckendorf", 5, "dot", out=link / "base.duckdb", force=True)
+                    outcomes.append("wrote")
+                except ZeckdbError as exc:
+                    assert "\n" not in str(exc)
+                    outcomes.append("refused")
+    finally:
+        stop.set()
+        flipper.join()
+    assert digest(db.parent) == before
+    assert not list((tmp_path / "race").rglob("*.partial"))
+    assert set(outcomes) <= {"wrote", "refused"} and "refused" in outcomes
+
+
+def test_the_commands_give_one_line_for_every_shape(capsys, tmp_path, built):
+    db = scene(tmp_path / "cli", built)
+    os.mkfifo(tmp_path / "cli" / "fifo.duckdb")
+    for args in (["status", "--db", str(tmp_path / "cli" / "fifo.duckdb")],
+                 ["db", "current", "--db", str(tmp_path / "cli" / "fifo.duckdb")],
+                 ["build", "--variant", "zeckendorf", "--n", "3", "--db", str(db) + ".wal"],
+                 ["db", "upgrade", "--db", str(db) + ".wal"],
+                 ["build", "--variant", "zeckendorf", "--n", "3", "--db", "/proc/x.duckdb"],
+                 ["plot", "winners", "--variant", "zeckendorf", "--out", "/dev/stdout", "--db", str(db)],
+                 ["draw", "zeckendorf", "--n", "5", "--out", str(tmp_path / "cli" / "fifo.duckdb"), "--db", str(db)]):
+        code, out, err = run(capsys, *args)
+        assert code != 0 and err.count("\n") == 1 and "Traceback" not in err, (args, err)
+
+
+@pytest.mark.parametrize("tamper, says", [
+    (lambda locks: locks.write_text("x"), "it is not a folder"),
+    (lambda locks: locks.symlink_to("/nonexistent/x"), "it is not a folder"),
+    (lambda locks: (locks.mkdir(), (locks / "build").mkdir()), "its build"),
+    (lambda locks: (locks.mkdir(), os.mkfifo(locks / "gate")), "its gate is not a plain file"),
+    (lambda locks: (locks.mkdir(), (locks / "build").symlink_to(locks.parent / "elsewhere")), "its build"),
+])
+def test_a_tampered_lock_folder_gets_one_line(capsys, tmp_path, built, tamper, says):
+    """A build and a reader each say what is wrong in one line, create nothing outside the lock
+    folder (a lock file that is a link is never followed), and block on nothing."""
+    db = tmp_path / "t.duckdb"
+    shutil.copy(built, db)
+    tamper(tmp_path / "t.duckdb.locks")
+    before = digest(tmp_path)
+    for command in (["build", "--variant", "zeckendorf", "--n", "8"], ["status"]):
+        code, out, err = run(capsys, *command, "--db", str(db))
+        assert code != 0 and "is not zeckdb's lock folder as it left it" in err and err.count("\n") == 1, err
+        assert says in err or command[0] == "status", err
+    def outside(files: dict[str, str]) -> dict[str, str]:  # lock files may be made inside the folder
+        return {k: v for k, v in files.items() if not k.startswith("t.duckdb.locks/")}
+
+    assert outside(digest(tmp_path)) == outside(before) and not (tmp_path / "elsewhere").exists()
