@@ -105,3 +105,25 @@ def test_the_service_names_nothing_of_the_host(hidden):
     status = answers[len(attempts)]
     assert status[0] == 200 and status[1]["database"] == "z.duckdb"
     assert all(code == 400 and "is refused" in text for code, _, text in answers[:3])
+
+
+SHOW_SPELLINGS = ["SHOW {s}", 'SHOW "{s}"', "show {S}", "SHOW /* comment */ {s}", "FROM (SHOW {s})",
+                  "SELECT * FROM (SHOW {s})", "WITH x AS (SHOW {s}) SELECT * FROM x", "SUMMARIZE (SHOW {s})",
+                  "DESCRIBE (SHOW {s})", "SELECT unnest([1]), * FROM (SHOW {s})", "EXPLAIN SHOW {s}",
+                  "SELECT * FROM (SELECT * FROM (SHOW {s}))", "(SHOW {s}) UNION ALL (SHOW {s})"]
+
+
+def test_show_of_every_setting_is_refused_in_every_spelling(hidden):
+    """`SHOW <setting>` reads a setting's value (allowed_paths holds the database's path,
+    secret_directory the home folder, duckdb_api the Python version): every setting DuckDB
+    has, in every spelling, is refused, and nothing of the host comes back."""
+    with Store.open_read(hidden) as store:
+        settings = [r[0] for r in store.rows("SELECT name FROM duckdb_settings()")]
+        assert len(settings) > 100 and "allowed_paths" in settings
+        for setting in settings:
+            for spelling in SHOW_SPELLINGS:
+                sql = spelling.format(s=setting, S=setting.upper())
+                text = answer(store, sql)
+                assert "is refused" in text and not leaks(text, hidden), (sql, text)
+        assert "is refused" in answer(store, "SHOW databases")
+        assert "positions" in answer(store, "SHOW TABLES") and "remoteness" in answer(store, "SHOW positions")

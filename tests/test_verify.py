@@ -25,7 +25,8 @@ def test_a_clean_database_of_every_variant_passes(capsys, small_db):
     lines = out.splitlines()
     assert lines[-1] == "every check passed"
     checked = {line.split()[0]: line.split() for line in lines[2:-1]}
-    assert set(checked) == {"layer", "partition", "values", "solved", "starts", "checksums"}
+    assert set(checked) == {"layer", "partition", "values", "solved", "starts", "checksums", "lengths", "summary",
+                            "catalog"}
     assert int(checked["values"][1].replace(",", "")) > 100_000  # every position of every variant
 
 
@@ -79,6 +80,23 @@ TAMPERING = [
      ["checksums: ordered n=10: the positions rows do not hash"]),
     ("UPDATE builds SET winner = 1 WHERE variant = 'zeckendorf-p3' AND n = 4",
      ["starts: zeckendorf-p3 n=4: the summary says winner, lengths, remoteness and teams [1, 2, 3, None, 204]"]),
+    # every stored table, not the positions and moves only
+    ("UPDATE length_distribution SET probability = 3 * probability WHERE variant = 'zeckendorf' AND n = 20 "
+     "AND measure = 'P'",
+     ["lengths and odds: zeckendorf n=20: the length distribution sums to", "summary checksums: zeckendorf n=20"]),
+    ("UPDATE builds SET expected_length = expected_length + 5 WHERE variant = 'reversed' AND n = 20",
+     ["lengths and odds: reversed n=20: expected_length", "summary checksums: reversed n=20"]),
+    ("UPDATE random_play SET p1_wins_random = 0.99 WHERE variant = 'zeckendorf' AND n = 18",
+     ["summary checksums: zeckendorf n=18: its builds, random_play or length rows do not hash"]),
+    ("UPDATE length_distribution SET games_exact = '7' WHERE variant = 'quilt' AND n = 9 AND measure = 'mu' "
+     "AND games_exact IS NOT NULL", ["summary checksums: quilt n=9", "starts: quilt n=9: the summary counts"]),
+    ("UPDATE graph_layers SET edges = edges + 1 WHERE graph = 'zeckendorf' AND n = 12",
+     ["catalog: graph zeckendorf n=12: graph_layers counts"]),
+    ("UPDATE move_names SET name = 'teleport' WHERE variant = 'zeckendorf' AND code = 0",
+     ["catalog: zeckendorf: its stored move names are not the game's"]),
+    ("UPDATE variants SET players = 5 WHERE variant = 'zeckendorf-p3'", ["catalog: zeckendorf-p3: the variants row"]),
+    ("UPDATE position_rows_wide SET teams = xor(teams, 2::UBIGINT) WHERE variant = 'zeckendorf-p3' AND n = 8 AND id = 0",
+     ["solved columns: zeckendorf-p3 n=8", "teams"]),
 ]
 
 
@@ -104,3 +122,21 @@ def test_verify_takes_variant_and_n(capsys, small_db):
     assert code == 1 and err.strip() == "zeckdb: error: n = 41 is not built for reversed: nothing to verify there"
     code, _, err = run(capsys, "verify", "--variant", "nope", "--db", str(small_db))
     assert code == 2 and "unknown variant 'nope'" in err
+
+
+def test_summary_layers_are_solved_again(capsys, tmp_path):
+    """A layer built with --summary-only holds no rows to re-derive from: verify solves it again
+    (and its summary checksum catches an edit of a row it cannot solve again)."""
+    db = str(tmp_path / "s.duckdb")
+    code, _, err = run(capsys, "build", "--summary-only", "--variant", "reversed", "--variant", "zeckendorf-p3",
+                       "--n", "20..24", "--db", db)
+    assert code == 0, err
+    code, out, err = run(capsys, "verify", "--db", db)
+    assert code == 0 and "summary layers               10         0" in out, out + err
+    con = duckdb.connect(db)
+    con.execute("UPDATE builds SET max_length = max_length + 1 WHERE variant = 'reversed' AND n = 22")
+    con.execute("UPDATE builds SET teams = 0 WHERE variant = 'zeckendorf-p3' AND n = 23")
+    con.close()
+    code, out, err = run(capsys, "verify", "--db", db)
+    assert code == 1 and "summary layers: reversed n=22: max_length" in err
+    assert "summary layers: zeckendorf-p3 n=23: teams 0, solved again" in err and "summary checksums: reversed n=22" in err

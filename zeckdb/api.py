@@ -43,9 +43,9 @@ if TYPE_CHECKING:
 __all__ = ["BuildInterrupted", "BuildProgress", "BuildResult", "Limits", "Move", "PositionInfo", "Result",
            "SharedReader", "build", "check_memory_limit", "draw", "export", "figure_image", "format_ns", "get_query",
            "line_json", "list_queries", "open_db", "parse_count", "parse_n", "parse_ns", "parse_params", "plot",
-           "principal_line", "probe", "run_query", "run_sql", "schema_revision", "simulate", "sql_workers", "status", "summary",
-           "summary_games",
-           "upgrade", "variant_labels", "variants", "verify", "verify_size"]
+           "principal_line", "probe", "run_query", "run_sql", "run_sql_apart", "schema_revision", "simulate",
+           "sql_workers", "status", "summary", "summary_games", "upgrade", "variant_labels", "variants", "verify",
+           "verify_size"]
 
 
 @dataclass
@@ -294,10 +294,28 @@ def plot(store: Store, kind: str, variant: str, ns: list[int] | None = None, mea
             raise UsageError(f"the image and its data are both {str(out)[:200]}: name two files")
     figure = make(store, kind, variant, ns, measure)
     if out is not None:
-        write_file(out, lambda f: save(figure, f, out.suffix.lower().lstrip(".")))
+        write_file(out, lambda f: save(figure, f, out.suffix.lower().lstrip(".")), database=store.path, force=force)
     if data is not None:
-        write_file(data, (render(figure.columns, figure.rows, "csv") + "\n").encode())
+        write_file(data, (render(figure.columns, figure.rows, "csv") + "\n").encode(), database=store.path,
+                   force=force)
     return figure
+
+
+def run_sql_apart(db: str | os.PathLike | None, sql: str, limits: Limits, fmt: str, write: Callable[[str], Any],
+                  memory_limit: str | None = None) -> tuple[int, int | None]:
+    """Run one ad-hoc statement as `zeckdb sql` does: in a process of its own, which the operating
+    system bounds in memory and which is killed at the time limit, its rows rendered in `fmt`
+    (table, csv, json, markdown) and handed to `write` piece by piece; (rows shown, every row's
+    count or None). The in-process run_sql is the library's; this bounds what a statement can
+    take from the caller."""
+    from .executor import DEFAULT_MEMORY_LIMIT
+    from .sqlworkers import run_in_child
+    from .store import resolve_db_path
+
+    path = resolve_db_path(db)
+    if not path.exists():
+        Store.open_read(path)  # the one-line error of a missing database
+    return run_in_child(path, sql, limits, fmt, write, memory_limit or DEFAULT_MEMORY_LIMIT)
 
 
 def sql_workers(db: str | os.PathLike | None, count: int, memory_limit: str) -> SqlWorkers:
@@ -333,7 +351,7 @@ def draw(store: Store, variant: str, n: int, fmt: str = "dot", *, strategy_only:
     dot = layer_dot(store, variant, n, strategy_only, max_nodes)
     image = dot.encode() if fmt == "dot" else render(dot, fmt)
     if out is not None:
-        write_file(out, image)
+        write_file(out, image, database=store.path, force=force)
     return image
 
 

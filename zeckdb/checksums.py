@@ -191,3 +191,57 @@ def _values(column: str, array: Any) -> np.ndarray:
     if not np.issubdtype(values.dtype, np.integer):
         raise ValueError(f"{column} holds {values.dtype} values, not whole numbers")
     return values
+
+
+# -- the summary checksum: a layer's builds row, random_play row and length distribution ---------
+# (revision 0015) The same hash, each value coded by its SQL type: whole numbers and booleans as
+# above, DOUBLE as its IEEE-754 bits, text as the FNV-1a 64 of its UTF-8 bytes, NULL as NULL_CODE;
+# each table's rows seeded with "table:variant/n". The columns, in order:
+SUMMARY_COLUMNS = {
+    "builds": ("positions", "edges", "start_id", "start_position", "winner", "min_length", "max_length",
+               "start_remoteness", "games", "games_approx", "expected_length", "decomposition_terms", "summary_only",
+               "teams"),
+    "random_play": ("p1_wins_random", "p1_wins_p1_perfect", "p1_wins_p2_perfect"),
+    "length_distribution": ("measure", "length", "probability", "games", "games_exact"),
+}
+
+
+def text_code(text: str) -> int:
+    """FNV-1a 64 of a text's UTF-8 bytes."""
+    h = 0xCBF29CE484222325
+    for byte in text.encode():
+        h = ((h ^ byte) * 0x100000001B3) & MASK
+    return h
+
+
+def summary_checksum(tables: dict[str, Any], variant: str, n: int) -> int:
+    """The summary checksum of a layer from its rows of SUMMARY_COLUMNS' tables (pyarrow tables
+    with those columns, as SQL types them; a table left out has no rows)."""
+    import pyarrow as pa
+
+    total = 0
+    for table, columns in SUMMARY_COLUMNS.items():
+        rows = tables.get(table)
+        if rows is None or not rows.num_rows:
+            continue
+        seed = layer_seed(f"{table}:{variant}", n)
+        words = []
+        for j, column in enumerate(columns, 1):
+            array = rows.column(column).combine_chunks() if column in rows.column_names else pa.nulls(rows.num_rows)
+            words.append((column_factor(j), [_code(v, array.type) for v in array.to_pylist()]))
+        for i in range(rows.num_rows):
+            total += mix((seed + sum(factor * values[i] for factor, values in words)) & MASK)
+    return total & MASK
+
+
+def _code(value: Any, kind: Any) -> int:
+    import pyarrow as pa
+    import struct
+
+    if value is None:
+        return NULL_CODE
+    if pa.types.is_floating(kind):
+        return struct.unpack("<Q", struct.pack("<d", float(value)))[0]
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return text_code(value)
+    return int(value) & MASK  # whole numbers (two's complement) and booleans

@@ -16,7 +16,8 @@ independent walls keep SQL from users read-only and inside the database:
 3. What DuckDB's catalog says of the host is not shown: the functions, views and macros
    that read out the database's path, the write-ahead log's, the home and secret
    folders, the Python version (`duckdb_settings()`, `current_setting`,
-   `duckdb_databases()`, `pragma_database_list`, ...) are refused by name, and so are
+   `duckdb_databases()`, `pragma_database_list`, ...) are refused by name, as is
+   `SHOW <setting>` (and `SHOW databases`) wherever it stands, and so are
    the functions that run SQL given as text (`query`, `query_table`,
    `json_execute_serialized_sql`), which would carry any statement past these checks.
    The catalog of the database itself (tables, columns, views, functions) stays open.
@@ -28,7 +29,9 @@ deadline), the connection's memory limit, and a row limit on what is returned
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+import functools
 import os
 import sys
 import threading
@@ -66,6 +69,7 @@ def sandbox_config(memory_limit: str | None = None, threads: int = DEFAULT_THREA
         "temp_directory": "",  # nothing spills to disk: a query over the memory limit fails instead
         "memory_limit": memory_limit or DEFAULT_MEMORY_LIMIT,
         "threads": threads,
+        "secret_directory": "/nonexistent",  # DuckDB's default is under the home folder
         "lock_configuration": True,  # last: no SET, PRAGMA or CALL can undo the above
     }
 
@@ -146,8 +150,19 @@ def check_statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
     return statement.query
 
 
+@functools.cache
+def setting_names() -> frozenset[str]:
+    """Every DuckDB setting's name (`SHOW <setting>` reads its value: some hold the host's paths)."""
+    con = duckdb.connect()
+    try:
+        return frozenset(name.lower() for (name,) in con.execute("SELECT name FROM duckdb_settings()").fetchall())
+    finally:
+        con.close()
+
+
 def _check_names(sql: str) -> None:
-    """Refuse the catalog names that reveal the host, and the functions that run SQL from text."""
+    """Refuse the catalog names that reveal the host, SHOW of a setting (or of the databases),
+    and the functions that run SQL from text."""
     spans = duckdb.tokenize(sql)
     ends = [start for start, _ in spans[1:]] + [len(sql)]
     words = [(kind, sql[start:end].strip()) for (start, kind), end in zip(spans, ends, strict=False)
@@ -156,6 +171,10 @@ def _check_names(sql: str) -> None:
         if kind not in (duckdb.token_type.identifier, duckdb.token_type.keyword):
             continue
         name = (text[1:-1].replace('""', '"') if text.startswith('"') and text.endswith('"') else text).lower()
+        shown = i > 0 and words[i - 1][0] == duckdb.token_type.keyword and words[i - 1][1].lower() == "show"
+        if shown and (name in setting_names() or name == "databases"):
+            raise UsageError(f"SHOW {name[:40]} is refused: it shows DuckDB's settings, which hold the host's "
+                             "files and folders, not the database; SHOW TABLES and SHOW <table> stay open")
         if name in HOST_REVEALING:
             raise UsageError(f"{name} is refused: it shows the host (files, folders, versions), not the database; "
                              "ask the database's own tables and catalog (duckdb_tables(), duckdb_columns(), ...)")
@@ -195,6 +214,20 @@ def _check_explain(con: duckdb.DuckDBPyConnection, sql: str) -> None:
 def run(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None,
         limits: Limits = Limits()) -> Result:
     """Run one read-only statement (parameters bound, never spliced) within the limits."""
+    kept: list[tuple] = []
+    columns, shown, total = stream(con, sql, params, limits, lambda _, rows: kept.extend(rows), in_blocks=False)
+    return Result(columns, kept, total)
+
+
+STREAM_ROWS = 10_000  # rows handed on at a time when they are streamed
+
+
+def stream(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None, limits: Limits,
+           emit: Callable[[list[str], list[tuple]], None], in_blocks: bool = True) -> tuple[list[str], int, int | None]:
+    """Run one read-only statement within the limits, handing its rows to `emit(columns, rows)`
+    block by block (in_blocks: STREAM_ROWS at a time, so that none but the block is held; else
+    all at once) up to limits.max_rows; then (columns, rows handed on, every row's count: None
+    when counting the rest ran into the time limit)."""
     query = check_statement(con, sql)
     seconds = limits.timeout if limits.budget is None else min(limits.budget, limits.timeout)
     deadline = time.monotonic() + seconds
@@ -202,20 +235,33 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None 
     timer.daemon = True
     timer.start()
     columns: list[str] = []
-    rows: list[tuple] = []
+    shown = 0
     counting = False  # past the rows returned: a stop now only cuts the count of the rest
     try:
         cur = con.execute(query, params) if params else con.execute(query)
-        columns = [d[0] for d in cur.description or []]
-        rows = _fetch(cur, limits, deadline)
-        rows = _shown_as_stored(cur.description or [], rows)
-        total: int | None = len(rows)
-        if limits.max_rows is not None and len(rows) == limits.max_rows:
+        description = cur.description or []
+        columns = [d[0] for d in description]
+        while True:
+            left = None if limits.max_rows is None else limits.max_rows - shown
+            if in_blocks:
+                rows = cur.fetchmany(STREAM_ROWS if left is None else min(left, STREAM_ROWS))
+                if time.monotonic() > deadline:
+                    raise duckdb.InterruptException("time limit")
+                done = len(rows) < (STREAM_ROWS if left is None else min(left, STREAM_ROWS))
+            else:
+                rows = _fetch(cur, limits, deadline)
+                done = True
+            shown += len(rows)
+            emit(columns, _shown_as_stored(description, rows))
+            if done or (left is not None and shown >= limits.max_rows):  # type: ignore[operator]
+                break
+        total: int | None = shown
+        if limits.max_rows is not None and shown == limits.max_rows:
             counting = True
-            total = _count_rest(cur, len(rows))
+            total = _count_rest(cur, shown)
     except duckdb.InterruptException:
         if counting:
-            return Result(columns, rows, None)
+            return columns, shown, None
         raise QueryLimitError(f"the query was stopped at its time limit of {limits.timeout:g} s: "
                               f"narrow it (e.g. a WHERE on variant and n) or raise the limit ({opt('timeout')})") from None
     except duckdb.OutOfMemoryException:
@@ -231,7 +277,7 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None 
         raise UsageError(f"SQL error: {first_line(exc)}") from None
     finally:
         timer.cancel()
-    return Result(columns, rows, total)
+    return columns, shown, total
 
 
 FETCH_ROWS = 1024  # the largest block fetched at a time when the rows' size is bounded

@@ -7,6 +7,7 @@ from decimal import Decimal
 import io
 import json
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -62,6 +63,50 @@ def render(columns: list[str], rows: list[tuple], fmt: str = "table") -> str:
     out = [line(columns), "  ".join("-" * w for w in widths), *(line(r) for r in cells)]
     out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
     return "\n".join(out)
+
+
+class StreamedRender:
+    """What render() writes, written block by block as the rows come (`write` takes text): the
+    same text when every row comes in one block; in a table, the first block sets the widths."""
+
+    def __init__(self, fmt: str, write: Callable[[str], Any]):
+        self.fmt, self.write = fmt, write
+        self.columns: list[str] | None = None
+        self.rows = 0
+        self.widths: list[int] = []
+        self.numeric: list[bool] = []
+
+    def emit(self, columns: list[str], rows: list[tuple]) -> None:
+        first = self.columns is None
+        self.columns = columns
+        if self.fmt == "json":
+            text = ", ".join(json.dumps({c: plain(v) for c, v in zip(columns, row, strict=False)}) for row in rows)
+            self.write(("[" if first else ", " if rows and self.rows else "") + text)
+        elif self.fmt == "csv":
+            text = render(columns, rows, "csv")
+            self.write((text if first else text.partition("\n")[2]) + ("\n" if rows or first else ""))
+        elif self.fmt == "markdown":
+            text = render(columns, rows, "markdown")
+            lines = text.split("\n")
+            self.write("\n".join(lines if first else lines[2:]) + ("\n" if rows or first else ""))
+        else:
+            cells = [[_text(v) for v in row] for row in rows]
+            if first:
+                self.widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(columns)]
+                self.numeric = [bool(rows) and all(_is_number(row[i]) for row in rows) for i in range(len(columns))]
+                self.write(self._line(columns) + "\n" + "  ".join("-" * w for w in self.widths) + "\n")
+            self.write("".join(self._line(r) + "\n" for r in cells))
+        self.rows += len(rows)
+
+    def _line(self, values: list[str]) -> str:
+        return "  ".join(v.rjust(w) if num else v.ljust(w)
+                         for v, w, num in zip(values, self.widths, self.numeric, strict=False)).rstrip()
+
+    def finish(self) -> None:
+        if self.fmt == "json":
+            self.write(("[" if self.columns is None else "") + "]\n")
+        elif self.fmt == "table":
+            self.write(f"({self.rows} row{'s' if self.rows != 1 else ''})\n")
 
 
 def _is_number(v: Any) -> bool:

@@ -1,4 +1,4 @@
-"""The service's SQL runs in worker processes, apart from its lookups.
+"""The service's SQL, named queries and plots run in worker processes, apart from its lookups.
 
 DuckDB's memory limit bounds what its buffer manager holds, not every allocation: one
 query can still build a vector of huge strings, and every query of a process shares the
@@ -95,6 +95,10 @@ class SqlWorkers:
     def run_query(self, name: str, variant: str | None, ns: list[int] | None, params: dict[str, str],
                   limits: Limits, fmt: str = "json") -> bytes:
         return self._run(("query", fmt, None, name, variant, ns, params), limits)
+
+    def plot(self, kind: str, variant: str, ns: list[int] | None, measure: str, limits: Limits) -> bytes:
+        """A figure of `zeckdb plot` as SVG, drawn by a worker (matplotlib's CPU and memory are not the service's)."""
+        return self._run(("plot", "svg", None, kind, variant, ns, measure), limits)
 
     def _run(self, job: tuple, limits: Limits) -> bytes:
         deadline = time.monotonic() + limits.timeout  # the request's time limit covers every wait
@@ -197,12 +201,14 @@ def _work(conn: Connection, db: str, memory_limit: str) -> None:
         try:
             with Store.open_read(db, memory_limit=memory_limit) as store:
                 kind, fmt, extra, *what = job
-                if kind == "sql":
-                    result = api.run_sql(store, what[0], limits)
+                if kind == "plot":
+                    body = api.figure_image(api.plot(store, *what), fmt)
+                elif kind == "sql":
+                    body = result_body(api.run_sql(store, what[0], limits), fmt, extra)
                 else:
                     name, variant, ns, params = what
-                    result = api.run_query(store, name, variant, ns, params, limits)
-            answer: tuple[str, Any] = ("ok", result_body(result, fmt, extra))
+                    body = result_body(api.run_query(store, name, variant, ns, params, limits), fmt, extra)
+            answer: tuple[str, Any] = ("ok", body)
         except ZeckdbError as exc:
             answer = ("error", exc)
         except (MemoryError, RuntimeError):  # no memory for an object, or for a thread's stack
@@ -222,3 +228,92 @@ def _address_space() -> int:
             if line.startswith("VmSize:"):
                 return int(line.split()[1]) * 1024
     return 0
+
+
+# -- one statement in a process of its own (`zeckdb sql`) ----------------------------------------
+TEXT_BYTES = 1 << 16  # rendered text is sent to the parent in pieces of about this size
+
+
+def run_in_child(db: Path, sql: str, limits: Limits, fmt: str, write: Any, memory_limit: str) -> tuple[int, int | None]:
+    """Run one statement in a child process with an address-space limit, killed at its deadline,
+    its rows rendered there (render.StreamedRender) and handed to `write` piece by piece as they
+    come (so that neither process holds them all); returns (rows shown, every row's count, None
+    where counting the rest hit the time limit). Errors come back as the child raised them."""
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter: no copy of this one's DuckDB
+    parent, child = context.Pipe(duplex=False)
+    process = context.Process(target=_run_one, args=(child, str(db), sql, limits, fmt, memory_limit),
+                              name="zeckdb-sql", daemon=True)
+    process.start()
+    child.close()
+    started = time.monotonic()
+    deadline: float | None = None  # set once the child is ready: its start-up is not the query's time
+    try:
+        while True:
+            until = (started + START_SECONDS) if deadline is None else deadline
+            if not parent.poll(max(until - time.monotonic(), 0.0)):
+                raise QueryLimitError(f"the query was stopped at its time limit of {limits.timeout:g} s: narrow it "
+                                      "(e.g. a WHERE on variant and n) or raise the limit (--timeout)"
+                                      if deadline is not None else "the SQL process did not start: try again")
+            try:
+                kind, *value = parent.recv()
+            except (EOFError, OSError):  # killed by the operating system: what no other limit caught
+                raise QueryLimitError("the query needs more memory than its limit: narrow it (e.g. a WHERE on "
+                                      "variant and n, fewer columns)") from None
+            if kind == "ready":
+                deadline = time.monotonic() + limits.timeout + GRACE_SECONDS
+            elif kind == "text":
+                write(value[0])
+            elif kind == "done":
+                return value[0], value[1]
+            else:
+                raise value[0]
+    finally:
+        if process.is_alive():
+            process.kill()
+        process.join(5)
+        parent.close()
+
+
+def _run_one(conn: Connection, db: str, sql: str, limits: Limits, fmt: str, memory_limit: str) -> None:
+    """The child of run_in_child: open the database, limit its own address space, stream the rows."""
+    import resource
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops it; a Ctrl-C goes to both
+    from .render import StreamedRender
+    from .store import Store
+
+    pending: list[str] = []
+    size = 0
+
+    def send(text: str) -> None:
+        nonlocal size
+        pending.append(text)
+        size += len(text)
+        if size >= TEXT_BYTES:
+            flush()
+
+    def flush() -> None:
+        nonlocal size
+        if pending:
+            conn.send(("text", "".join(pending)))
+            pending.clear()
+            size = 0
+
+    try:
+        with Store.open_read(db, memory_limit=memory_limit) as store:
+            limit = _address_space() + 2 * memory_bytes(memory_limit)
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            conn.send(("ready",))
+            rendered = StreamedRender(fmt, send)
+            _, shown, total = store.stream(sql, None, limits, rendered.emit)
+            rendered.finish()
+            flush()
+        conn.send(("done", shown, total))
+    except ZeckdbError as exc:
+        conn.send(("error", exc))
+    except (MemoryError, RuntimeError):  # no memory for an object, or for a thread's stack
+        conn.send(("error", QueryLimitError("the query needs more memory than its limit: narrow it (e.g. a WHERE "
+                                            "on variant and n, fewer columns)")))
+    finally:
+        conn.close()

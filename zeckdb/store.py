@@ -22,7 +22,7 @@ import numpy as np
 
 from . import ENGINE_VERSION
 from .errors import DatabaseError, NotBuiltError, interrupted_statement, opt
-from .executor import Limits, Result, run as execute, sandbox_config
+from .executor import Limits, Result, run as execute, sandbox_config, stream as execute_streaming
 from .locking import POLL_SECONDS, READ_WAIT_SECONDS, Gate
 from .variants import Variant
 
@@ -168,9 +168,65 @@ def lean_rows(positions: Any) -> Any:
         .append_column("max_over_min", pc.subtract(positions["max_remaining"], least))
 
 
+# The SQL types of the summary checksum's columns (zeckdb.checksums.SUMMARY_COLUMNS), as the rows
+# are read back: a value is coded by its type (DOUBLE, text, whole number).
+SUMMARY_TYPES = {"builds": {"start_position": "string", "games": "string", "games_approx": "float64",
+                            "expected_length": "float64", "summary_only": "bool_", "teams": "uint64"},
+                 "random_play": {"p1_wins_random": "float64", "p1_wins_p1_perfect": "float64",
+                                 "p1_wins_p2_perfect": "float64"}}
+
+
+def summary_rows_checksum(variant: str, n: int, build: dict[str, Any], random_play: dict[str, Any] | None,
+                          lengths: Any) -> int:
+    """The summary checksum (zeckdb.checksums.summary_checksum) of a layer's rows as they are
+    written: its builds row's values (`build`), its random_play row, its length rows (Arrow)."""
+    import pyarrow as pa
+
+    from .checksums import SUMMARY_COLUMNS, summary_checksum
+
+    def table(name: str, row: dict[str, Any]) -> Any:
+        types = SUMMARY_TYPES[name]
+        return pa.table({c: pa.array([row.get(c, False if c == "summary_only" else None)],
+                                     getattr(pa, types.get(c, "int64"))()) for c in SUMMARY_COLUMNS[name]})
+
+    tables = {"builds": table("builds", build), "length_distribution": lengths}
+    if random_play is not None:
+        tables["random_play"] = table("random_play", random_play)
+    return summary_checksum(tables, variant, n)
+
+
 def resolve_db_path(db: str | os.PathLike | None) -> Path:
-    """--db if given, else $ZECKDB_DB, else ./zeckdb.duckdb."""
-    return Path(db or os.environ.get("ZECKDB_DB") or DEFAULT_DB)
+    """The database's real path: --db if given, else $ZECKDB_DB, else ./zeckdb.duckdb, its
+    symbolic links resolved, as DuckDB resolves them, so that its side files (the write-ahead
+    log, the lock folder) are the ones DuckDB and every other zeckdb process use. Refused: what
+    exists and is no regular file (a folder, a FIFO, a device), and the name of a side file of
+    a database that exists (`X.duckdb.wal` beside X.duckdb)."""
+    import stat
+
+    from .outputs import DATABASE_SIDE_FILES
+
+    given = Path(db or os.environ.get("ZECKDB_DB") or DEFAULT_DB)
+    shown = str(given)[:200]
+    path = Path(os.path.realpath(given))
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise DatabaseError(f"cannot use {shown} as the database: {exc.strerror}; pass {opt('db')} with a database "
+                            "file") from None
+    if mode is not None and not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "not a regular file"
+        raise DatabaseError(f"{shown} is {kind}, not a database file: pass {opt('db')} with a database file "
+                            "(or a new file name)")
+    for place in [path, *path.parents]:
+        for suffix in (*DATABASE_SIDE_FILES, ".locks"):
+            owner = place.with_name(place.name.removesuffix(suffix)) if place.name.endswith(suffix) else None
+            if owner is not None and owner.name and owner.is_file():
+                where = f"inside the {suffix} folder" if place != path else f"the {suffix} file"
+                raise DatabaseError(f"{shown} is {where} of the database {owner.name}: pass {opt('db')} {owner.name} "
+                                    "to use that database, or name a database file of its own")
+    return path
 
 
 def _alembic_config(path: Path):
@@ -815,8 +871,13 @@ class Store:
         self._insert_layers(con, "edge_rows", within)
         self._insert_layers(con, "edge_rows_across", across)
         self._insert_values(con, "graph_layers", graph_layers)
+        # the length distributions last of the rows, as they may still be computed meanwhile
+        lengths = [s.layer.length_rows() for s in staged]
+        self._insert_layers(con, "length_distribution", [
+            (rows, {"variant": s.layer.variant, "n": s.layer.n})
+            for s, rows in zip(staged, lengths, strict=True) if rows is not None])
         builds, played = [], []
-        for s in staged:
+        for s, rows in zip(staged, lengths, strict=True):
             layer = s.layer
             edges_checksum = edges_checksums.get((layer.graph, layer.n))
             if edges_checksum is None:  # the graph layer was written before
@@ -824,13 +885,11 @@ class Store:
                     layer_checksum(con, "edges", layer.graph, layer.n))
             builds.append({"variant": layer.variant, "n": layer.n, **layer.build,
                            "positions_checksum": s.positions_checksum.result(),
-                           "edges_checksum": edges_checksum.result()})
+                           "edges_checksum": edges_checksum.result(),
+                           "summary_checksum": summary_rows_checksum(layer.variant, layer.n, layer.build,
+                                                                     layer.random_play, rows)})
             if layer.random_play is not None:
                 played.append({"variant": layer.variant, "n": layer.n, **layer.random_play})
-        # the length distributions last of the rows, as they may still be computed meanwhile
-        self._insert_layers(con, "length_distribution", [
-            (lengths, {"variant": s.layer.variant, "n": s.layer.n})
-            for s in staged if (lengths := s.layer.length_rows()) is not None])
         self._insert_values(con, "builds", builds)
         self._insert_values(con, "random_play", played)
 
@@ -892,22 +951,30 @@ class Store:
             if replace:
                 for table in ("builds", "random_play"):
                     con.execute(f"DELETE FROM {table} WHERE variant = ? AND n = ?", [variant.name, s.n])
-            con.execute(
-                """INSERT INTO builds (variant, n, positions, edges, start_id, start_position, winner, min_length,
-                       max_length, start_remoteness, games, games_approx, expected_length, decomposition_terms,
-                       seconds, engine_version, summary_only, teams)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, true, ?)""",
-                [variant.name, s.n, s.positions, s.edges, s.start_id, variant.format(variant.start(s.n)), s.winner,
-                 s.min_length, s.max_length, s.start_remoteness, s.games_approx, s.expected_length,
-                 variant.decomposition_terms(s.n), s.seconds, ENGINE_VERSION, s.teams])
-            if s.p1_wins_random is not None:
-                con.execute("INSERT INTO random_play VALUES (?, ?, ?, ?, ?)",
-                            [variant.name, s.n, s.p1_wins_random, s.p1_wins_p1_perfect, s.p1_wins_p2_perfect])
+            build = dict(positions=s.positions, edges=s.edges, start_id=s.start_id,
+                         start_position=variant.format(variant.start(s.n)), winner=s.winner, min_length=s.min_length,
+                         max_length=s.max_length, start_remoteness=s.start_remoteness, games=None,
+                         games_approx=s.games_approx, expected_length=s.expected_length,
+                         decomposition_terms=variant.decomposition_terms(s.n), summary_only=True, teams=s.teams)
+            played = None if s.p1_wins_random is None else dict(
+                p1_wins_random=s.p1_wins_random, p1_wins_p1_perfect=s.p1_wins_p1_perfect,
+                p1_wins_p2_perfect=s.p1_wins_p2_perfect)
+            self._insert_values(con, "builds", [{"variant": variant.name, "n": s.n, **build, "seconds": s.seconds,
+                                                 "engine_version": ENGINE_VERSION,
+                                                 "summary_checksum": summary_rows_checksum(variant.name, s.n, build,
+                                                                                           played, None)}])
+            if played is not None:
+                self._insert_values(con, "random_play", [{"variant": variant.name, "n": s.n, **played}])
 
     # -- reading -----------------------------------------------------------
     def run(self, sql: str, params: dict[str, Any] | None = None, limits: Limits | None = None) -> Result:
         """A user's statement (or a named query's), through the sandboxed executor within `limits`."""
         return execute(self._connection_waiting(), sql, params, limits or Limits())
+
+    def stream(self, sql: str, params: dict[str, Any] | None, limits: Limits,
+               emit: Callable[[list[str], list[tuple]], None]) -> tuple[list[str], int, int | None]:
+        """A user's statement through the sandboxed executor, its rows handed to `emit` a block at a time."""
+        return execute_streaming(self._connection_waiting(), sql, params, limits, emit)
 
     def rows(self, sql: str, params: list[Any] | dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
         """The rows of zeckdb's own SQL (never a user's text: that goes through `run`)."""

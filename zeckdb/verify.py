@@ -69,15 +69,29 @@ def verify(store: Store, variant: str | None = None, ns: list[int] | None = None
                                 "terminal flag, games and expected moves, re-derived from the children"),
         Check("starts", "one start per layer; the summary's winner, lengths, remoteness and game count agree with it"),
         Check("checksums", "the rows hash to the checksums recorded when the layer was built"),
+        Check("lengths and odds", "the length distribution sums to 1 under P and to the game count under mu, "
+                                  "spans the shortest to the longest game, its mean is the expected length, "
+                                  "which is the start's; random-play odds are probabilities"),
+        Check("summary checksums", "each layer's builds, random_play and length rows hash to the summary "
+                                   "checksum recorded with them (summary layers too)"),
+        Check("summary layers", "layers built with --summary-only solved again (up to "
+                                f"{RESOLVE_POSITIONS:,} positions) give their stored row"),
+        Check("catalog", "each variant's stored facts, move names and columns are the game's; each graph "
+                         "layer's size is its stored rows'"),
     ]}
     edges_sums: dict[tuple[str, int], int] = {}  # each graph layer's edges hashed once
     for name, batch in _batches(layers):
         v = get_variant(name)
         start_games = _check_solved(store, v, batch, checks)
         _check_layers(store, v, batch, start_games, checks, edges_sums)
+        _check_lengths(store, v, batch, checks["lengths and odds"])
         if progress:
             progress(len(batch), f"{name} n={batch[-1]}")
-    return Report([(name, n) for name, n, _ in layers], list(checks.values()), time.perf_counter() - t0)
+    summaries = _summary_layers(store, variant, ns)
+    _check_summary_checksums(store, [(name, n) for name, n, _ in layers] + summaries, checks["summary checksums"])
+    _check_summary_layers(store, summaries, checks["summary layers"])
+    _check_catalog(store, variant, checks["catalog"])
+    return Report([(name, n) for name, n, _ in layers] + summaries, list(checks.values()), time.perf_counter() - t0)
 
 
 def layers_to_verify(store: Store, variant: str | None, ns: list[int] | None) -> list[tuple[str, int, int]]:
@@ -338,3 +352,141 @@ def _check_layers(store: Store, v: Variant, ns: list[int], start_games: dict[int
                                                        ("moves", edges_now, edges_sum)] if a != b)
             sums.fail(f"{layer}: the {which} rows do not hash to the checksum recorded at build time "
                       "(rows changed or deleted by hand?)")
+
+
+RESOLVE_POSITIONS = 2_000_000  # summary layers up to this size are solved again by `zeckdb verify`
+
+
+def _summary_layers(store: Store, variant: str | None, ns: list[int] | None) -> list[tuple[str, int]]:
+    rows = store.rows("SELECT variant, n FROM builds WHERE summary_only AND ($variant IS NULL OR variant = $variant) "
+                      "ORDER BY variant, n", {"variant": variant})
+    return [(name, n) for name, n in rows if ns is None or n in ns]
+
+
+LENGTHS_SQL = f"""
+    WITH d AS (
+        SELECT n, sum(probability) FILTER (WHERE measure = 'P') AS p_total,
+               sum(probability * length) FILTER (WHERE measure = 'P') AS p_mean,
+               sum(games) FILTER (WHERE measure = 'mu') AS mu_games,
+               sum(probability) FILTER (WHERE measure = 'mu') AS mu_total,
+               min(length) AS shortest, max(length) FILTER (WHERE probability > 0) AS longest, count(*) AS rows
+        FROM length_distribution WHERE variant = $variant AND {IN_BATCH} GROUP BY n),
+    s AS (SELECT n, any_value(expected_remaining) AS start_expected FROM positions
+          WHERE variant = $variant AND is_start AND {IN_BATCH} GROUP BY n)
+    SELECT b.n, b.min_length, b.max_length, b.expected_length, b.games_approx, b.games, s.start_expected,
+           d.p_total, d.p_mean, d.mu_games, d.mu_total, d.shortest, d.longest, coalesce(d.rows, 0),
+           r.p1_wins_random, r.p1_wins_p1_perfect, r.p1_wins_p2_perfect
+    FROM builds b LEFT JOIN d USING (n) LEFT JOIN s USING (n)
+    LEFT JOIN random_play r ON r.variant = b.variant AND r.n = b.n
+    WHERE b.variant = $variant AND b.{IN_BATCH}
+    ORDER BY b.n"""
+
+
+def _close(a: float | None, b: float | None, tolerance: float) -> bool:
+    return a is not None and b is not None and abs(a - b) <= tolerance * max(abs(a), abs(b), 1e-300)
+
+
+def _check_lengths(store: Store, v: Variant, ns: list[int], check: Check) -> None:
+    """What the stored distributions, expected lengths and odds say of each other and of the start."""
+    for (n, shortest, longest, expected, games_approx, games, start_expected, p_total, p_mean, mu_games, mu_total,
+         low, high, rows, *odds) in store.rows(LENGTHS_SQL, _params(LENGTHS_SQL, v, ns)):
+        check.checked += 1
+        layer = f"{v.name} n={n}"
+        problems = []
+        if games is not None and games_approx is not None and not _close(float(int(games)), games_approx, 1e-12):
+            problems.append(f"games_approx {games_approx:.6g}, the exact count {int(games):.6g}")
+        if expected is not None and start_expected is not None and not _close(expected, start_expected, 1e-6):
+            problems.append(f"expected_length {expected}, the start's expected_remaining {start_expected}")
+        if rows:
+            if not _close(p_total, 1.0, 1e-9) or not _close(mu_total, 1.0, 1e-9):
+                problems.append(f"the length distribution sums to {p_total} under P, {mu_total} under mu, not 1")
+            if not _close(p_mean, expected, 1e-9):
+                problems.append(f"its mean under P is {p_mean}, the expected length {expected}")
+            if not _close(mu_games, games_approx, 1e-9):
+                problems.append(f"its games under mu add up to {mu_games:.6g}, the game count {games_approx:.6g}")
+            if (low, high) != (shortest, longest):
+                problems.append(f"it spans lengths {low}..{high}, the games {shortest}..{longest}")
+        if any(p is not None and not 0.0 <= p <= 1.0 for p in odds):
+            problems.append(f"random-play odds {odds} are not all probabilities")
+        if problems:
+            check.fail(f"{layer}: " + "; ".join(problems))
+
+
+def _check_summary_checksums(store: Store, layers: list[tuple[str, int]], check: Check) -> None:
+    from .checksums import SUMMARY_COLUMNS, summary_checksum
+
+    recorded = {(name, n): value for name, n, value in store.rows("SELECT variant, n, summary_checksum FROM builds")}
+    for name, n in layers:
+        check.checked += 1
+        if recorded.get((name, n)) is None:
+            check.fail(f"{name} n={n}: no summary checksum recorded: rebuild it with "
+                       f"`zeckdb build --variant {name} --n {n} --force`")
+            continue
+        tables = {table: store.arrow(f"SELECT {', '.join(columns)} FROM {table} WHERE variant = ? AND n = ?",
+                                     [name, n]) for table, columns in SUMMARY_COLUMNS.items()}
+        if summary_checksum(tables, name, n) != recorded[name, n]:
+            check.fail(f"{name} n={n}: its builds, random_play or length rows do not hash to the summary checksum "
+                       "recorded with them (changed by hand?)")
+
+
+def _check_summary_layers(store: Store, layers: list[tuple[str, int]], check: Check) -> None:
+    """Summary layers solved again (engine.summary) where small enough, compared with their row."""
+    import math
+
+    from .engine.summary import solve_summary
+
+    fields = ["positions", "edges", "start_id", "winner", "min_length", "max_length", "start_remoteness", "teams"]
+    for name, n in layers:
+        v = get_variant(name)
+        if v.summary_refusal is not None or v.summary_size(n) > RESOLVE_POSITIONS:
+            continue
+        (row,) = store.build_rows(name, [n])
+        played = store.rows("SELECT p1_wins_random, p1_wins_p1_perfect, p1_wins_p2_perfect FROM random_play "
+                            "WHERE variant = ? AND n = ?", [name, n])
+        again = solve_summary(v, n, floats=True)
+        check.checked += 1
+        wrong = [f"{f} {row[f]}, solved again {getattr(again, f)}" for f in fields if row[f] != getattr(again, f)]
+        for f, value in (("expected_length", again.expected_length), ("games_approx", again.games_approx)):
+            if row[f] is not None and not math.isclose(row[f], value or 0.0, rel_tol=1e-9):
+                wrong.append(f"{f} {row[f]}, solved again {value}")
+        for stored, value in zip(played[0] if played else (), (again.p1_wins_random, again.p1_wins_p1_perfect,
+                                                               again.p1_wins_p2_perfect), strict=False):
+            if stored is not None and not math.isclose(stored, value or 0.0, rel_tol=1e-9, abs_tol=1e-12):
+                wrong.append(f"random-play odds {played[0]}, solved again differ")
+                break
+        if wrong:
+            check.fail(f"{name} n={n}: " + "; ".join(wrong))
+
+
+def _check_catalog(store: Store, variant: str | None, check: Check) -> None:
+    """The variants' rows, move names and columns against the games; graph layers against their rows."""
+    for name, title, source, graph, reversed_, players, bins, text_width, bound in store.rows(
+            "SELECT variant, title, source, graph, reversed, players, bins, text_width, forcing_bound FROM variants "
+            "WHERE $variant IS NULL OR variant = $variant", {"variant": variant}):
+        check.checked += 1
+        try:
+            v = get_variant(name)
+        except Exception:  # a game this zeckdb does not know (a newer release's): nothing to compare
+            continue
+        stored = (title, source, graph, reversed_, players, bins, text_width, bound)
+        want = (v.title, v.source, v.graph_name, v.reversed, v.players, len(v.columns), v.text_width, v.forcing_bound)
+        if stored != want:
+            check.fail(f"{name}: the variants row says {stored}, the game {want}")
+        moves = [m for (m,) in store.rows("SELECT name FROM move_names WHERE variant = ? ORDER BY code", [name])]
+        columns = store.rows("SELECT name, weight FROM variant_columns WHERE variant = ? ORDER BY position", [name])
+        if moves != list(v.move_names):
+            check.fail(f"{name}: its stored move names are not the game's")
+        if columns != list(zip(v.columns, v.column_weights, strict=True)):
+            check.fail(f"{name}: its stored columns are not the game's")
+    for graph, n, positions, edges, built_positions, built_edges, stored_edges in store.rows("""
+            SELECT g.graph, g.n, g.positions, g.edges, b.positions, b.edges,
+                   (SELECT count(*) FROM edges e WHERE e.graph = g.graph AND e.n = g.n)
+            FROM graph_layers g
+            JOIN (SELECT v.graph, b.n, any_value(b.positions) AS positions, any_value(b.edges) AS edges
+                  FROM builds b JOIN variants v USING (variant) WHERE NOT b.summary_only GROUP BY ALL) b USING (graph, n)
+            WHERE $variant IS NULL OR g.graph = (SELECT graph FROM variants WHERE variant = $variant)""",
+            {"variant": variant}):
+        check.checked += 1
+        if (positions, edges) != (built_positions, built_edges) or edges != stored_edges:
+            check.fail(f"graph {graph} n={n}: graph_layers counts {positions:,} positions and {edges:,} moves, its "
+                       f"layers {built_positions:,} and {built_edges:,}, its stored moves {stored_edges:,}")

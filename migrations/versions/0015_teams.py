@@ -1,4 +1,5 @@
-"""Teams in the games of three or more players, and the bound their papers prove.
+"""Teams in the games of three or more players, the bound their papers prove, and a checksum of
+each layer's summary rows.
 
 Revision ID: 0015
 Revises: 0014
@@ -21,6 +22,10 @@ theorem proves that no player can force a win from the start (Miller, Sosis and 
 3c^2 + 6c + 3 for P >= c + 2 players), NULL where none applies.
 
 position_rows (two-player games only) gains no column: the view shows NULL teams for its rows.
+
+builds.summary_checksum covers what no other check re-derives: the layer's builds row, its
+random_play row and its length distribution (zeckdb.checksums.summary_checksum), written with
+the layer; the upgrade computes it from each layer's rows as they are.
 """
 
 from alembic import op
@@ -51,11 +56,26 @@ def positions_view(teams: bool) -> str:
     SELECT * FROM position_rows_wide"""
 
 
+def _summary_checksums(con) -> None:
+    """Each layer's summary checksum, from its rows as they are (zeckdb.checksums.summary_checksum)."""
+    from zeckdb.checksums import SUMMARY_COLUMNS, summary_checksum
+
+    layers = con.execute("SELECT variant, n FROM builds").fetchall()
+    for variant, n in layers:
+        tables = {table: con.sql(f"SELECT {', '.join(columns)} FROM {table} WHERE variant = $variant AND n = $n",
+                                 params={"variant": variant, "n": n}).to_arrow_table()
+                  for table, columns in SUMMARY_COLUMNS.items()}
+        con.execute("UPDATE builds SET summary_checksum = ? WHERE variant = ? AND n = ?",
+                    [summary_checksum(tables, variant, n), variant, n])
+
+
 def upgrade() -> None:
     op.execute("ALTER TABLE position_rows_wide ADD COLUMN teams UBIGINT")
     op.execute("ALTER TABLE builds ADD COLUMN teams UBIGINT")
+    op.execute("ALTER TABLE builds ADD COLUMN summary_checksum UBIGINT")
     op.execute("ALTER TABLE variants ADD COLUMN forcing_bound INTEGER")
     op.execute(positions_view(teams=True))
+    _summary_checksums(op.get_bind().connection.dbapi_connection)
 
 
 def _checksums_without_teams(con) -> dict[tuple[str, int], int]:
@@ -85,6 +105,7 @@ def downgrade() -> None:
     op.execute(positions_view(teams=False).replace("SELECT * FROM position_rows_wide",
                                                    "SELECT * EXCLUDE (teams) FROM position_rows_wide"))
     op.execute("ALTER TABLE variants DROP COLUMN forcing_bound")
+    op.execute("ALTER TABLE builds DROP COLUMN summary_checksum")
     op.execute("ALTER TABLE builds DROP COLUMN teams")
     op.execute("ALTER TABLE position_rows_wide DROP COLUMN teams")
     op.execute(positions_view(teams=False))
