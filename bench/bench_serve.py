@@ -14,10 +14,12 @@ latency is clients / throughput), then position lookups paced at --rate requests
 per second over the same clients (latency counted from when each was due), the
 server's memory, and how long lookups wait while another client's expensive SQL
 runs into its time limit. Last, the hostile load (bench/hostile.py) for --hostile
-seconds: eight clients sending expensive SQL back to back (cross joins, recursive
-CTEs, huge aggregates and results, `range` over 10^12) while one client looks up
-starts, with the server's memory, its answers and the lookups' latency against their
-targets. Client and server share the machine's cores.
+seconds: a hundred clients (--hostile-clients) sending expensive SQL back to back (cross
+joins, recursive CTEs, huge aggregates and results, `range` over 10^12) or asking for
+plots, and 200 silent connections (--silent), while one client looks up starts; the
+lookups are measured first without the load, then with it, in the same run, with the
+server's memory, its answers and the lookups' latency against their targets. Client and
+server share the machine's cores.
 
     python bench/bench_serve.py --db core.duckdb --only-hostile --hostile 60
 """
@@ -40,7 +42,7 @@ import time
 from hostile import run_for  # bench/hostile.py, beside this script
 
 TARGETS = {"p50_ms": 10.0, "p99_ms": 50.0, "rps": 200.0}
-HOSTILE_P99_MS = 100.0  # lookups while eight clients send expensive SQL
+HOSTILE_P99_MS = 100.0  # lookups while a hundred clients send expensive SQL and ask for plots
 VARIANTS = ["zeckendorf", "reversed"]
 EXPENSIVE_SQL = "SELECT sum(a.range * b.range) FROM range(1000000) a, range(1000000) b"
 
@@ -170,6 +172,9 @@ def main() -> None:
     parser.add_argument("--hostile", type=float, default=60.0, help="seconds of hostile SQL load (0: none)")
     parser.add_argument("--memory-limit", default="2GB", help="the server's --memory-limit in the hostile run")
     parser.add_argument("--only-hostile", action="store_true", help="skip the other runs")
+    parser.add_argument("--hostile-clients", type=int, default=100, help="clients of the hostile load (a fifth of "
+                        "them ask for plots)")
+    parser.add_argument("--silent", type=int, default=200, help="silent connections held during the hostile load")
     args = parser.parse_args()
     counts = [int(c) for c in args.clients.split(",")]
     with tempfile.TemporaryDirectory(dir=".") as tmp:
@@ -189,14 +194,21 @@ def run_hostile(db: Path, max_n: int, args: argparse.Namespace) -> None:
 
     port = free_port()
     server = start_server(db, port, args.sql_timeout, "--memory-limit", args.memory_limit)
+    clients, plots, silent = args.hostile_clients, args.hostile_clients // 5, args.silent
     try:
-        print(f"\nhostile load: 8 clients of expensive SQL for {args.hostile:g} s (SQL time limit {args.sql_timeout:g} s, "
-              f"--memory-limit {args.memory_limit}, 2 SQL workers), 1 client looking up starts meanwhile", flush=True)
-        o = attack(port, server.pid, args.hostile, clients=8, max_n=max_n)
+        idle = attack(port, server.pid, min(args.hostile, 20.0), clients=0, max_n=max_n)
+        print(f"\nhostile load: {clients - plots} clients of expensive SQL and {plots} of plots, back to back, and "
+              f"{silent} silent connections, for {args.hostile:g} s (SQL time limit {args.sql_timeout:g} s, "
+              f"--memory-limit {args.memory_limit}, 2 workers), 1 client looking up starts meanwhile", flush=True)
+        o = attack(port, server.pid, args.hostile, clients=clients, max_n=max_n, plots=plots, silent=silent)
         alive = server.poll() is None
     finally:
         server.terminate()
         server.wait()
+    print("  lookups, side by side in one run:")
+    for name, run in (("idle", idle), (f"{clients} hostile clients", o)):
+        print(f"    {name:<22} {len(run.lookups):>6} lookups, failed {sum(s != 200 for _, s in run.lookups)}, "
+              f"p50 {run.lookup_ms(0.5):.1f} ms, p99 {run.lookup_ms(0.99):.1f} ms")
     answered = ", ".join(f"{status}: {count}" for status, count in sorted(o.statuses.items(), key=str))
     print(f"  SQL answers by status: {answered}; non-JSON errors: {len(o.bad_bodies)}; server up after: {alive}")
     print(f"  slowest SQL answer {o.slowest_sql:.2f} s against its limit {args.sql_timeout:g} s "

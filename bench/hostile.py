@@ -66,8 +66,10 @@ def children(pid: int) -> list[int]:
 
 
 def attack(port: int, server_pid: int, seconds: float, clients: int = 8, max_n: int = 50,
-           lookup_pause: float = 0.02) -> Outcome:
-    """Run the load for `seconds` and return what was seen."""
+           lookup_pause: float = 0.02, plots: int = 0, silent: int = 0) -> Outcome:
+    """Run the load for `seconds` and return what was seen: `clients` attackers, the first
+    `plots` of them asking for figures instead of SQL, and `silent` sockets opened and left
+    silent (reopened whenever the server closes one)."""
     outcome = Outcome()
     stop = threading.Event()
     lock = threading.Lock()
@@ -77,7 +79,11 @@ def attack(port: int, server_pid: int, seconds: float, clients: int = 8, max_n: 
         while not stop.is_set():
             t0 = time.monotonic()
             try:
-                status, body = _request(conn, "POST", "/v1/sql", {"sql": EXPENSIVE[i % len(EXPENSIVE)]})
+                if i < plots:
+                    kind = ["length-distribution", "winners", "lengths", "remoteness"][i % 4]
+                    status, body = _request(conn, "GET", f"/v1/plots/{kind}?variant=zeckendorf&n={max_n - i % 5}")
+                else:
+                    status, body = _request(conn, "POST", "/v1/sql", {"sql": EXPENSIVE[i % len(EXPENSIVE)]})
             except (OSError, http.client.HTTPException) as exc:
                 status, body = type(exc).__name__, b""
                 conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
@@ -107,8 +113,25 @@ def attack(port: int, server_pid: int, seconds: float, clients: int = 8, max_n: 
             outcome.peak_rss_mib = max(outcome.peak_rss_mib, main + sum(rss_mib(p) for p in children(server_pid)))
             stop.wait(0.05)
 
+    def hold_silent() -> None:
+        import socket
+
+        held: list = []
+        while not stop.is_set():
+            held = [s for s in held if not _closed(s)]
+            while len(held) < silent:
+                try:
+                    held.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+                except OSError:
+                    break
+            stop.wait(0.2)
+        for s in held:
+            s.close()
+
     threads = [threading.Thread(target=attacker, args=(i,)) for i in range(clients)]
     threads += [threading.Thread(target=looker), threading.Thread(target=watch_memory)]
+    if silent:
+        threads.append(threading.Thread(target=hold_silent))
     run_for(threads, stop, seconds)
     return outcome
 
@@ -128,3 +151,16 @@ def _is_json_error(body: bytes) -> bool:
         return isinstance(json.loads(body).get("error"), str)
     except (ValueError, AttributeError):
         return False
+
+
+def _closed(sock) -> bool:
+    """Whether the server has closed a silent socket (a read would not block)."""
+    import select
+
+    readable, _, _ = select.select([sock], [], [], 0)
+    if not readable:
+        return False
+    try:
+        return sock.recv(1, 0x40) == b""  # MSG_DONTWAIT
+    except OSError:
+        return True

@@ -404,7 +404,10 @@ def sql(
 
     Allowed: SELECT, WITH ... SELECT, VALUES, DESCRIBE, SUMMARIZE, SHOW and plain
     EXPLAIN; anything else is refused. The query sees the database only (no
-    files, no network), within a time limit, a memory limit and a row limit.
+    files, no network). It runs in a process of its own, which the operating
+    system holds to twice DuckDB's memory limit (ZECKDB_MEMORY_LIMIT, default
+    4GB) and which is stopped at the time limit; its rows are printed as they
+    come, so --max-rows 0 prints any number of them.
     """
 
     _check_format(fmt)
@@ -414,9 +417,11 @@ def sql(
         from zeckdb.errors import UsageError
 
         raise UsageError("the SQL is over 1,000,000 characters: send a shorter statement")
-    with api.open_db(db) as store:
-        result = api.run_sql(store, text, limits)
-    _print_result(result, fmt)
+    shown, total = api.run_sql_apart(db, text, limits, fmt, lambda piece: typer.echo(piece, nl=False))
+    if total is None or total > shown:
+        counted = f"{total:,}" if total is not None else "more (counting them hit the time limit)"
+        _echo_err(f"zeckdb: showing the first {shown:,} of {counted} rows: "
+                  f"--max-rows N shows more, --max-rows 0 all of them")
 
 
 @app.command()
@@ -462,6 +467,10 @@ def serve(
                                   "plots drawn at once); a request beyond them gets 429, so lookups stay fast."),
     memory_limit: str = typer.Option("2GB", "--memory-limit", help="DuckDB's memory limit for the service's "
                                      "queries, e.g. 2GB or 512MB (a query over it fails with 408)."),
+    max_connections: int = typer.Option(512, "--max-connections", min=4, max=100_000, help="Connections open at once; "
+                                        "one more is closed at once."),
+    header_timeout: float = typer.Option(10.0, "--header-timeout", min=0.1, max=3600, help="Seconds a connection has "
+                                         "to send a request's head; a silent or slow one is closed."),
 ) -> None:
     """Serve the database read-only over HTTP: a web page at / and a JSON API at /v1 (documented at /docs).
 
@@ -475,7 +484,8 @@ def serve(
     """
     from zeckdb.service import serve as run_service
 
-    run_service(db, host, port, sql_timeout, sql_max_rows, max_heavy, api.check_memory_limit(memory_limit))
+    run_service(db, host, port, sql_timeout, sql_max_rows, max_heavy, api.check_memory_limit(memory_limit),
+                max_connections=max_connections, header_timeout=header_timeout)
 
 
 @app.command()

@@ -138,3 +138,15 @@ def test_a_game_of_three_players_names_who_can_force_a_win(browser, page):
     result = wait_for(browser, lambda b: b.find_element(By.ID, "result").is_displayed()
                       and b.find_element(By.ID, "result").text)
     assert "Player 2 wins" in result and "Player 3 has no move" in result
+
+
+def test_the_api_docs_render_in_a_browser_with_no_outside_file(browser, page):
+    """/docs is Swagger UI from the package's own files: it renders the API with nothing fetched
+    from outside the server (the page's Content-Security-Policy would refuse it anyway), and
+    the page's console shows no policy violation."""
+    browser.get(page + "/docs")
+    title = wait_for(browser, lambda b: b.find_elements(By.CSS_SELECTOR, ".swagger-ui .info .title"), timeout=60)
+    assert "zeckdb" in title[0].text
+    assert wait_for(browser, lambda b: b.find_elements(By.CSS_SELECTOR, ".opblock-summary-path"), timeout=60)
+    sources = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+    assert sources and all(url.startswith(page) for url in sources), sources

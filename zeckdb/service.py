@@ -7,12 +7,19 @@ limit, 429 busy, 503 database unavailable), never a stack trace. SQL goes throug
 sandboxed executor as `zeckdb sql`, with the service's own limits.
 
 Lookups, lines and summaries run on cursors of one read-only connection (FastAPI
-runs plain endpoints in a thread pool). Ad-hoc SQL and named queries run in
+runs plain endpoints in a thread pool). Ad-hoc SQL, named queries and plots run in
 `max_heavy` worker processes of their own (zeckdb.sqlworkers: their own memory,
-killed at their deadline), plots at most `max_heavy` at a time in the server; one
-request more is answered at once with 429 (Too Many Requests) and a JSON error,
-so lookups keep their threads, cores and memory. Every SQL request is bounded in
-time, memory, rows and bytes.
+killed at their deadline); their requests wait for a turn on the event loop, not in
+the lookups' threads, and one that finds no turn within a second is answered with 429
+(Too Many Requests) and a JSON error, so lookups keep their threads, cores and memory.
+Every SQL request is bounded in time, memory, rows and bytes.
+
+The connection itself is bounded too (serve, _Guard): at most MAX_CONNECTIONS at once (one
+more is closed at once), a request's head must arrive within HEADER_SECONDS and an idle
+connection is closed after KEEP_ALIVE_SECONDS, a body is read only up to MAX_BODY_BYTES (413
+past it, as soon as its length says so), and every answer carries a Content-Security-Policy
+that allows the page's own files only, X-Content-Type-Options: nosniff and no framing. /docs
+is Swagger UI from the package's own files (it works offline).
 
 Strangers learn nothing of the host: errors and /v1/status name the database by
 its file name only, and the SQL surface refuses the catalog functions that show
@@ -27,7 +34,6 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-import threading
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -43,12 +49,25 @@ from .render import plain
 from .resources import web_dir
 
 log = logging.getLogger("zeckdb.service")
+MAX_CONNECTIONS = 512  # open at once; far below the file limit, so silent sockets cannot exhaust it
+HEADER_SECONDS = 10.0  # for a request's head (a connection's first, or the next on a kept-alive one)
+KEEP_ALIVE_SECONDS = 5.0
+MAX_BODY_BYTES = 1 << 20  # a JSON body: the SQL is at most MAX_SQL_CHARS
+QUEUE_SECONDS = 1.0  # a heavy request's wait for its turn before 429
+SECURITY_HEADERS = [
+    (b"content-security-policy", b"default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+                                 b"form-action 'self'; frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+]
+DOCS_ASSETS = ("swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png")
 MAX_SQL_CHARS = 100_000
 MAX_HEAVY = 2  # SQL, named-query and plot requests at once: one per core
 MEMORY_LIMIT = "2GB"  # DuckDB's, for the service's readers
 SQL_MAX_BYTES = 32_000_000  # the rows of one SQL answer, before JSON
 MEDIA_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
-               ".css": "text/css; charset=utf-8"}
+               ".css": "text/css; charset=utf-8", ".png": "image/png"}
 
 
 class SqlRequest(BaseModel):
@@ -87,14 +106,15 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
     store = reader.store
     hide = _Scrubber(reader.path)
     sql_limits = api.Limits(timeout=sql_timeout, max_rows=sql_max_rows, max_bytes=sql_max_bytes)
-    drawing = _Slots(max_heavy, "plots")
+    heavy = _Turns(max_heavy)
 
-    app = FastAPI(title="zeckdb", version=__version__,
+    app = FastAPI(title="zeckdb", version=__version__, docs_url=None, redoc_url=None,
                   description="Exhaustive position database of the Zeckendorf game family: lookups, principal lines, "
                               "per-n summaries, named queries and read-only SQL.")
 
     _add_error_handlers(app, hide)
     _add_pages(app)
+    app.add_middleware(_Guard)
 
     @app.get("/v1/variants", summary="The games, each with the n built (in full: positions can be looked up) "
                                      "and the n built with --summary-only")
@@ -118,28 +138,27 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
 
     @app.get("/v1/queries/{name}", summary="A named query's rows (variant, n and its own parameters as query "
                                              "parameters; format=json or csv)")
-    def query(name: str, request: Request, variant: str | None = None, n: str | None = None,
-              format: str = "json") -> Any:
+    async def query(name: str, request: Request, variant: str | None = None, n: str | None = None,
+                    format: str = "json") -> Any:
         if format not in ("json", "csv"):
             raise UsageError(f"unknown format {format[:20]!r}: choose json or csv")
         own_n = "n" in api.get_query(name).params  # omega-b's own n: one n, not a range filter
         params = {k: v for k, v in request.query_params.items()
                   if k not in ("variant", "format") and (k != "n" or own_n)}
-        body = workers.run_query(name, variant, api.parse_ns(n) if n and not own_n else None, params, sql_limits, format)
+        body = await heavy.run(workers.run_query, name, variant, api.parse_ns(n) if n and not own_n else None, params,
+                               sql_limits, format)
         return Response(body, media_type="text/csv" if format == "csv" else "application/json")
 
     @app.post("/v1/sql", summary="Ad-hoc read-only SQL through the sandboxed executor")
-    def sql(body: SqlRequest) -> Response:
+    async def sql(body: SqlRequest) -> Response:
         limits = {"timeout_s": sql_limits.timeout, "max_rows": sql_limits.max_rows}
-        return Response(workers.run_sql(body.sql, sql_limits, "json", {"limits": limits}), media_type="application/json")
+        answer = await heavy.run(workers.run_sql, body.sql, sql_limits, "json", {"limits": limits})
+        return Response(answer, media_type="application/json")
 
     @app.get("/v1/plots/{kind}", summary="A figure as SVG (kind: length-distribution, winners, lengths, p-positions, "
                                           "remoteness), as `zeckdb plot` draws it", response_class=Response)
-    def plot(kind: str, variant: str, n: str | None = None, measure: str = "P") -> Response:
-        with drawing:
-            with store() as s:
-                figure = api.plot(s, kind, variant, api.parse_ns(n) if n else None, measure)
-            image = api.figure_image(figure, "svg")
+    async def plot(kind: str, variant: str, n: str | None = None, measure: str = "P") -> Response:
+        image = await heavy.run(workers.plot, kind, variant, api.parse_ns(n) if n else None, measure, sql_limits)
         return Response(image, media_type="image/svg+xml")
 
     @app.get("/v1/{variant}/summary", summary="The per-n summary rows (n: 7, 1..150 or 1..20,30)")
@@ -174,20 +193,138 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
     return app
 
 
-class _Slots:
-    """At most `count` requests of a kind at once; one more is refused at once (BusyError: 429)."""
+class _Turns:
+    """The heavy requests' turns (SQL, named queries, plots): at most `count` at once, each in a
+    thread of its own, so that they never hold the threads the lookups run in; a request waits
+    for its turn on the event loop at most QUEUE_SECONDS, then is refused (BusyError: 429)."""
 
-    def __init__(self, count: int, what: str):
-        self.count, self.what = count, what
-        self.free = threading.BoundedSemaphore(count)
+    def __init__(self, count: int):
+        import anyio
 
-    def __enter__(self) -> None:
-        if not self.free.acquire(blocking=False):
-            raise BusyError(f"the service is drawing its limit of {self.count} {self.what} at once: "
+        self.count = count
+        self.turns = anyio.CapacityLimiter(count)  # taken on the event loop, for at most QUEUE_SECONDS
+        self.threads = anyio.CapacityLimiter(count)  # never waited for: a turn comes with its thread
+
+    async def run(self, call: Any, *args: Any) -> Any:
+        import anyio
+
+        waited = False
+        with anyio.move_on_after(QUEUE_SECONDS):
+            await self.turns.acquire()
+            waited = True
+        if not waited:
+            raise BusyError(f"the service is running its limit of {self.count} SQL, query and plot requests at once: "
                             "try again in a moment")
+        try:
+            return await anyio.to_thread.run_sync(call, *args, limiter=self.threads)
+        finally:
+            self.turns.release()
 
-    def __exit__(self, *exc: object) -> None:
-        self.free.release()
+
+class _Guard:
+    """ASGI middleware: the security headers on every answer, and a request body read only up to
+    MAX_BODY_BYTES (413 past it, at once when its Content-Length says so)."""
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def guarded_send(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *SECURITY_HEADERS]}
+            await send(message)
+
+        length = dict(scope.get("headers", [])).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+            await self._refuse(guarded_send, 413 if length.isdigit() else 400, "the request body is over "
+                               f"{MAX_BODY_BYTES:,} bytes: send less" if length.isdigit() else "bad Content-Length")
+            return
+        if scope.get("method") in ("POST", "PUT", "PATCH"):
+            body, more = b"", True
+            while more:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    return
+                body += message.get("body", b"")
+                more = message.get("more_body", False)
+                if len(body) > MAX_BODY_BYTES:
+                    await self._refuse(guarded_send, 413, f"the request body is over {MAX_BODY_BYTES:,} bytes: send less")
+                    return
+            given = False
+
+            async def replay() -> dict:
+                nonlocal given
+                if not given:
+                    given = True
+                    return {"type": "http.request", "body": body, "more_body": False}
+                return await receive()
+
+            await self.app(scope, replay, guarded_send)
+            return
+        await self.app(scope, receive, guarded_send)
+
+    @staticmethod
+    async def _refuse(send: Any, status: int, message: str) -> None:
+        import json
+
+        body = json.dumps({"error": message}).encode()
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": body})
+
+
+def guarded_protocol(max_connections: int = MAX_CONNECTIONS, header_seconds: float = HEADER_SECONDS) -> type:
+    """uvicorn's HTTP/1.1 protocol with the limits it lacks: a connection beyond max_connections
+    is closed at once, and one whose request head has not arrived within header_seconds (a
+    silent socket, a head sent a byte at a time) is closed."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class Guarded(H11Protocol):
+        _head_timer: Any = None
+        _awaiting: Any = None  # the request cycle in place when the next head was awaited
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            if len(self.connections) > max_connections:
+                transport.close()
+                return
+            self._await_head()
+
+        def _await_head(self) -> None:
+            self._stop_timer()
+            self._awaiting = self.cycle
+            self._head_timer = self.loop.call_later(header_seconds, self._head_late)
+
+        def _head_late(self) -> None:
+            self._head_timer = None
+            if self.cycle is self._awaiting and not self.transport.is_closing():
+                self.transport.close()
+
+        def _stop_timer(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self.cycle is not self._awaiting:  # a head arrived: a request is under way
+                self._stop_timer()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._await_head()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._stop_timer()
+            super().connection_lost(exc)
+
+    return Guarded
 
 
 def _variants_built(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -247,6 +384,19 @@ def _add_pages(app: FastAPI) -> None:
             return error(404, f"no such file: /static/{name[:60]}")
         return FileResponse(pages[name], media_type=MEDIA_TYPES[pages[name].suffix])
 
+    from swagger_ui_bundle import swagger_ui_path  # Swagger UI's files, so that /docs works offline
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> FileResponse:
+        return FileResponse(pages["docs.html"], media_type=MEDIA_TYPES[".html"])
+
+    @app.get("/docs-assets/{name}", include_in_schema=False)
+    def docs_asset(name: str) -> Response:
+        if name not in DOCS_ASSETS:
+            return error(404, f"no such file: /docs-assets/{name[:60]}")
+        path = Path(str(swagger_ui_path)) / name
+        return FileResponse(path, media_type=MEDIA_TYPES[path.suffix])
+
     @app.get("/healthz", summary="Liveness")
     def healthz() -> dict[str, str]:
         return {"status": "ok"}
@@ -275,10 +425,12 @@ def _line(line: list) -> dict[str, Any]:
 
 
 def serve(db: str | os.PathLike | None, host: str, port: int, sql_timeout: float, sql_max_rows: int,
-          max_heavy: int = MAX_HEAVY, memory_limit: str = MEMORY_LIMIT) -> None:
+          max_heavy: int = MAX_HEAVY, memory_limit: str = MEMORY_LIMIT, *, max_connections: int = MAX_CONNECTIONS,
+          header_timeout: float = HEADER_SECONDS) -> None:
     """Run the service with uvicorn until interrupted."""
     import uvicorn
 
     app = create_app(db, sql_timeout, sql_max_rows, max_heavy, memory_limit)
     print(f"zeckdb: serving {Path(app.state.reader.path).resolve()} on http://{host}:{port} (API at /docs)", flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    uvicorn.run(app, host=host, port=port, log_level="info", http=guarded_protocol(max_connections, header_timeout),
+                timeout_keep_alive=int(KEEP_ALIVE_SECONDS))

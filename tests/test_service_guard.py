@@ -1,0 +1,107 @@
+"""What bounds a connection to `zeckdb serve`, against a real server process: silent and
+half-sent connections are closed, a connection beyond the limit is refused while lookups go on,
+a body past its limit gets 413 before it is read, every answer carries the security headers,
+and /docs is served from the package's own files (no CDN)."""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import time
+
+import pytest
+
+from .http import get, serving
+
+
+@pytest.fixture(scope="module")
+def server(small_db):
+    with serving(small_db, "--max-connections", "16", "--header-timeout", "1") as base:
+        yield base
+
+
+def port(base: str) -> int:
+    return int(base.rsplit(":", 1)[1])
+
+
+def closed_within(sock: socket.socket, seconds: float) -> bool:
+    """Whether the server closes the socket (an empty read) within `seconds`."""
+    sock.settimeout(seconds)
+    try:
+        return sock.recv(1024) == b""
+    except TimeoutError:
+        return False
+    except ConnectionResetError:
+        return True
+
+
+def test_silent_and_half_sent_connections_are_closed(server):
+    silent = socket.create_connection(("127.0.0.1", port(server)))
+    half = socket.create_connection(("127.0.0.1", port(server)))
+    half.sendall(b"GET /v1/status HTTP/1.1\r\nHost: x\r\n")  # the head never ends
+    assert closed_within(silent, 30) and closed_within(half, 30)  # the limit is 1 s; 30 is room for a busy machine
+    code, _, _ = get(server + "/healthz")
+    assert code == 200
+
+
+def test_connections_beyond_the_limit_are_refused_and_lookups_go_on(server):
+    held = [socket.create_connection(("127.0.0.1", port(server))) for _ in range(40)]
+    try:
+        refused = sum(closed_within(s, 0.5) for s in held[20:])
+        assert refused >= 15, refused  # the 16 allowed are silent, so beyond them each is closed at once
+    finally:
+        for s in held:
+            s.close()
+    for _ in range(200):  # the silent ones let go of their places within the head's time limit
+        code, body, _ = get(server + "/v1/zeckendorf/starts/7")
+        if code == 200:
+            break
+        time.sleep(0.1)
+    assert code == 200 and body["outcome"] == "loss"
+
+
+def test_a_body_past_its_limit_gets_413_unread(server):
+    conn = http.client.HTTPConnection("127.0.0.1", port(server), timeout=30)
+    conn.putrequest("POST", "/v1/sql")
+    conn.putheader("Content-Type", "application/json")
+    conn.putheader("Content-Length", str(300_000_000))  # announced, never sent
+    conn.endheaders()
+    response = conn.getresponse()
+    assert response.status == 413 and b"the request body is over" in response.read()
+    conn.close()
+    chunked = http.client.HTTPConnection("127.0.0.1", port(server), timeout=30)
+    chunked.putrequest("POST", "/v1/sql")
+    chunked.putheader("Transfer-Encoding", "chunked")
+    chunked.endheaders()
+    piece = b"x" * 65536
+    try:
+        for _ in range(40):  # 2.6 MB, past the 1 MB limit: refused once it passes it
+            chunked.send(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+    except OSError:
+        pass  # the server answered and closed: what follows is its answer
+    response = chunked.getresponse()
+    assert response.status == 413
+    chunked.close()
+
+
+def test_every_answer_carries_the_security_headers(server):
+    for path in ("/", "/static/app.js", "/v1/status", "/docs", "/no/such/page"):
+        conn = http.client.HTTPConnection("127.0.0.1", port(server), timeout=30)
+        conn.request("GET", path)
+        response = conn.getresponse()
+        response.read()
+        headers = {k.lower(): v for k, v in response.getheaders()}
+        conn.close()
+        policy = headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in policy and "default-src 'self'" in policy, path
+        assert headers["x-content-type-options"] == "nosniff" and headers["x-frame-options"] == "DENY", path
+
+
+def test_docs_work_offline(server):
+    code, _, page = get(server + "/docs")
+    assert code == 200 and "/docs-assets/swagger-ui-bundle.js" in page and "http" not in page.lower()
+    for asset in ("swagger-ui-bundle.js", "swagger-ui.css"):
+        code, _, body = get(server + "/docs-assets/" + asset)
+        assert code == 200 and len(body) > 10_000
+    code, body, _ = get(server + "/docs-assets/..%2F..%2Fpyproject.toml")
+    assert code == 404
