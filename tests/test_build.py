@@ -266,10 +266,14 @@ def test_ctrl_c_early_is_an_interrupt_too(tmp_path):
     came; a Ctrl-C dropped by numba's compiler callbacks would say "Exception ignored"."""
     for i, delay in enumerate(EARLY_CTRL_C_SECONDS):
         path = tmp_path / f"early{i}.duckdb"
-        cmd = [sys.executable, "-c", "from zeckdb.cli import main; main()", "build", "--n", "1..40",
-               "--variant", "zeckendorf", "--db", str(path)]
+        # the delays count from the interpreter being up (a busy machine may take seconds to start
+        # Python, and a signal before Python handles it is the operating system's, not zeckdb's)
+        cmd = [sys.executable, "-c", "import sys; print('up', file=sys.stderr, flush=True); "
+               "from zeckdb.cli import main; main()", "build", "--n", "1..40", "--variant", "zeckendorf",
+               "--db", str(path)]
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        assert proc.stderr is not None and proc.stderr.readline() == "up\n"
         time.sleep(delay)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate()

@@ -98,7 +98,11 @@ def test_reads_while_a_build_writes(capsys, tmp_path):
         assert answer == final[kind, variant, n], (kind, variant, n)
     for variant in VARIANTS:  # the finished database against a published fact: the shortest game has n - Z(n) moves
         assert [final["probe", variant, n][2] for n in NS] == [n - ref.z_count(n) for n in NS]
-    assert max(waits) < 5, sorted(waits)[-5:]
+    # a reader waits for at most the commit of the layer being written: bounded by the longest
+    # layer's own time in this run (a busy machine slows both), with room for starting the reads
+    with api.open_db(db) as store:
+        longest = max(store.rows("SELECT max(seconds) FROM builds")[0][0], 0.1)
+    assert max(waits) < 5 + 4 * longest, (sorted(waits)[-5:], longest)
     print(f"{len(waits)} reads during the build: median {sorted(waits)[len(waits) // 2] * 1000:.0f} ms, "
           f"longest {max(waits) * 1000:.0f} ms; {refused} not built yet")
     verify = subprocess.run([*CLI, "verify", "--db", str(db)], capture_output=True, text=True)
