@@ -175,13 +175,33 @@ def _order(name: str) -> tuple:
 
 # -- the tables, computed from the data ------------------------------------------------------
 def two_player_table(data: Data) -> str:
+    """The (c,k)-nacci games: where the winner settles, against Miller, Sosis and Ye's parity law."""
     rows = ["| game | n | winner at the largest n | the same from n = | changes | parity law (Player "
             "1 for even c, 2 for odd c) |", "|---|---|---|---|---|---|"]
-    for name in sorted((g for g in data.winners if Game.of(g).players == 2), key=_order):
+    for name in sorted((g for g in data.winners if Game.of(g).players == 2 and not Game.of(g).reversed), key=_order):
         runs, game = data.winners[name], Game.of(name)
         lo, top, winner = runs[-1]
         law = f"holds from n = {lo}" if winner == game.parity_winner else "not at the largest n"
         rows.append(f"| `{name}` | 1..{top} | Player {winner} | {lo} | {len(runs) - 1} | {law} |")
+    return "\n".join(rows)
+
+
+def share(runs: list[Run], lo: int, hi: int) -> float:
+    """The fraction of n in lo..hi that Player 1 wins."""
+    won = sum(max(0, min(b, hi) - max(a, lo) + 1) for a, b, v in runs if v == 1)
+    return won / (hi - lo + 1)
+
+
+def reversed_table(data: Data) -> str:
+    """The reversed games: how often the winner changes, and Player 1's share of the n."""
+    rows = ["| game | n | winner changes | Player 1 wins, of every n | of the last 100 n | the longest run "
+            "of one winner (n) |", "|---|---|---|---|---|---|"]
+    for name in sorted((g for g in data.winners if Game.of(g).reversed), key=_order):
+        runs = data.winners[name]
+        top = runs[-1][1]
+        a, b, v = max(runs, key=lambda r: (r[1] - r[0], -r[0]))
+        rows.append(f"| `{name}` | 1..{top} | {len(runs) - 1} | {share(runs, 1, top):.3f} | "
+                    f"{share(runs, top - 99, top):.2f} | {a}..{b} (Player {v}) |")
     return "\n".join(rows)
 
 
@@ -262,7 +282,7 @@ def teams_table(data: Data) -> str:
     return "\n".join(rows)
 
 
-SECTIONS = {"two-player": two_player_table, "thresholds": thresholds_table, "bounds": bound_checks,
+SECTIONS = {"two-player": two_player_table, "reversed": reversed_table, "thresholds": thresholds_table, "bounds": bound_checks,
             "windows": windows_table, "teams": teams_table, "data": data_section}
 
 

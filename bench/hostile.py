@@ -79,11 +79,7 @@ def attack(port: int, server_pid: int, seconds: float, clients: int = 8, max_n: 
         while not stop.is_set():
             t0 = time.monotonic()
             try:
-                if i < plots:
-                    kind = ["length-distribution", "winners", "lengths", "remoteness"][i % 4]
-                    status, body = _request(conn, "GET", f"/v1/plots/{kind}?variant=zeckendorf&n={max_n - i % 5}")
-                else:
-                    status, body = _request(conn, "POST", "/v1/sql", {"sql": EXPENSIVE[i % len(EXPENSIVE)]})
+                status, body = _heavy_request(conn, i, i < plots, max_n)
             except (OSError, http.client.HTTPException) as exc:
                 status, body = type(exc).__name__, b""
                 conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
@@ -113,25 +109,10 @@ def attack(port: int, server_pid: int, seconds: float, clients: int = 8, max_n: 
             outcome.peak_rss_mib = max(outcome.peak_rss_mib, main + sum(rss_mib(p) for p in children(server_pid)))
             stop.wait(0.05)
 
-    def hold_silent() -> None:
-        import socket
-
-        held: list = []
-        while not stop.is_set():
-            held = [s for s in held if not _closed(s)]
-            while len(held) < silent:
-                try:
-                    held.append(socket.create_connection(("127.0.0.1", port), timeout=5))
-                except OSError:
-                    break
-            stop.wait(0.2)
-        for s in held:
-            s.close()
-
     threads = [threading.Thread(target=attacker, args=(i,)) for i in range(clients)]
     threads += [threading.Thread(target=looker), threading.Thread(target=watch_memory)]
     if silent:
-        threads.append(threading.Thread(target=hold_silent))
+        threads.append(threading.Thread(target=hold_silent, args=(port, silent, stop)))
     run_for(threads, stop, seconds)
     return outcome
 
@@ -151,6 +132,31 @@ def _is_json_error(body: bytes) -> bool:
         return isinstance(json.loads(body).get("error"), str)
     except (ValueError, AttributeError):
         return False
+
+
+def _heavy_request(conn: http.client.HTTPConnection, i: int, plot: bool, max_n: int) -> tuple[int, bytes]:
+    """Attacker i's request: a figure, or an expensive statement."""
+    if plot:
+        kind = ["length-distribution", "winners", "lengths", "remoteness"][i % 4]
+        return _request(conn, "GET", f"/v1/plots/{kind}?variant=zeckendorf&n={max_n - i % 5}")
+    return _request(conn, "POST", "/v1/sql", {"sql": EXPENSIVE[i % len(EXPENSIVE)]})
+
+
+def hold_silent(port: int, count: int, stop: threading.Event) -> None:
+    """Keep `count` connections open and silent, opening new ones as the server closes them."""
+    import socket
+
+    held: list = []
+    while not stop.is_set():
+        held = [s for s in held if not _closed(s)]
+        while len(held) < count:
+            try:
+                held.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+            except OSError:
+                break
+        stop.wait(0.2)
+    for s in held:
+        s.close()
 
 
 def _closed(sock) -> bool:

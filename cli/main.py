@@ -20,6 +20,11 @@ from zeckdb import api
 from zeckdb.errors import UsageError, ZeckdbError, as_flag, caused_by_ctrl_c
 from zeckdb.render import seat_words, team_words
 
+def _one_per_line(names: list[str]) -> str:
+    """Names for a help text, a line each (click's \\b keeps them unwrapped: never split at a hyphen)."""
+    return "\n".join(f"  {name}" for name in names)
+
+
 app = typer.Typer(
     help="zeckdb: an exhaustive, SQL-backed position database for the Zeckendorf game family.\n\n"
     "Build a database with `zeckdb build`, then look positions up with `zeckdb position`, "
@@ -28,10 +33,11 @@ app = typer.Typer(
     "`zeckdb serve` offers it all over HTTP with a web page; `zeckdb plot`, `zeckdb draw` and "
     "`zeckdb export` make figures, game-graph drawings and Parquet files. "
     "The database is ./zeckdb.duckdb unless --db or $ZECKDB_DB says otherwise.\n\n"
-    f"Variants (`zeckdb variants` describes them): {', '.join(api.variant_labels())}; "
-    "a default build covers M = 2..5.",
+    "Variants (`zeckdb variants` describes them; a default build covers M = 2..5 and leaves the "
+    "generalized games to --variant):\n\n\b\n" + _one_per_line(api.variant_labels()),
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: paragraphs rewrapped to the terminal, no metavar boxes
     add_completion=False,
 )
 
@@ -50,23 +56,28 @@ def _options(version: bool = typer.Option(False, "--version", callback=_show_ver
     pass
 
 
-db_app = typer.Typer(help="Manage the database schema (Alembic migrations).", no_args_is_help=True)
+db_app = typer.Typer(help="Manage the database schema (Alembic migrations).", no_args_is_help=True,
+                     rich_markup_mode=None)
 app.add_typer(db_app, name="db")
 
 DEFAULT_NS = "1..150"
-DbOption = typer.Option(None, "--db", help="Database file [default: $ZECKDB_DB or ./zeckdb.duckdb].", show_default=False)
-StartOption = typer.Option(None, "--start", help="Use the start position of this n instead of POSITION.",
-                           show_default=False, metavar="N")
-FormatOption = typer.Option("table", "--format", "-f", help="Output format: table, csv, json or markdown.")
-TimeoutOption = typer.Option(60.0, "--timeout", help="Stop the query after this many seconds.")
-MaxRowsOption = typer.Option(10_000, "--max-rows", help="Print at most this many rows (0: all); a notice on stderr "
+DbOption = typer.Option(None, "--db",
+                        metavar="FILE", help="Database file (default: $ZECKDB_DB or ./zeckdb.duckdb).", show_default=False)
+StartOption = typer.Option(None, "--start", metavar="N", help="Use the start position of this n instead of POSITION.",
+                           show_default=False)
+FormatOption = typer.Option("table", "--format", "-f", metavar="FORMAT", help="Output format: table, csv, json or markdown.")
+TimeoutOption = typer.Option(60.0, "--timeout", metavar="SECONDS", help="Stop the query after this many seconds.")
+MaxRowsOption = typer.Option(10_000, "--max-rows",
+                             metavar="ROWS", help="Print at most this many rows (0: all); a notice on stderr "
                              "says how many were cut.")
-VariantFilterOption = typer.Option(None, "--variant", help="Only this variant [default: every built variant].",
+VariantFilterOption = typer.Option(None, "--variant", metavar="VARIANT", help="Only this variant (default: every built variant).",
                                    show_default=False)
-NFilterOption = typer.Option(None, "--n", help="Only these n: 7, 1..150 or 1..20,30 [default: every built n].",
+NFilterOption = typer.Option(None, "--n", metavar="N", help="Only these n: 7, 1..150 or 1..20,30 (default: every built n).",
                              show_default=False)
 ForceOption = typer.Option(False, "--force", help="Replace the file if it exists (never the database's own files).")
-PositionArg = typer.Argument(None, help="Counts bin 1 first, e.g. 3,1,0,2 (three 1s, one 2, two 5s).", show_default=False)
+PositionArg = typer.Argument(None, help="A position as the game writes it: counts bin 1 first (3,1,0,2: three 1s, "
+                             "one 2, two 5s), the ordered game's entries left to right ([1,2,1,3]), Fibonacci nim's "
+                             "r,k (chips left, the most that may be taken).", show_default=False)
 
 
 def _echo_err(text: str) -> None:
@@ -75,20 +86,23 @@ def _echo_err(text: str) -> None:
 
 @app.command()
 def build(
-    n: str = typer.Option(DEFAULT_NS, "--n", help="Which n: 7, 1..150 or 1..20,30."),
-    variant: list[str] | None = typer.Option(None, "--variant", help="Variant to build (repeatable) [default: every "
-                                             "variant, each up to the n it can build exhaustively].", show_default=False),
+    n: str = typer.Option(DEFAULT_NS, "--n", metavar="N", help="Which n: 7, 1..150 or 1..20,30."),
+    variant: list[str] | None = typer.Option(None, "--variant",
+                                             metavar="VARIANT", help="Variant to build (repeatable; default: every "
+                                             "variant, each up to the n it can build exhaustively).", show_default=False),
     force: bool = typer.Option(False, "--force", help="Rebuild (variant, n) pairs that are already built."),
     summary_only: bool = typer.Option(False, "--summary-only", help="Store only each n's summary (winner, "
                                       "remoteness, shortest and longest game, teams, ...), not its positions: "
                                       "n = 300 and beyond; summary mode solves "
                                       f"{', '.join(api.summary_games())}"),
-    executor: str = typer.Option("local", "--executor", help="local, or dask: fan the layers out to a Dask cluster "
+    executor: str = typer.Option("local", "--executor",
+                                 metavar="NAME", help="local, or dask: fan the layers out to a Dask cluster "
                                  "(--address); workers write Parquet shards, this process ingests them."),
-    address: str | None = typer.Option(None, "--address", help="With --executor dask: the scheduler, e.g. "
+    address: str | None = typer.Option(None, "--address", metavar="URL", help="With --executor dask: the scheduler, e.g. "
                                           "tcp://127.0.0.1:8786."),
-    shards: str | None = typer.Option(None, "--shards", help="With --executor dask: the folder the workers write "
-                                         "to, shared with this machine [default: DATABASE.shards]."),
+    shards: str | None = typer.Option(None, "--shards",
+                                      metavar="FOLDER", help="With --executor dask: the folder the workers write "
+                                         "to, shared with this machine (default: DATABASE.shards)."),
     shards_only: bool = typer.Option(False, "--shards-only", help="With --executor dask: leave the shards (zeckdb "
                                      "export's layout) for DuckDB to query in place; store nothing."),
     lean: bool = typer.Option(False, "--lean", help="With --summary-only: keep only the winner, remoteness and "
@@ -295,7 +309,8 @@ def line(
     variant: str = typer.Argument(..., help="Variant name, e.g. zeckendorf, reversed, black-hole-4 or fibonacci-nim."),
     position: str | None = PositionArg,
     start: str | None = StartOption,
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of {player, move, position}."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list, one object per move: ply, player, move, "
+                                 "position (as a list) and text (as the game writes it)."),
     db: str | None = DbOption,
 ) -> None:
     """Play the principal line from a position: optimal play by both sides, one move per line."""
@@ -332,9 +347,10 @@ def _check_format(fmt: str) -> None:
 @app.command()
 def query(
     name: str | None = typer.Argument(None, help="Query name; leave out to list them all.", show_default=False),
-    variant: str | None = VariantFilterOption,
+    variant: list[str] | None = VariantFilterOption,
     n: str | None = NFilterOption,
-    param: list[str] | None = typer.Option(None, "--param", help="A query parameter KEY=VALUE (repeatable).", show_default=False),
+    param: list[str] | None = typer.Option(None, "--param", metavar="KEY=VALUE",
+                                           help="A query parameter KEY=VALUE (repeatable).", show_default=False),
     fmt: str = FormatOption,
     timeout: float = TimeoutOption,
     max_rows: int = MaxRowsOption,
@@ -362,11 +378,16 @@ def query(
         typer.echo("\nrun one: zeckdb query NAME [--variant V] [--n RANGE] [--param KEY=VALUE]")
         return
     api.get_query(name)
+    if variant and len(variant) > 1:
+        from zeckdb.errors import UsageError
+
+        raise UsageError(f"--variant given {len(variant)} times: a query reads one variant, or every built one "
+                         "without --variant (its rows name the variant)")
     ns = api.parse_ns(n) if n else None
     params = api.parse_params(param or [])
     limits = _limits(timeout, max_rows)
     with api.open_db(db) as store:
-        result = api.run_query(store, name, variant, ns, params, limits)
+        result = api.run_query(store, name, variant[0] if variant else None, ns, params, limits)
     _print_result(result, fmt)
 
 
@@ -426,7 +447,8 @@ def sql(
 
 @app.command()
 def verify(
-    variant: str | None = VariantFilterOption,
+    variant: list[str] | None = typer.Option(None, "--variant", metavar="VARIANT", show_default=False,
+                                             help="Only these variants (repeatable; default: every built variant)."),
     n: str | None = NFilterOption,
     db: str | None = DbOption,
 ) -> None:
@@ -439,8 +461,8 @@ def verify(
     anything disagrees.
     """
     ns = api.parse_ns(n) if n else None
-    with api.open_db(db) as store, _progress(api.verify_size(store, variant, ns), "verifying") as advance:
-        report = api.verify(store, variant, ns, progress=advance)
+    with api.open_db(db) as store, _progress(api.verify_size(store, variant or None, ns), "verifying") as advance:
+        report = api.verify(store, variant or None, ns, progress=advance)
     width = max(len(c.name) for c in report.checks)
     typer.echo(f"verified {len(report.layers):,} layers in {report.seconds:.1f} s")
     typer.echo(f"  {'check':<{width}}  {'checked':>12}  {'failed':>8}")
@@ -459,17 +481,22 @@ def verify(
 @app.command()
 def serve(
     db: str | None = DbOption,
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback by default)."),
-    port: int = typer.Option(8000, "--port", help="Port to listen on.", min=1, max=65535),
-    sql_timeout: float = typer.Option(10.0, "--sql-timeout", help="Time limit of each POST /v1/sql, in seconds."),
-    sql_max_rows: int = typer.Option(10_000, "--sql-max-rows", help="Rows returned by POST /v1/sql at most.", min=1),
-    max_heavy: int = typer.Option(2, "--max-heavy", min=1, max=64, help="SQL and named-query worker processes (and "
+    host: str = typer.Option("127.0.0.1", "--host", metavar="ADDRESS", help="Address to listen on (loopback by default)."),
+    port: int = typer.Option(8000, "--port", metavar="PORT", help="Port to listen on.", min=1, max=65535),
+    sql_timeout: float = typer.Option(10.0, "--sql-timeout",
+                                      metavar="SECONDS", help="Time limit of each POST /v1/sql, in seconds."),
+    sql_max_rows: int = typer.Option(10_000, "--sql-max-rows",
+                                     metavar="ROWS", help="Rows returned by POST /v1/sql at most.", min=1),
+    max_heavy: int = typer.Option(2, "--max-heavy",
+                                  metavar="COUNT", min=1, max=64, help="SQL and named-query worker processes (and "
                                   "plots drawn at once); a request beyond them gets 429, so lookups stay fast."),
-    memory_limit: str = typer.Option("2GB", "--memory-limit", help="DuckDB's memory limit for the service's "
+    memory_limit: str = typer.Option("2GB", "--memory-limit", metavar="SIZE", help="DuckDB's memory limit for the service's "
                                      "queries, e.g. 2GB or 512MB (a query over it fails with 408)."),
-    max_connections: int = typer.Option(512, "--max-connections", min=4, max=100_000, help="Connections open at once; "
+    max_connections: int = typer.Option(512, "--max-connections",
+                                        metavar="COUNT", min=4, max=100_000, help="Connections open at once; "
                                         "one more is closed at once."),
-    header_timeout: float = typer.Option(10.0, "--header-timeout", min=0.1, max=3600, help="Seconds a connection has "
+    header_timeout: float = typer.Option(10.0, "--header-timeout",
+                                         metavar="SECONDS", min=0.1, max=3600, help="Seconds a connection has "
                                          "to send a request's head; a silent or slow one is closed."),
 ) -> None:
     """Serve the database read-only over HTTP: a web page at / and a JSON API at /v1 (documented at /docs).
@@ -491,10 +518,11 @@ def serve(
 @app.command()
 def simulate(
     variant: str = typer.Argument(..., help="Variant name, e.g. quilt."),
-    n: int = typer.Option(..., "--n", help="The n to play (no database needed; chip games at any n, the others up to "
+    n: int = typer.Option(..., "--n",
+                          metavar="N", help="The n to play (no database needed; chip games at any n, the others up to "
                           "the n they build)."),
-    games: int = typer.Option(10_000, "--games", help="Number of random games."),
-    seed: int = typer.Option(0, "--seed", help="Random seed (the same seed gives the same games)."),
+    games: int = typer.Option(10_000, "--games", metavar="COUNT", help="Number of random games."),
+    seed: int = typer.Option(0, "--seed", metavar="SEED", help="Random seed (the same seed gives the same games)."),
     fmt: str = FormatOption,
 ) -> None:
     """Play random games (Monte Carlo) and summarise their lengths: moments and a histogram.
@@ -523,12 +551,15 @@ def simulate(
 @app.command()
 def plot(
     kind: str = typer.Argument(..., help="length-distribution, winners, lengths, p-positions or remoteness."),
-    variant: str = typer.Option(..., "--variant", help="The game, e.g. zeckendorf, reversed, black-hole-3."),
-    n: str | None = typer.Option(None, "--n", help="Which n: one (remoteness), up to 12 (length-distribution: a panel "
+    variant: str = typer.Option(..., "--variant", metavar="VARIANT", help="The game, e.g. zeckendorf, reversed, black-hole-3."),
+    n: str | None = typer.Option(None, "--n",
+                                 metavar="N", help="Which n: one (remoteness), up to 12 (length-distribution: a panel "
                                  "each) or a range (winners, lengths; default: every n built).", show_default=False),
-    measure: str = typer.Option("P", "--measure", help="length-distribution: P (random play) or mu (every game equally likely)."),
-    out: Path = typer.Option(..., "--out", help="The image to write: FILE.png or FILE.svg."),
-    data: Path | None = typer.Option(None, "--data", help="Also write the plotted numbers to this CSV file.", show_default=False),
+    measure: str = typer.Option("P", "--measure",
+                                metavar="P|mu", help="length-distribution: P (random play) or mu (every game equally likely)."),
+    out: Path = typer.Option(..., "--out", metavar="FILE", help="The image to write: FILE.png or FILE.svg."),
+    data: Path | None = typer.Option(None, "--data",
+                                     metavar="FILE", help="Also write the plotted numbers to this CSV file.", show_default=False),
     force: bool = ForceOption,
     db: str | None = DbOption,
 ) -> None:
@@ -550,12 +581,15 @@ def plot(
 @app.command()
 def draw(
     variant: str = typer.Argument(..., help="The game, e.g. zeckendorf."),
-    n: str = typer.Option(..., "--n", help="The layer to draw: one n."),
-    fmt: str = typer.Option("dot", "--format", help="dot (Graphviz's text), svg or png (these two run Graphviz's `dot`)."),
-    out: Path | None = typer.Option(None, "--out", help="The file to write [default: standard output; png needs --out].",
+    n: str = typer.Option(..., "--n", metavar="N", help="The layer to draw: one n."),
+    fmt: str = typer.Option("dot", "--format",
+                            metavar="FORMAT", help="dot (Graphviz's text), svg or png (these two run Graphviz's `dot`)."),
+    out: Path | None = typer.Option(None, "--out",
+                                    metavar="FILE", help="The file to write (default: standard output; png needs --out).",
                                     show_default=False),
     strategy_only: bool = typer.Option(False, "--strategy-only", help="Only the winner's strategy graph."),
-    max_nodes: int = typer.Option(500, "--max-nodes", min=1, max=100_000, help="Refuse layers with more positions than this."),
+    max_nodes: int = typer.Option(500, "--max-nodes",
+                                  metavar="COUNT", min=1, max=100_000, help="Refuse layers with more positions than this."),
     force: bool = ForceOption,
     db: str | None = DbOption,
 ) -> None:
@@ -580,10 +614,12 @@ def draw(
 @app.command()
 def export(
     folder: Path = typer.Argument(..., help="A new (or empty) folder to write the files into."),
-    fmt: str = typer.Option("parquet", "--format", help="parquet or csv."),
-    variant: list[str] | None = typer.Option(None, "--variant", help="Variant to export (repeatable) [default: all built].",
+    fmt: str = typer.Option("parquet", "--format", metavar="FORMAT", help="parquet or csv."),
+    variant: list[str] | None = typer.Option(None, "--variant",
+                                             metavar="VARIANT", help="Variant to export (repeatable; default: all built).",
                                              show_default=False),
-    n: str | None = typer.Option(None, "--n", help="Which n: 7, 1..150 or 1..20,30 [default: all built].", show_default=False),
+    n: str | None = typer.Option(None, "--n",
+                                 metavar="N", help="Which n: 7, 1..150 or 1..20,30 (default: all built).", show_default=False),
     db: str | None = DbOption,
 ) -> None:
     """Export the database as Parquet or CSV files, partitioned by variant and n.

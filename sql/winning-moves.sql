@@ -1,5 +1,5 @@
 -- name: winning-moves
--- description: Every move from a position with the resulting position, its outcome and remoteness; winning moves first (fastest), then losing moves (slowest first).
+-- description: Every move from a position with the resulting position, its outcome and remoteness; winning moves first (fastest), then losing moves (slowest first). In a game of P >= 3 players a move "keeps a forced win" when the mover still forces one after it (its to_forcing_seat is P: the seat that just moved), else it gives "no forced win for the mover".
 -- checks: the ranking of `zeckdb position`; a move wins exactly when it reaches a lost position.
 -- param position (position, required): the position as counts, bin 1 first, e.g. 3,1,0,2 (the ordered game: its entries left to right, e.g. 1,2,1,3)
 WITH wanted AS (
@@ -34,15 +34,19 @@ children AS (  -- edges joined directly (not through the moves view) so the join
 targets AS (
     SELECT t.variant, t.n, t.id,
            game_text(t.entries, t.counts, v.text_width) AS position,
-           t.outcome, t.remoteness
+           t.outcome, t.remoteness, t.forcing_seat, v.players
     FROM (SELECT DISTINCT variant, dst_n, dst FROM children) c
-    JOIN (SELECT variant, n, id, list_value(*COLUMNS('^c\d+$')) AS counts, entries, outcome, remoteness FROM positions) t
+    JOIN (SELECT variant, n, id, list_value(*COLUMNS('^c\d+$')) AS counts, entries, outcome, remoteness, forcing_seat
+          FROM positions) t
       ON t.variant = c.variant AND t.n = c.dst_n AND t.id = c.dst  -- a join: its filters reach both tables' scans
     JOIN variants v ON v.variant = t.variant)
 SELECT c.variant, c.n, m.name AS move, t.position AS to_position, c.dst_n AS to_n,
-       CASE WHEN t.outcome = 'loss' THEN 'winning' ELSE 'losing' END AS verdict,
-       t.outcome AS to_outcome, t.remoteness AS to_remoteness
+       CASE WHEN t.players > 2 THEN CASE WHEN t.forcing_seat = t.players THEN 'keeps a forced win'
+                                         ELSE 'no forced win for the mover' END
+            WHEN t.outcome = 'loss' THEN 'winning' ELSE 'losing' END AS verdict,
+       t.outcome AS to_outcome, t.remoteness AS to_remoteness, t.forcing_seat AS to_forcing_seat
 FROM children c
 JOIN targets t ON t.variant = c.variant AND t.n = c.dst_n AND t.id = c.dst
 JOIN move_names m ON m.variant = c.variant AND m.code = c.code
-ORDER BY c.variant, t.outcome = 'win', CASE WHEN t.outcome = 'loss' THEN t.remoteness ELSE -t.remoteness END, m.name
+ORDER BY c.variant, t.forcing_seat IS DISTINCT FROM t.players, t.outcome = 'win',
+         CASE WHEN t.outcome = 'loss' THEN t.remoteness ELSE -t.remoteness END, m.name

@@ -28,7 +28,15 @@ def test_position_json_contract(capsys, small_db):
     assert info["text"] == "(10)"  # the position as the variant writes it
     assert info["moves"] == [{"move": "merge 2F1", "position": [8, 1], "outcome": "win", "remoteness": info["remoteness"] - 1,
                               "text": "(8,1)", "forcing_seat": None}]  # forcing_seat: games of three or more players
-    assert info["players"] == 2 and info["forcing_seat"] is None
+    assert info["players"] == 2 and info["forcing_seat"] is None and info["teams"] is None
+    # docs/commands.md names every key printed, the moves' too
+    import re
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "commands.md").read_text()
+    contract = doc[doc.index("## position --json"):doc.index("## line --json")]
+    top, moves = contract.split("each move with", 1)
+    assert set(re.findall(r"`([a-z_]+)`", top)) >= set(info)
+    assert set(re.findall(r"`([a-z_]+)`", moves.split(".")[0])) == set(info["moves"][0])
 
 
 def test_moves_are_ranked_wins_fastest_first_then_losses_slowest_first(capsys, small_db):
@@ -241,6 +249,8 @@ def test_default_build_skips_what_a_variant_cannot_build(capsys, tmp_path, monke
     code, out, err = run(capsys, "build", "--n", "5..8", "--db", str(path))
     assert code == 0
     assert "skipping quilt for n = 7..8: about 14 positions at n = 7 alone, beyond its exhaustive limit n = 6" in err
+    # what the default build leaves out is said: the generalized games are built when named
+    assert "the generalized games (nacci-C-K, reversed-nacci-C-K, zeckendorf-pP, nacci-C-K-pP) are built on request" in err
     assert "`zeckdb simulate quilt --n N`" in err
     from zeckdb.variants import variant_names
 
@@ -354,3 +364,17 @@ def test_ctrl_c_while_duckdb_loads_is_an_interrupt():
     out = subprocess.run([sys.executable, "-c", CTRL_C_WHILE_DUCKDB_LOADS], capture_output=True, text=True,
                          timeout=120, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert (out.returncode, out.stderr.strip()) == (130, "zeckdb: interrupted"), out.stderr[-800:]
+
+
+def test_the_first_build_of_an_install_says_it_compiles(capsys, tmp_path, monkeypatch):
+    """Before a build waits for the kernels' first compile it says so, at once (not after the
+    silence of the compile); a build that finds them compiled says nothing of it."""
+    import zeckdb.engine.jit
+
+    db = str(tmp_path / "c.duckdb")
+    monkeypatch.setattr(zeckdb.engine.jit, "compiled_before", lambda kernel: False)
+    code, _, err = run(capsys, "build", "--variant", "zeckendorf", "--n", "1..3", "--db", db)
+    assert code == 0 and err.startswith("zeckdb: compiling the game kernels first (once per install"), err
+    monkeypatch.setattr(zeckdb.engine.jit, "compiled_before", lambda kernel: True)
+    code, _, err = run(capsys, "build", "--variant", "zeckendorf", "--n", "4", "--db", db)
+    assert code == 0 and "compiling" not in err

@@ -77,3 +77,15 @@ def test_the_wheel_lists_every_package():
     listed = set(re.findall(r'"(zeckdb[a-z.]*)"', text[text.index("packages = ["):].split("]")[0]))
     found = {".".join(init.parent.relative_to(ROOT).parts) for init in (ROOT / "zeckdb").rglob("__init__.py")}
     assert found and found <= listed, found - listed
+
+
+def test_every_relative_link_of_the_docs_resolves():
+    """Links from README.md and docs/*.md to files of the repository (anchors aside) exist."""
+    broken = []
+    for page in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text()):
+            if "://" in target or target.startswith("mailto:"):
+                continue
+            if not (page.parent / target).exists():
+                broken.append(f"{page.relative_to(ROOT)} -> {target}")
+    assert broken == []

@@ -99,7 +99,7 @@ def test_summary_mode_solves_the_games_of_p_players(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("name, says", [
-    ("zeckendorf-p2", "zeckendorf-p2 is the game registered as zeckendorf"),
+    ("zeckendorf-p2", "zeckendorf-p2 is the game registered as zeckendorf: name it zeckendorf instead"),
     ("nacci-1-2-p3", "nacci-1-2-p3 is the game registered as zeckendorf-p3"),
     ("nacci-2-3-p2", "nacci-2-3-p2 is the game registered as nacci-2-3"),
     ("zeckendorf-p7", "unknown variant 'zeckendorf-p7'"),

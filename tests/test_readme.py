@@ -62,3 +62,26 @@ def _in_order(line: str, pieces: list[str]) -> bool:
             return False
         at += len(piece)
     return True
+
+
+def python_blocks() -> list[str]:
+    blocks, current, inside = [], [], False
+    for line in README.read_text().splitlines():
+        if line.startswith("```"):
+            if inside:
+                blocks.append("\n".join(current))
+            inside, current = line == "```python", []
+            continue
+        if inside:
+            current.append(line)
+    return blocks
+
+
+def test_the_readme_python_blocks_run_as_written(tmp_path, monkeypatch):
+    """Every ```python block of the README runs, as written, in an empty folder."""
+    blocks = python_blocks()
+    assert blocks
+    monkeypatch.chdir(tmp_path)
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {"__name__": "readme"})  # noqa: S102 (the README's own code)
+    assert (tmp_path / "winners.svg").exists() and (tmp_path / "zeckdb.duckdb").exists()

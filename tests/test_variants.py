@@ -110,3 +110,29 @@ def test_players_change_nothing_else(name):
     for n in (1, 7, 12):
         assert (many.layer_keys(n) == base.layer_keys(n)).all() and many.start(n) == base.start(n)
         assert many.play_moves(many.start(n)) == base.play_moves(base.start(n))
+
+
+def test_a_game_past_a_limit_of_the_contract_is_refused_when_it_registers(monkeypatch):
+    """A game of 17 bins would solve, then fail at its first commit; one of 7 players would
+    solve no team: both are named at registration, before anything is built."""
+    import pytest
+
+    import zeckdb.variants as registry
+    from zeckdb.variants.base import ContractError
+    from zeckdb.variants.zeckendorf import Zeckendorf
+
+    class Wide(Zeckendorf):
+        name = "wide"
+        weights = tuple(range(1, 18))
+
+    class Crowded(Zeckendorf):
+        name = "crowded"
+        players = 7
+
+    monkeypatch.setitem(registry._REGISTRY, "wide", Wide)
+    monkeypatch.setitem(registry._REGISTRY, "crowded", Crowded)
+    with pytest.raises(ContractError, match="wide breaks the variant contract: it has 17 count columns, the database "
+                                             "stores at most 16"):
+        registry.get_variant("wide")
+    with pytest.raises(ContractError, match="7 players: the engine solves 2 to 6"):
+        registry.get_variant("crowded")

@@ -375,16 +375,16 @@ def export(store: Store, folder: Path, fmt: str = "parquet", variants: list[str]
             progress.stop()
 
 
-def verify_size(store: Store, variant: str | None = None, ns: list[int] | None = None) -> int:
+def verify_size(store: Store, variant: str | list[str] | None = None, ns: list[int] | None = None) -> int:
     """How many layers `verify` will check (for a progress bar)."""
     from .verify import layers_to_verify
 
     return len(layers_to_verify(store, variant, ns))
 
 
-def verify(store: Store, variant: str | None = None, ns: list[int] | None = None,
+def verify(store: Store, variant: str | list[str] | None = None, ns: list[int] | None = None,
            progress: Callable[[int, str], None] | None = None) -> Report:
-    """Check every built layer (of `variant`, of `ns`) against itself (zeckdb.verify)."""
+    """Check every built layer (of `variant`, one or a list of them, of `ns`) against itself (zeckdb.verify)."""
     from .verify import verify as check
 
     return check(store, variant, ns, progress=progress)
@@ -465,7 +465,7 @@ def build(db: str | os.PathLike | None, variants: list[str] | None, ns: str | li
     summary row (lean: only its integer columns); executor "dask" fans the layers out to
     the scheduler at `address`. Every argument is checked before the file is touched.
     notify receives one-line notices (skipped n, waiting for readers)."""
-    from .ranges import format_ns, parse_ns
+    from .ranges import parse_ns
 
     say = notify or (lambda text: None)
     ns = parse_ns(ns) if isinstance(ns, str) else sorted(set(ns))
@@ -483,18 +483,12 @@ def build(db: str | os.PathLike | None, variants: list[str] | None, ns: str | li
     committed: list[int] | None = None  # what is committed, read before the file is closed
     try:
         from .builder import build as run_build, check_targets, layer_weight, plan
-        from .engine.limits import build_memory, full_limit
         from .variants import variant_names
 
         names = variants or variant_names()
         chosen = [get_variant(name) for name in names]
         skip = not variants  # by default each variant goes up to what it can build; named ones must fit
         skipped = check_targets(chosen, ns, skip)  # before the file is touched
-        for name, beyond in skipped.items():
-            v = get_variant(name)
-            say(f"skipping {name} for n = {format_ns(beyond)}: about {v.estimate_positions(beyond[0]):,} positions "
-                f"at n = {beyond[0]} alone, beyond its exhaustive limit n = {full_limit(v, build_memory())}"
-                + (f"; {v.beyond_max_n}" if v.beyond_max_n else ""))
         client = None
         if executor == "dask":
             from .distributed import TABLE_PARTITIONS, connect
@@ -508,6 +502,7 @@ def build(db: str | os.PathLike | None, variants: list[str] | None, ns: str | li
             "commit"))
         try:
             todo = plan(store, chosen, ns, force)
+            _notify_build(skipped if skip else None, bool(todo), say)  # once everything is checked
             if progress is not None:
                 progress.start(sum(layer_weight(vs, k) for k, vs in todo.items()), "building")
             advance = progress.advance if progress is not None else None
@@ -540,6 +535,40 @@ def build(db: str | os.PathLike | None, variants: list[str] | None, ns: str | li
         raise BuildInterrupted(committed) from interrupt
 
 
+def _notify_build(skipped: dict[str, list[int]] | None, work: bool, say: Callable[[str], None]) -> None:
+    """A build's notices: what a build without --variant leaves out (skipped: the n beyond each
+    game's limit; None for a build of named variants), and the kernels' first compile."""
+    if skipped is not None:
+        _notify_default_build(skipped, say)
+    if work:
+        _notify_compile(say)
+
+
+def _notify_compile(say: Callable[[str], None]) -> None:
+    """Say so before a build waits for the kernels' first compile (once per install)."""
+    from .engine import kernels
+    from .engine.jit import compiled_before
+
+    if not compiled_before(kernels.solve):
+        say("zeckdb: compiling the game kernels first (once per install: about ten seconds, minutes on a busy "
+            "machine); the build's progress follows")
+
+
+def _notify_default_build(skipped: dict[str, list[int]], say: Callable[[str], None]) -> None:
+    """What a build without --variant leaves out: the families built on request, the n beyond a game's limit."""
+    from .engine.limits import build_memory, full_limit
+    from .ranges import format_ns
+    from .variants import on_request
+
+    say(f"zeckdb: the generalized games ({', '.join(on_request())}) are built on request: "
+        "--variant NAME (`zeckdb variants` lists them and how far each reaches)")
+    for name, beyond in skipped.items():
+        v = get_variant(name)
+        say(f"skipping {name} for n = {format_ns(beyond)}: about {v.estimate_positions(beyond[0]):,} positions "
+            f"at n = {beyond[0]} alone, beyond its exhaustive limit n = {full_limit(v, build_memory())}"
+            + (f"; {v.beyond_max_n}" if v.beyond_max_n else ""))
+
+
 def _build_summaries(db: str | os.PathLike | None, names: list[str], ns: list[int], force: bool, lean: bool,
                      progress: BuildProgress | None, say: Callable[[str], None]) -> BuildResult:
     from .engine.limits import summary_memory
@@ -551,6 +580,8 @@ def _build_summaries(db: str | os.PathLike | None, names: list[str], ns: list[in
     try:
         with Store.open_write(db, on_wait=lambda: say("zeckdb: waiting for readers to close the database")) as store:
             jobs = plan_summaries(store, chosen, ns, force, memory, workers=2, lean=lean)
+            if jobs:
+                _notify_compile(say)
             if progress is not None:
                 progress.start(sum(job.positions for job in jobs), "summarising")
             try:

@@ -121,19 +121,28 @@ def export(store: Store, folder: Path, parts: list[Part], fmt: str = "parquet",
     return manifest
 
 
-def write_part(rows: Any, path: Path, fmt: str = "parquet") -> None:
-    """Write an Arrow table as one file of a hive layout (an export's, or a distributed build's
-    shard), whole or not at all: to a temporary file renamed into place."""
+def write_part(rows: Any, path: Path, fmt: str = "parquet") -> int:
+    """Write Arrow rows (a table, or a RecordBatchReader read batch by batch) as one file of a
+    hive layout (an export's, or a distributed build's shard), whole or not at all: to a
+    temporary file renamed into place. Returns the rows written."""
+    import pyarrow as pa
     import pyarrow.csv
     import pyarrow.parquet
 
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.tmp")
-    if fmt == "parquet":
-        pyarrow.parquet.write_table(rows, temporary, compression="zstd")
-    else:
-        pyarrow.csv.write_csv(rows, temporary)
+    batches = rows.to_batches() if isinstance(rows, pa.Table) else rows
+    writer: Any = (pyarrow.parquet.ParquetWriter(temporary, rows.schema, compression="zstd") if fmt == "parquet"
+                   else pyarrow.csv.CSVWriter(temporary, rows.schema))
+    written = 0
+    try:
+        for batch in batches:
+            writer.write_batch(batch)
+            written += batch.num_rows
+    finally:
+        writer.close()
     temporary.rename(path)
+    return written
 
 
 def _write(store: Store, root: Path, part: Part, fmt: str, progress) -> dict:
@@ -141,16 +150,17 @@ def _write(store: Store, root: Path, part: Part, fmt: str, progress) -> dict:
     lists = LIST_COLUMNS.get(part.table, []) if fmt == "csv" else []  # CSV has no lists: write them as [1,2,3]
     replace = (" REPLACE (" + ", ".join(f"'[' || array_to_string({c}, ',') || ']' AS {c}" for c in lists) + ")"
                if lists else "")
-    table = store.arrow(f"SELECT *{exclude}{replace} FROM {part.table} WHERE {part.where}", part.params)
     path = root / f"{part.path}.{fmt}"
-    write_part(table, path, fmt)
+    # streamed a batch at a time: the export holds a batch per thread, not a layer
+    with store.arrow_batches(f"SELECT *{exclude}{replace} FROM {part.table} WHERE {part.where}", part.params) as rows:
+        written = write_part(rows, path, fmt)
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     if progress:
         progress(1, part.table)
-    return {"path": path.relative_to(root).as_posix(), "rows": table.num_rows, "bytes": path.stat().st_size,
+    return {"path": path.relative_to(root).as_posix(), "rows": written, "bytes": path.stat().st_size,
             "sha256": digest.hexdigest()}
 
 

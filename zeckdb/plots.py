@@ -73,6 +73,8 @@ def length_distribution(store: Store, variant: str, ns: list[int], measure: str 
         raise UsageError(f"{opt('measure')} {measure[:10]!r}: choose P (random play) or mu (every game equally likely)")
     if len(ns) > MAX_PANELS:
         raise UsageError(f"{len(ns)} values of n: give at most {MAX_PANELS} (one panel each)")
+    from matplotlib.ticker import MaxNLocator
+
     columns, rows = _rows(store, "length-distribution", variant, ns, {"measure": measure})
     at = {c: i for i, c in enumerate(columns)}
     fig, axes = _figure(len(ns))
@@ -92,6 +94,7 @@ def length_distribution(store: Store, variant: str, ns: list[int], measure: str 
                     color="#d1495b", label=f"Gaussian, mean {mean:.2f}, sd {math.sqrt(var):.2f}")
         ax.set_title(f"{variant}, n = {n}" if len(ns) > 1 else f"{variant}, n = {n}: game length, {what}", fontsize=10)
         ax.set_xlabel("length of the game (moves)")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # lengths are whole numbers of moves
         ax.set_ylabel("probability")
         ax.legend(fontsize=7)
     if len(ns) > 1:
@@ -103,6 +106,16 @@ def length_distribution(store: Store, variant: str, ns: list[int], measure: str 
 def winners(store: Store, variant: str, ns: list[int] | None) -> Plot:
     columns, rows = _rows(store, "winners", variant, ns)
     c = _series(columns, rows)
+    players = get_variant(variant).players
+    if players > 2:  # who can force a win: a player, or nobody (0)
+        fig, (ax,) = _figure(1, height=3.2)
+        ax.scatter(c["n"], [w or 0 for w in c["winner"]], s=8, color="#4a78c2")
+        ax.set_yticks(range(players + 1), ["nobody", *(f"Player {p}" for p in range(1, players + 1))])
+        ax.set_ylim(-0.5, players + 0.5)
+        ax.set_xlabel("n")
+        ax.set_title(f"{variant}: who can force a win from the start of n, {players} players", fontsize=10)
+        _source(fig)
+        return Plot(fig, columns, rows)
     fig = _new_figure(7.0, 5.0)
     ax_top, ax_bottom = fig.subplots(2, 1, sharex=True, height_ratios=[1, 2])
     ax_top.scatter(c["n"], c["winner"], s=8, color="#4a78c2")
@@ -110,7 +123,8 @@ def winners(store: Store, variant: str, ns: list[int] | None) -> Plot:
     ax_top.set_ylim(0.5, 2.5)
     ax_top.set_title(f"{variant}: who wins from the start of n, perfect play", fontsize=10)
     ax_bottom.plot(c["n"], c["p1_fraction"], color="#4a78c2", label="fraction of n <= N that Player 1 wins")
-    ax_bottom.axhline(1 / PHI, color="#d1495b", linestyle="--", label="1/phi = 0.618 (reversed game, Conjecture 1.3)")
+    if variant == "reversed":  # the conjecture is the reversed game's (Batterman et al.), no other game's
+        ax_bottom.axhline(1 / PHI, color="#d1495b", linestyle="--", label="1/phi = 0.618 (Conjecture 1.3)")
     ax_bottom.set_xlabel("n")
     ax_bottom.set_ylabel("running fraction of Player 1 wins")
     ax_bottom.set_ylim(-0.02, 1.02)
@@ -162,7 +176,7 @@ def p_positions(store: Store, variant: str) -> Plot:
         ax.imshow(grid, cmap=cmap, vmin=0, vmax=2, aspect="auto", origin="lower")
         ax.set_yticks([])
         ax.set_xlabel("chips in bin 1 (x)")
-        ax.set_title(f"{variant}: P-positions (x) for x <= {top}", fontsize=10)
+        fig.suptitle(f"{variant}: P-positions (x) for x <= {top}", fontsize=10)
     else:
         layers = [0] if bins == 2 else list(range(min(4, top // weights[2] + 1)))
         fig, axes = _figure(len(layers))
@@ -178,15 +192,19 @@ def p_positions(store: Store, variant: str) -> Plot:
             ax.imshow(grid, cmap=cmap, vmin=0, vmax=2, origin="lower", interpolation="nearest")
             ax.set_xlabel("chips in bin 1 (x1)")
             ax.set_ylabel("chips in bin 2 (x2)")
-            ax.set_title(f"x3 = {c3}" if bins == 3 else f"{variant}: P-positions (x1, x2), value <= {top}", fontsize=10)
-        if bins == 3:
-            fig.suptitle(f"{variant}: P-positions (x1, x2, x3), value <= {top}")
-    fig.legend(handles=legend, loc="outside lower center", ncols=3, fontsize=7)
+            if bins == 3:
+                ax.set_title(f"x3 = {c3}", fontsize=10)
+        fig.suptitle(f"{variant}: P-positions (x1, x2{', x3' if bins == 3 else ''}), value <= {top}", fontsize=10)
     _source(fig, EXACT + "; residues: Cashman, Miller, Shuffelton, Son (2024)")
+    fig.legend(handles=legend, loc="outside right center", fontsize=7)  # beside the axes: the foot is the source's
     return Plot(fig, columns, rows)
 
 
 def remoteness(store: Store, variant: str, n: int) -> Plot:
+    players = get_variant(variant).players
+    if players > 2:
+        raise UsageError(f"remoteness is a two-player measure, and {variant} is a game of {players} players: "
+                         f"plot winners (who can force a win) or lengths instead")
     columns, rows = _rows(store, "remoteness", variant, [n])
     c = _series(columns, rows)
     fig, (ax,) = _figure(1)

@@ -54,6 +54,7 @@ HEADER_SECONDS = 10.0  # for a request's head (a connection's first, or the next
 KEEP_ALIVE_SECONDS = 5.0
 MAX_BODY_BYTES = 1 << 20  # a JSON body: the SQL is at most MAX_SQL_CHARS
 QUEUE_SECONDS = 1.0  # a heavy request's wait for its turn before 429
+PLOT_SECONDS = 60.0  # a figure's time limit in its worker (at least the SQL's)
 SECURITY_HEADERS = [
     (b"content-security-policy", b"default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
                                  b"form-action 'self'; frame-ancestors 'none'"),
@@ -107,6 +108,8 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
     hide = _Scrubber(reader.path)
     sql_limits = api.Limits(timeout=sql_timeout, max_rows=sql_max_rows, max_bytes=sql_max_bytes)
     heavy = _Turns(max_heavy)
+    # a figure's time: a worker's first one imports matplotlib, which alone can take seconds
+    plot_limits = api.Limits(timeout=max(PLOT_SECONDS, sql_timeout))
 
     app = FastAPI(title="zeckdb", version=__version__, docs_url=None, redoc_url=None,
                   description="Exhaustive position database of the Zeckendorf game family: lookups, principal lines, "
@@ -158,7 +161,7 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
     @app.get("/v1/plots/{kind}", summary="A figure as SVG (kind: length-distribution, winners, lengths, p-positions, "
                                           "remoteness), as `zeckdb plot` draws it", response_class=Response)
     async def plot(kind: str, variant: str, n: str | None = None, measure: str = "P") -> Response:
-        image = await heavy.run(workers.plot, kind, variant, api.parse_ns(n) if n else None, measure, sql_limits)
+        image = await heavy.run(workers.plot, kind, variant, api.parse_ns(n) if n else None, measure, plot_limits)
         return Response(image, media_type="image/svg+xml")
 
     @app.get("/v1/{variant}/summary", summary="The per-n summary rows (n: 7, 1..150 or 1..20,30)")

@@ -988,6 +988,17 @@ class Store:
         finally:
             cursor.close()
 
+    @contextmanager
+    def arrow_batches(self, sql: str, params: list[Any] | dict[str, Any] | None = None,
+                      rows: int = 1 << 18) -> Iterator[Any]:
+        """zeckdb's own SQL as a pyarrow.RecordBatchReader of `rows` rows at a time, on a cursor of
+        its own (a thread may call it): what reads it holds one batch, not the whole answer."""
+        cursor = self._connection_waiting().cursor()
+        try:
+            yield cursor.sql(sql, params=params).to_arrow_reader(rows)
+        finally:
+            cursor.close()
+
     def layer_checksum(self, table: str, name: str, n: int) -> int:
         """The checksum of a layer's rows of `positions` (of variant `name`) or `edges` (of
         graph `name`) as stored now."""

@@ -55,9 +55,10 @@ class Report:
         return all(c.failed == 0 for c in self.checks)
 
 
-def verify(store: Store, variant: str | None = None, ns: list[int] | None = None,
+def verify(store: Store, variant: str | list[str] | None = None, ns: list[int] | None = None,
            progress: Callable[[int, str], None] | None = None) -> Report:
-    """Check every built (variant, n) layer (only `variant`, only `ns`, if given)."""
+    """Check every built (variant, n) layer (only those of `variant`, one or several, and of
+    `ns`, if given)."""
     t0 = time.perf_counter()
     layers = layers_to_verify(store, variant, ns)
     checks = {c.name: c for c in [
@@ -94,23 +95,31 @@ def verify(store: Store, variant: str | None = None, ns: list[int] | None = None
     return Report([(name, n) for name, n, _ in layers] + summaries, list(checks.values()), time.perf_counter() - t0)
 
 
-def layers_to_verify(store: Store, variant: str | None, ns: list[int] | None) -> list[tuple[str, int, int]]:
+def chosen(variant: str | list[str] | None) -> list[str] | None:
+    """The variants selected: one name or several (each checked), or None for every one."""
+    names = [variant] if isinstance(variant, str) else variant
+    return None if not names else list(dict.fromkeys(get_variant(name).name for name in names))
+
+
+def layers_to_verify(store: Store, variant: str | list[str] | None,
+                     ns: list[int] | None) -> list[tuple[str, int, int]]:
     """(variant, n, positions) of the built layers selected (summary layers have no rows to check)."""
     from .errors import NotBuiltError
     from .ranges import format_ns
 
-    if variant is not None:
-        get_variant(variant)
-    rows = store.rows("SELECT variant, n, positions FROM builds WHERE ($variant IS NULL OR variant = $variant) "
-                      "AND NOT summary_only ORDER BY variant, n", {"variant": variant})
-    if variant is not None and not rows:
-        raise NotBuiltError(f"{variant} is not built in {store.path}: nothing to verify")
+    names = chosen(variant)
+    rows = store.rows("SELECT variant, n, positions, summary_only FROM builds "
+                      "WHERE $variants IS NULL OR list_contains($variants, variant) ORDER BY variant, n",
+                      {"variants": names})
+    for name in set(names or []) - {row[0] for row in rows}:
+        raise NotBuiltError(f"{name} is not built in {store.path}: nothing to verify")
+    rows = [(name, n, positions) for name, n, positions, summary_only in rows if not summary_only]
     if ns is not None:
         have = {n for _, n, _ in rows}
         missing = [n for n in ns if n not in have]
         if missing:
-            raise NotBuiltError(f"n = {format_ns(missing)} is not built{f' for {variant}' if variant else ''}: "
-                                "nothing to verify there")
+            where = f" for {', '.join(names)}" if names else ""
+            raise NotBuiltError(f"n = {format_ns(missing)} is not built{where}: nothing to verify there")
         wanted = set(ns)
         rows = [row for row in rows if row[1] in wanted]
     return rows
@@ -357,9 +366,9 @@ def _check_layers(store: Store, v: Variant, ns: list[int], start_games: dict[int
 RESOLVE_POSITIONS = 2_000_000  # summary layers up to this size are solved again by `zeckdb verify`
 
 
-def _summary_layers(store: Store, variant: str | None, ns: list[int] | None) -> list[tuple[str, int]]:
-    rows = store.rows("SELECT variant, n FROM builds WHERE summary_only AND ($variant IS NULL OR variant = $variant) "
-                      "ORDER BY variant, n", {"variant": variant})
+def _summary_layers(store: Store, variant: str | list[str] | None, ns: list[int] | None) -> list[tuple[str, int]]:
+    rows = store.rows("SELECT variant, n FROM builds WHERE summary_only AND ($variants IS NULL OR "
+                      "list_contains($variants, variant)) ORDER BY variant, n", {"variants": chosen(variant)})
     return [(name, n) for name, n in rows if ns is None or n in ns]
 
 
@@ -458,11 +467,11 @@ def _check_summary_layers(store: Store, layers: list[tuple[str, int]], check: Ch
             check.fail(f"{name} n={n}: " + "; ".join(wrong))
 
 
-def _check_catalog(store: Store, variant: str | None, check: Check) -> None:
+def _check_catalog(store: Store, variant: str | list[str] | None, check: Check) -> None:
     """The variants' rows, move names and columns against the games; graph layers against their rows."""
     for name, title, source, graph, reversed_, players, bins, text_width, bound in store.rows(
             "SELECT variant, title, source, graph, reversed, players, bins, text_width, forcing_bound FROM variants "
-            "WHERE $variant IS NULL OR variant = $variant", {"variant": variant}):
+            "WHERE $variants IS NULL OR list_contains($variants, variant)", {"variants": chosen(variant)}):
         check.checked += 1
         try:
             v = get_variant(name)
@@ -484,8 +493,8 @@ def _check_catalog(store: Store, variant: str | None, check: Check) -> None:
             FROM graph_layers g
             JOIN (SELECT v.graph, b.n, any_value(b.positions) AS positions, any_value(b.edges) AS edges
                   FROM builds b JOIN variants v USING (variant) WHERE NOT b.summary_only GROUP BY ALL) b USING (graph, n)
-            WHERE $variant IS NULL OR g.graph = (SELECT graph FROM variants WHERE variant = $variant)""",
-            {"variant": variant}):
+            WHERE $variants IS NULL OR g.graph IN (SELECT graph FROM variants WHERE list_contains($variants, variant))""",
+            {"variants": chosen(variant)}):
         check.checked += 1
         if (positions, edges) != (built_positions, built_edges) or edges != stored_edges:
             check.fail(f"graph {graph} n={n}: graph_layers counts {positions:,} positions and {edges:,} moves, its "

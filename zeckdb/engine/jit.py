@@ -55,3 +55,14 @@ class _CtrlCHeldWhileCompiling(event.Listener):
 
 
 event.register("numba:compiler_lock", _CtrlCHeldWhileCompiling())
+
+
+def compiled_before(kernel: Any) -> bool:
+    """Whether a cached kernel has been compiled before (its cache index exists), so that the
+    next build does not wait for the compiler; True where numba does not say."""
+    import os
+
+    try:
+        return os.path.exists(kernel._cache._cache_file._index_path)
+    except AttributeError:  # another numba's internals: nothing to say
+        return True

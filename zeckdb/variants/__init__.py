@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import UnknownVariantError, opt
-from .base import Position, Variant
+from ..errors import UnknownVariantError
+from .base import Position, Variant, check_contract
 from .black_hole import M_RANGE, BlackHole
 from .build_up import BuildUp
 from .empty_board import BlackHoleEmptyBoard
@@ -120,6 +120,11 @@ def games() -> list[Game]:
     return out
 
 
+def on_request() -> list[str]:
+    """The families a default build leaves out (their members are built when named), as users read them."""
+    return [family.pattern for family in _FAMILIES if not family.default]
+
+
 def summary_games() -> list[str]:
     """The games `zeckdb build --summary-only` solves, as users read them (a family once)."""
     return [game.label for game in games() if game.example.summary_refusal is None]
@@ -156,7 +161,7 @@ def _construct(name: str) -> Variant | None:
             continue
         for member, game in family.aliases:
             if parameters == member:
-                raise UnknownVariantError(f"{name} is the game registered as {game}: use {opt('variant')} {game}")
+                raise UnknownVariantError(f"{name} is the game registered as {game}: name it {game} instead")
         if parameters in family.accepted:
             return family.make(*parameters)
     return None
@@ -168,6 +173,7 @@ def get_variant(name: str) -> Variant:
         variant = _construct(name)
         if variant is None:
             raise UnknownVariantError(f"unknown variant {name!r}: choose one of {_valid_names()}")
+        check_contract(variant)
         _instances[name] = variant
     return _instances[name]
 

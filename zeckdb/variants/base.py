@@ -47,6 +47,9 @@ OPTIONAL:
             terms of n's decomposition; the longest obeys the bound named (`theorem-1.4`).
   decomposition_terms(n)  the number of terms of n's decomposition in the game's sequence
             (Z(n) for the Fibonacci games), or None where the game has none (default).
+  estimate_positions(n)  how many positions layer n has: exact where the game can count them
+            (the chip games: the coin-change count), else an estimate; the limits of
+            engine.limits and the progress bars read it (and layer_sizes, its array form).
   summary_pass(n, ints, floats, teams)  summary mode: layer n solved in one pass without its
             moves, into ints and floats as kernels.solve_from_children fills them, and for a
             game of three or more players into teams as kernels.teams_of_children does (else
@@ -82,6 +85,35 @@ from ..errors import UsageError
 
 Position = tuple[int, ...]
 
+
+
+MAX_COUNT_COLUMNS = 16  # positions.c1 .. c16
+MAX_PLAYERS = 6  # teams: a 64-bit mask over the 2^P seat sets
+
+
+class ContractError(ValueError):
+    """A game breaks a limit of the variant contract (a bug of the game, named when it registers)."""
+
+
+def check_contract(variant: Variant) -> None:
+    """Every limit the contract declares, checked when a game registers (before anything is
+    solved): a game past one would solve, then fail to store or store wrong numbers."""
+    name = getattr(variant, "name", type(variant).__name__)
+    problems = []
+    if len(variant.columns) > MAX_COUNT_COLUMNS:
+        problems.append(f"it has {len(variant.columns)} count columns, the database stores at most {MAX_COUNT_COLUMNS}")
+    if len(variant.column_weights) != len(variant.columns):
+        problems.append(f"its {len(variant.columns)} columns have {len(variant.column_weights)} weights")
+    if not 0 <= variant.min_n <= variant.max_n:
+        problems.append(f"its n range {variant.min_n}..{variant.max_n} is empty")
+    if not 2 <= variant.players <= MAX_PLAYERS:
+        problems.append(f"{variant.players} players: the engine solves 2 to {MAX_PLAYERS}")
+    if len(variant.move_names) > 32767:
+        problems.append(f"{len(variant.move_names)} move codes do not fit a SMALLINT")
+    if variant.summary_max_n is not None and variant.summary_max_n < variant.min_n:
+        problems.append("its summary_max_n is below its first n")
+    if problems:
+        raise ContractError(f"the game {name} breaks the variant contract: {'; '.join(problems)}")
 
 
 def unbracket(text: str) -> str:
@@ -190,7 +222,7 @@ class Variant(ABC):
         return type(self).summary_pass is not Variant.summary_pass
 
     #: teams are a 64-bit mask over the 2^P seat sets (engine.kernels.team_masks)
-    MAX_TEAM_PLAYERS = 6
+    MAX_TEAM_PLAYERS = MAX_PLAYERS
 
     @property
     def summary_refusal(self) -> str | None:
