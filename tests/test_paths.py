@@ -196,3 +196,12 @@ def test_a_tampered_lock_folder_gets_one_line(capsys, tmp_path, built, tamper, s
         return {k: v for k, v in files.items() if not k.startswith("t.duckdb.locks/")}
 
     assert outside(digest(tmp_path)) == outside(before) and not (tmp_path / "elsewhere").exists()
+
+
+def test_export_fills_the_folder_a_link_names(capsys, tmp_path, built):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (tmp_path / "link").symlink_to(empty)
+    code, _, err = run(capsys, "export", str(tmp_path / "link"), "--db", str(built))
+    assert code == 0, err
+    assert (empty / "manifest.json").exists() and (tmp_path / "link").is_symlink()

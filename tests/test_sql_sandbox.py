@@ -208,3 +208,20 @@ def test_overwriting_the_database_through_explain_analyze_fails_in_a_real_proces
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "an EXPLAIN ANALYZE statement is refused" in proc.stderr
     assert snapshot(folder) == before
+
+
+def test_every_row_is_printed_as_it_comes(capsys, watched):
+    """--max-rows 0 prints every row, a block at a time (the rows are never all held)."""
+    code, out, err = run(capsys, "sql", "SELECT range AS x FROM range(123457)", "--max-rows", "0", "-f", "csv",
+                         "--db", str(watched[1]))
+    lines = out.splitlines()
+    assert code == 0 and not err and lines[0] == "x" and len(lines) == 123458 and lines[-1] == "123456"
+
+
+def test_the_statement_is_held_to_its_memory_by_the_operating_system(tmp_path, watched):
+    """DuckDB's memory limit does not cover the Python objects of the rows: the statement's own
+    process does, so a list of 10^8 is refused in one line instead of growing the command."""
+    env = {**os.environ, "ZECKDB_MEMORY_LIMIT": "200MB"}
+    out = subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "sql", "SELECT range(100000000) AS x",
+                          "--db", str(watched[1])], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 1 and "needs more memory than its limit" in out.stderr and out.stderr.count("\n") == 1

@@ -4,48 +4,23 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pytest
 
-from zeckdb.engine.solve import solve_in_memory
 from zeckdb.errors import UnknownVariantError, UsageError
+from zeckdb.testing import check_ids_and_keys, check_move_names, check_moves
 from zeckdb.variants import get_variant, variant_names
 
 # every accepted member of each family (black-hole-2..12), but of the games of P players only P = 3:
 # they are their two-player game with another name and number of players (test_players_change_nothing_else)
 ALL = [name for name in variant_names(all_members=True) if not re.search(r"-p[4-9]$", name)]
 PLAYERS = [name for name in variant_names(all_members=True) if re.search(r"-p[3-9]$", name)]
-SAMPLED = 20_000  # positions round-tripped per layer at most
 
 
 @pytest.mark.parametrize("name", ALL)
 @pytest.mark.parametrize("n", [1, 2, 5, 12, 25])
 def test_ids_keys_and_counts_round_trip(name, n):
     v = get_variant(name)
-    n = min(n, v.max_n)  # the ordered game stops at 24
-    keys = v.layer_keys(n)
-    assert len(set(keys.tolist())) == len(keys) == v.estimate_positions(n)
-    # every position of a layer up to SAMPLED, else its first, last and a fixed random sample: the
-    # checks are per position in Python (2.6 million of them at the ordered game's n = 24)
-    ids = np.arange(len(keys))
-    if len(keys) > SAMPLED:
-        ids = np.unique(np.concatenate([[0, len(keys) - 1], np.random.default_rng(n).choice(len(keys), SAMPLED)]))
-    for i, written in zip(ids.tolist(), layer_positions(v, keys[ids]), strict=True):
-        pos = v.parse(",".join(map(str, written)))
-        assert v.id_of(pos) == i
-        assert v.key_of(pos) == keys[i]
-        assert v.layer_of(pos) == n
-        assert v.parse(v.format(pos)) == pos
-
-
-def layer_positions(v, keys, trim: bool = False) -> list:
-    """The positions of these keys as the variant writes them: the entries of ordered lists, else the
-    counts (with trim, without their trailing zeros)."""
-    entries = v.entries(keys)
-    if entries is not None:
-        offsets, values = entries
-        return [values[offsets[i]:offsets[i + 1]] for i in range(len(keys))]
-    return [np.trim_zeros(row, "b") if trim else row for row in v.decode(keys)]
+    check_ids_and_keys(v, min(n, v.max_n))  # the ordered game stops at 24
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -53,21 +28,12 @@ def layer_positions(v, keys, trim: bool = False) -> list:
 def test_play_moves_agree_with_the_graph(name, n):
     """The scalar move generator (lookups) and the compiled one (builds) give the same edges."""
     v = get_variant(name)
-    g, _, _ = solve_in_memory(get_variant(v.graph_name), n)
-    pos = [tuple(int(x) for x in p) for p in layer_positions(v, g.keys, trim=True)]
-    src, dst_id, code, dst_n = g.stored_edges()
-    dst_n = np.full(len(src), n) if dst_n is None else dst_n
-    graph_edges = {(int(s), (int(dn), int(d)), int(c)) for s, d, c, dn in zip(src, dst_id, code, dst_n, strict=False)}
-    if v.reversed:
-        graph_edges = {(d[1], (n, s), c) for s, d, c in graph_edges}
-    played = {(i, (v.layer_of(child), v.id_of(child)), code) for i, p in enumerate(pos) for code, child in v.play_moves(p)}
-    assert played == graph_edges
+    check_moves(v, n, get_variant(v.graph_name))
 
 
 @pytest.mark.parametrize("name", ALL)
 def test_move_names_are_unique(name):
-    names = get_variant(name).move_names
-    assert len(set(names)) == len(names)
+    check_move_names(get_variant(name))
 
 
 def test_move_names_follow_the_papers():
@@ -118,7 +84,7 @@ def test_a_game_past_a_limit_of_the_contract_is_refused_when_it_registers(monkey
     import pytest
 
     import zeckdb.variants as registry
-    from zeckdb.variants.base import ContractError
+    from zeckdb.engine.contract import ContractError
     from zeckdb.variants.zeckendorf import Zeckendorf
 
     class Wide(Zeckendorf):

@@ -10,3 +10,11 @@ os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
 __version__ = "0.1.0"
 ENGINE_VERSION = __version__
+
+
+def __getattr__(name: str):  # the library's face, imported when first used: `import zeckdb` stays light
+    if name in ("open", "build", "Database"):
+        from . import database
+
+        return getattr(database, name)
+    raise AttributeError(f"module 'zeckdb' has no attribute {name!r}")

@@ -125,6 +125,20 @@ class Result:
     def truncated(self) -> bool:
         return self.total_rows is None or self.total_rows > len(self.rows)
 
+    def arrow(self) -> Any:
+        """The rows as a pyarrow.Table (columns named as here)."""
+        import pyarrow as pa
+
+        return pa.table({name: [row[i] for row in self.rows] for i, name in enumerate(self.columns)})
+
+    def df(self) -> Any:
+        """The rows as a pandas.DataFrame (pandas must be installed: it is not a dependency of zeckdb)."""
+        try:
+            import pandas  # noqa: F401  (pyarrow's conversion needs it)
+        except ImportError:
+            raise UsageError("Result.df() needs pandas: pip install pandas, or use .arrow() or .rows") from None
+        return self.arrow().to_pandas()
+
 
 def check_statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
     """The one read-only statement in `sql`, or a UsageError naming what was refused."""

@@ -20,7 +20,7 @@ import os
 import numpy as np
 
 from ..errors import UsageError, opt
-from ..variants.base import Variant
+from .contract import Variant
 
 #: The shares of the machine's memory a full build's layer and summary mode's state may take.
 BUILD_SHARE = 0.25

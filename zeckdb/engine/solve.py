@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ..variants.base import Variant
+from .contract import Variant
 from . import kernels
 
 

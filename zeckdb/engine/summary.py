@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from ..variants.base import Variant
+from .contract import Variant
 from .limits import summary_bytes
 from .solve import seats_of
 

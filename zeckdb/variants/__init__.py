@@ -1,4 +1,5 @@
-"""The registry of game variants. Adding a variant: one rules module, one line here.
+"""The registry of game variants. Adding a variant: one rules module, one line here; or, from a
+package of its own, an entry point in the group `zeckdb.games` (docs/adding-a-game.md).
 
 A family takes its parameters in its name (`black-hole-4`, `nacci-2-3`, `zeckendorf-p3`);
 `variant_names()` are the variants a build without --variant covers, members of families
@@ -9,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+import functools
+from typing import Any
 
 from ..errors import UnknownVariantError
-from .base import Position, Variant, check_contract
+from ..engine.contract import Position, Variant, check_contract
 from .black_hole import M_RANGE, BlackHole
 from .build_up import BuildUp
 from .empty_board import BlackHoleEmptyBoard
@@ -110,13 +113,15 @@ class Game:
 
 
 def games() -> list[Game]:
-    """Every registered game, a family once (its example member standing for it)."""
+    """Every registered game, a family once (its example member standing for it), then the
+    plugins' games."""
     out = [Game(name, None, [name], get_variant(name).title, get_variant(name)) for name in _REGISTRY]
     for family in _FAMILIES:
         example = get_variant(family.member(family.example))
         shown = ", ".join(f"{letter} = {value}" for letter, value in zip(family.letters, family.example, strict=True))
         out.append(Game(_family_label(family), family.pattern, [family.member(m) for m in family.accepted],
                         f"{example.family_title or example.title} (start shown: {shown})", example))
+    out += [Game(name, None, [name], get_variant(name).title, get_variant(name)) for name in plugins()]
     return out
 
 
@@ -144,7 +149,8 @@ def _family_label(family: Family) -> str:
 
 def _valid_names() -> str:
     families = ", ".join(_family_label(family) for family in _FAMILIES)
-    return f"{', '.join(_REGISTRY)}, {families}"
+    added = "".join(f", {name}" for name in plugins())
+    return f"{', '.join(_REGISTRY)}, {families}{added}"
 
 
 def _plain_number(text: str) -> bool:
@@ -152,9 +158,44 @@ def _plain_number(text: str) -> bool:
     return text.isascii() and text.isdigit() and len(text) <= 3 and str(int(text)) == text
 
 
+PLUGIN_GROUP = "zeckdb.games"  # the entry-point group through which a package adds a game
+
+
+@functools.cache
+def plugins() -> dict[str, Any]:
+    """The games other packages add through the entry-point group `zeckdb.games` (name ->
+    entry point, loaded when the game is asked for); a name zeckdb uses itself is left out."""
+    from importlib.metadata import entry_points
+
+    found: dict[str, Any] = {}
+    for point in entry_points(group=PLUGIN_GROUP):
+        if point.name in _REGISTRY or any(f.parameters_of(point.name) is not None for f in _FAMILIES):
+            continue  # a plugin cannot stand in for one of zeckdb's games
+        found.setdefault(point.name, point)
+    return found
+
+
+def _load_plugin(name: str) -> Variant:
+    from ..engine.contract import ContractError
+
+    point = plugins()[name]
+    try:
+        made = point.load()()
+    except Exception as exc:  # a plugin's bug: named in one line
+        raise ContractError(f"the game plugin {name} ({point.value}) failed to load: {exc}") from None
+    if not isinstance(made, Variant):
+        raise ContractError(f"the game plugin {name} ({point.value}) gives a {type(made).__name__}, not a Variant")
+    if made.name != name:
+        raise ContractError(f"the game plugin {name} ({point.value}) names itself {made.name!r}: its entry point "
+                            "and its name must be the same")
+    return made
+
+
 def _construct(name: str) -> Variant | None:
     if name in _REGISTRY:
         return _REGISTRY[name]()
+    if name in plugins():
+        return _load_plugin(name)
     for family in _FAMILIES:
         parameters = family.parameters_of(name)
         if parameters is None:

@@ -10,7 +10,7 @@ layer n stays in n or drops to n - F_m, and layer 0 (the empty board) exists.
 from __future__ import annotations
 
 from ..fib import fib
-from .base import Position
+from ..engine.contract import Position
 from .chips import ChipGame, Rule
 from .zeckendorf import forward_rules
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..fib import fib
-from .base import Position
+from ..engine.contract import Position
 from .chips import ChipGame, Rule
 from .reversed import reverse_name
 from .zeckendorf import forward_rules

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..fib import fib
-from .base import Position
+from ..engine.contract import Position
 from .black_hole import BlackHole, black_hole_rules
 from .chips import Rule
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from .base import Position
+from ..engine.contract import Position
 from .chips import ChipGame, Rule
 
 C_RANGE = range(1, 5)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import UsageError
-from .base import Position, Variant, unbracket
+from ..engine.contract import Position, Variant, unbracket
 
 MAX_N = 1000
 K_BITS = 11  # k <= r <= MAX_N < 2**11; key = r << K_BITS | k

@@ -7,7 +7,7 @@ any, can (engine.solve.forcing_seats) for any game that declares its `players`.
 
 from __future__ import annotations
 
-from .base import Variant
+from ..engine.contract import Variant
 
 P_RANGE = range(3, 7)
 SOURCE = "Cusenza et al., Winning strategies for generalized Zeckendorf games (arXiv:2009.03708)"

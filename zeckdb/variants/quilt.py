@@ -8,7 +8,7 @@ in several positions (the FQ-legal decompositions).
 
 from __future__ import annotations
 
-from .base import Position
+from ..engine.contract import Position
 from .chips import ChipGame, Rule
 
 MAX_N = 100  # 25,542,767 positions over n = 1..100; 17 bins at n = 151 no longer fit 63-bit keys

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from ..fib import zeckendorf_counts
-from .base import Position
+from ..engine.contract import Position
 from .chips import Rule
 from .zeckendorf import Zeckendorf
 

@@ -7,7 +7,7 @@ F_{i+1}; split 2F2 into F1+F3; split 2F_i (i >= 3) into F_{i-2}+F_{i+1}.
 from __future__ import annotations
 
 from ..fib import fib, z_count
-from .base import Position
+from ..engine.contract import Position
 from .chips import ChipGame, Rule
 
 MAX_N = 200  # n = 200 alone has 5,192,004 positions

@@ -16,7 +16,7 @@ from functools import cached_property
 import numpy as np
 
 from ...errors import UsageError
-from ..base import Position, Variant
+from ...engine.contract import Position, Variant
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ import numpy as np
 
 from ...errors import UsageError
 from ...fib import fib, z_count
-from ..base import Position, Variant, shown_text, unbracket
+from ...engine.contract import Position, Variant, shown_text, unbracket
 
 MAX_N = 24  # 2,593,291 positions at n = 24 (4,915,135 at 25, 120,215,370 at 30)
 INDICES = 8  # F_1..F_8 = 1..34: every part of every n the engine's keys allow here

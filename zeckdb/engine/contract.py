@@ -1,6 +1,7 @@
-"""The variant contract: what a game supplies so the engine can enumerate, link,
-solve and store it, and the lookups can find and play its positions. A variant module
-imports no database, CLI or file code; the engine imports nothing of a game but this.
+"""The variant contract, owned by the engine: what a game supplies so the engine can
+enumerate, link, solve and store it, and the lookups can find and play its positions. A
+game (zeckdb/variants/, or a plugin: docs/adding-a-game.md) subclasses Variant; it imports
+no database, CLI or file code. The engine imports nothing of the games.
 
 REQUIRED by the engine (build, store):
   name, title, source      registry name, human title, paper it comes from

@@ -1,0 +1,54 @@
+"""The library's face (zeckdb.open, zeckdb.build): each verb answers as the command line does,
+results give rows, columns and Arrow, and bad input is the same one-line error."""
+
+from __future__ import annotations
+
+import pytest
+
+import zeckdb
+from zeckdb.errors import NotBuiltError, UsageError
+
+from . import reference as ref
+
+
+def test_the_verbs_of_an_open_database(small_db):
+    with zeckdb.open(small_db) as db:
+        info = db.position("zeckendorf", start=10)
+        assert info.outcome == ("win" if ref.solve("zeckendorf", (10,))["win"] else "loss")
+        assert db.position("zeckendorf", (10,)).text == info.text == "(10)"
+        line = db.line("zeckendorf", start=7)
+        assert line[0][0] is None and len(line) == ref.solve("zeckendorf", (7,))["remoteness"] + 1
+        winners = db.query("winners", variant="zeckendorf", n="3..5")
+        assert winners.columns[:3] == ["variant", "n", "winner"] and [r[2] for r in winners.rows] == [2, 2, 2]
+        table = db.query("winners", variant="zeckendorf", n=[3, 4]).arrow()
+        assert table.num_rows == 2 and table.column("n").to_pylist() == [3, 4]
+        assert db.sql("SELECT 6 * 7 AS x").rows == [(42,)]
+        assert db.summary("zeckendorf", 7)[0]["winner"] == 2
+        assert db.verify("zeckendorf", n=7).ok
+
+
+def test_bad_input_is_the_same_one_line(small_db):
+    with zeckdb.open(small_db) as db:
+        with pytest.raises(UsageError, match="malformed position"):
+            db.position("zeckendorf", "3,x")
+        with pytest.raises(NotBuiltError, match="run `zeckdb build --variant zeckendorf --n 999`"):
+            db.query("winners", variant="zeckendorf", n=999)
+        with pytest.raises(UsageError, match="is refused"):
+            db.sql("DELETE FROM builds")
+        result = db.sql("SELECT 1 AS x")
+        try:
+            import pandas  # noqa: F401
+        except ImportError:  # not a dependency of zeckdb: .df() says so in one line
+            with pytest.raises(UsageError, match="needs pandas"):
+                result.df()
+        else:
+            assert result.df()["x"].tolist() == [1]
+
+
+def test_build_takes_a_range_a_list_or_one_n(tmp_path):
+    path = tmp_path / "b.duckdb"
+    assert zeckdb.build(path, ["zeckendorf"], "1..3").built == [("zeckendorf", n) for n in (1, 2, 3)]
+    assert zeckdb.build(path, ["zeckendorf"], [5, 4]).built == [("zeckendorf", 4), ("zeckendorf", 5)]
+    assert zeckdb.build(path, ["zeckendorf"], 6).built == [("zeckendorf", 6)]
+    with zeckdb.open(path) as db:
+        assert db.status()["variants"][0]["ns"] == "1..6"

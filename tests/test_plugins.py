@@ -1,0 +1,80 @@
+"""Games as plugins: docs/adding-a-game.md's example, installed as a package of its own (a
+module and its dist-info with an entry point in the group `zeckdb.games`, on the path of a
+fresh process), is listed, built, looked up and verified with no edit to zeckdb, and passes
+the conformance checks that every registered game gets."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+import re
+import subprocess
+import sys
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "adding-a-game.md"
+
+
+def doc_blocks(language: str) -> list[str]:
+    text = DOC.read_text()
+    return re.findall(rf"```{language}\n(.*?)```", text, re.DOTALL)
+
+
+@pytest.fixture(scope="module")
+def plugin(tmp_path_factory) -> Path:
+    """The example installed as a plugin: its module and a dist-info naming its entry point."""
+    site = tmp_path_factory.mktemp("site")
+    (site / "zeckdb_subtraction.py").write_text(doc_blocks("python")[0])
+    info = site / "zeckdb_subtraction-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: zeckdb-subtraction\nVersion: 1.0\n")
+    toml = doc_blocks("toml")[0]
+    name, target = re.search(r'^(\w+) = "([\w.:]+)"', toml, re.MULTILINE).groups()
+    (info / "entry_points.txt").write_text(f"[zeckdb.games]\n{name} = {target}\n")
+    return site
+
+
+def zeckdb(site: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    return subprocess.run([sys.executable, "-m", "zeckdb.cli.main", *args], capture_output=True, text=True,
+                          env=env, timeout=600)
+
+
+def test_a_plugin_game_is_built_looked_up_and_verified(plugin, tmp_path):
+    db = str(tmp_path / "p.duckdb")
+    listed = zeckdb(plugin, "variants", "-f", "json")
+    assert listed.returncode == 0 and "subtraction" in [g["variant"] for g in json.loads(listed.stdout)]
+    built = zeckdb(plugin, "build", "--variant", "subtraction", "--n", "1..40", "--db", db)
+    assert built.returncode == 0, built.stderr
+    for n in (0, 1, 4, 7, 40):  # the player to move loses exactly on multiples of 4 (a plain fact of S(1,2,3))
+        shown = zeckdb(plugin, "position", "subtraction", "--start", str(n), "--json", "--db", db)
+        assert shown.returncode == 0, shown.stderr
+        assert json.loads(shown.stdout)["outcome"] == ("loss" if n % 4 == 0 else "win"), n
+    winners = zeckdb(plugin, "query", "winners", "--variant", "subtraction", "-f", "csv", "--db", db)
+    rows = [line.split(",") for line in winners.stdout.splitlines()[1:]]
+    assert [(int(r[1]), int(r[2])) for r in rows] == [(n, 2 if n % 4 == 0 else 1) for n in range(1, 41)]
+    verified = zeckdb(plugin, "verify", "--db", db)
+    assert verified.returncode == 0 and "every check passed" in verified.stdout, verified.stderr
+
+
+def test_the_plugin_passes_the_conformance_checks(plugin):
+    out = subprocess.run([sys.executable, "-c", "from zeckdb.testing import conformance; "
+                          "from zeckdb_subtraction import Subtraction; conformance(Subtraction(), ns=(0, 1, 4, 9)); "
+                          "print('conforms')"], capture_output=True, text=True, env={**os.environ,
+                                                                                      "PYTHONPATH": str(plugin)},
+                         timeout=300)
+    assert out.stdout.strip() == "conforms", out.stderr
+
+
+def test_a_plugin_cannot_take_a_name_of_zeckdbs_own(plugin, tmp_path):
+    info = plugin / "zeckdb_subtraction-1.0.dist-info" / "entry_points.txt"
+    original = info.read_text()
+    info.write_text(original + "zeckendorf = zeckdb_subtraction:Subtraction\n")
+    try:
+        shown = zeckdb(plugin, "variants", "zeckendorf", "-f", "json")
+        assert shown.returncode == 0 and json.loads(shown.stdout)[0]["game"] == "The Zeckendorf game"
+    finally:
+        info.write_text(original)

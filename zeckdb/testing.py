@@ -1,0 +1,80 @@
+"""The conformance checks every game gets: zeckdb's own tests run them on each registered game,
+and a plugin's test suite can run them on its own (docs/adding-a-game.md):
+
+    from zeckdb.testing import conformance
+    def test_my_game_keeps_the_contract():
+        conformance(MyGame())
+
+Each check raises AssertionError naming the game, n and position that break the contract.
+They are consistency checks of the contract, not of a game's rules: what a game's positions
+and outcomes should be is for its own tests to check against an independent solver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from .engine.contract import Variant, check_contract
+from .engine.solve import solve_in_memory
+
+SAMPLED = 20_000  # positions round-tripped per layer at most
+
+
+def layer_positions(variant: Variant, keys: np.ndarray, trim: bool = False) -> list[Any]:
+    """The positions of these keys as the game writes them: the entries of ordered lists, else
+    the counts (with trim, without their trailing zeros)."""
+    entries = variant.entries(keys)
+    if entries is not None:
+        offsets, values = entries
+        return [values[offsets[i]:offsets[i + 1]] for i in range(len(keys))]
+    return [np.trim_zeros(row, "b") if trim else row for row in variant.decode(keys)]
+
+
+def check_ids_and_keys(variant: Variant, n: int) -> None:
+    """Layer n's keys are distinct and as many as estimate_positions says; each position (up to
+    SAMPLED of them) parses from its text, has its id and key, lies in layer n and writes back."""
+    keys = variant.layer_keys(n)
+    assert len(set(keys.tolist())) == len(keys) == variant.estimate_positions(n), (variant.name, n, len(keys))
+    ids = np.arange(len(keys))
+    if len(keys) > SAMPLED:
+        ids = np.unique(np.concatenate([[0, len(keys) - 1], np.random.default_rng(n).choice(len(keys), SAMPLED)]))
+    for i, written in zip(ids.tolist(), layer_positions(variant, keys[ids]), strict=True):
+        pos = variant.parse(",".join(map(str, written)))
+        assert variant.id_of(pos) == i, (variant.name, n, pos)
+        assert variant.key_of(pos) == keys[i], (variant.name, n, pos)
+        assert variant.layer_of(pos) == n, (variant.name, n, pos)
+        assert variant.parse(variant.format(pos)) == pos, (variant.name, n, pos)
+
+
+def check_moves(variant: Variant, n: int, graph_owner: Variant | None = None) -> None:
+    """The scalar move generator (play_moves: lookups) gives the edges the compiled one
+    (graph_edges: builds) gives, in the game's own direction of play."""
+    graph, _, _ = solve_in_memory(graph_owner or variant, n)
+    pos = [tuple(int(x) for x in p) for p in layer_positions(variant, graph.keys, trim=True)]
+    src, dst_id, code, dst_n = graph.stored_edges()
+    dst_n = np.full(len(src), n) if dst_n is None else dst_n
+    edges = {(int(s), (int(dn), int(d)), int(c)) for s, d, c, dn in zip(src, dst_id, code, dst_n, strict=False)}
+    if variant.reversed:
+        edges = {(d[1], (n, s), c) for s, d, c in edges}
+    played = {(i, (variant.layer_of(child), variant.id_of(child)), code) for i, p in enumerate(pos)
+              for code, child in variant.play_moves(p)}
+    assert played == edges, (variant.name, n, sorted(played ^ edges)[:5])
+
+
+def check_move_names(variant: Variant) -> None:
+    names = list(variant.move_names)
+    assert len(set(names)) == len(names), (variant.name, "two moves share a name")
+
+
+def conformance(variant: Variant, ns: Iterable[int] = (1, 2, 5, 12), graph_owner: Variant | None = None) -> None:
+    """Every check of the contract on layers `ns` (each at most the game's max_n); graph_owner:
+    the game whose graph a reversed game plays (default: the game itself)."""
+    check_contract(variant)
+    check_move_names(variant)
+    for n in ns:
+        n = min(max(n, variant.min_n), variant.max_n)
+        check_ids_and_keys(variant, n)
+        check_moves(variant, n, graph_owner)
