@@ -116,3 +116,29 @@ def test_a_request_beyond_the_limit_names_the_cost(tmp_path, capsys, monkeypatch
     code, out, err = run(capsys, "build", *args, "--db", str(db))
     assert code == 2 and not out and message in err and err.count("\n") == 1, err
     assert not db.exists()
+
+
+def test_a_chip_game_is_summarised_only_as_far_as_its_bins_reach(monkeypatch):
+    """A chip game without a game_for of its own has the bins of its max_n only: past it, summary
+    mode would count fewer positions than there are. It is refused there, in one line."""
+    import zeckdb.variants as registry
+    from zeckdb.engine.limits import check_summary
+    from zeckdb.errors import UsageError
+    from zeckdb.variants.chips import ChipGame, Rule
+
+    class Merges(ChipGame):  # merge two 1s into a 2, two 2s into a 4: every move raises the rank
+        name, title, source, max_n = "merges", "merges", "a test", 30
+        weights = (1, 2, 4, 8, 16)
+        rules = (Rule("merge 1s", ((1, 2),), ((2, 1),)), Rule("merge 2s", ((2, 2),), ((3, 1),)),
+                 Rule("merge 4s", ((3, 2),), ((4, 1),)), Rule("merge 8s", ((4, 2),), ((5, 1),)))
+
+        def start(self, n):
+            return (n,)
+
+    monkeypatch.setitem(registry._REGISTRY, "merges", Merges)
+    game = registry.get_variant("merges")
+    assert game.summary_refusal is None and game.summary_max_n == 30
+    check_summary(game, 30, 1 << 30, [])
+    with pytest.raises(UsageError, match="n = 40 is beyond summary mode's reach for merges: n goes up to 30 "
+                                         r"\(its bins are those of n up to there"):
+        check_summary(game, 40, 1 << 30, [])

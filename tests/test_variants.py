@@ -102,3 +102,18 @@ def test_a_game_past_a_limit_of_the_contract_is_refused_when_it_registers(monkey
         registry.get_variant("wide")
     with pytest.raises(ContractError, match="7 players: the engine solves 2 to 6"):
         registry.get_variant("crowded")
+
+
+@pytest.mark.parametrize("name", [n for n in ALL if not get_variant(n).reversed])
+def test_the_contracts_own_play_moves_are_each_games(name):
+    """play_moves derived from graph_edges (the contract's default) gives what each game's own,
+    faster generator gives: a new game may leave it out and keep the two in agreement."""
+    from zeckdb.engine.contract import Variant
+    from zeckdb.testing import layer_positions
+
+    v = get_variant(name)
+    for n in (4, 9):
+        n = min(max(n, v.min_n), v.max_n)
+        for written in layer_positions(v, v.layer_keys(n), trim=True)[:200]:
+            pos = tuple(int(x) for x in written)
+            assert sorted(Variant.play_moves(v, pos)) == sorted(v.play_moves(pos)), (name, pos)

@@ -19,7 +19,9 @@ REQUIRED by the engine (build, store):
 REQUIRED by the lookups (position, line, the service, simulate):
   parse(text)              a position as the user writes it -> tuple of ints (default: counts)
   layer_of(position)       the n whose layer holds a position (or raise)
-  play_moves(position)     [(code, child position)] in this variant's direction
+  play_moves(position)     [(code, child position)] in this variant's direction (default:
+                           derived from graph_edges on the position's key; a reversed game
+                           supplies its own)
 
 OPTIONAL:
   graph     name of the variant whose edges this one plays on (default: its own
@@ -201,8 +203,21 @@ class Variant(ABC):
     @abstractmethod
     def graph_edges(self, n: int, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
 
-    @abstractmethod
-    def play_moves(self, position: Position) -> list[tuple[int, Position]]: ...
+    def play_moves(self, position: Position) -> list[tuple[int, Position]]:
+        """[(move code, child position)] in this variant's direction. By default derived from
+        graph_edges on the position's own key, so that the lookups and the builds cannot
+        disagree; a game may supply a faster one (zeckdb.testing compares the two)."""
+        if self.reversed:
+            raise NotImplementedError(f"{self.name} plays its graph backwards: it supplies its own play_moves")
+        keys = np.array([self.key_of(position)], dtype=np.int64)
+        _, child_keys, codes = self.graph_edges(self.layer_of(position), keys)
+        entries = self.entries(child_keys)
+        if entries is not None:
+            offsets, values = entries
+            return [(int(c), tuple(int(v) for v in values[offsets[i]:offsets[i + 1]])) for i, c in enumerate(codes)]
+        width = self.text_width  # the counts a position keeps, as format() writes them
+        return [(int(c), tuple(int(x) for x in row[:max(len(np.trim_zeros(row, "b")), width)])) for c, row in
+                zip(codes, self.decode(child_keys), strict=True)]
 
     def lower_layers(self, n: int) -> list[int]:
         return []

@@ -37,6 +37,7 @@ class BuildUp(ChipGame):
     title = "The build-up 1-2-3 game (placement, then the reversed game); position (a,b,c,remaining)"
     source = "Batterman, Jambhale, Miller, Narayanan, Sharma, Yang, Yao, The Reversed Zeckendorf Game (2023), Theorem 5.1"
     max_n = MAX_N
+    bins_are_complete = True  # pieces 1, 2, 3 and the value to place: every position of any n
     weights = (fib(1), fib(2), fib(3), 1)
     rules = build_up_rules()
 

@@ -215,8 +215,24 @@ class ChipGame(Variant):
         return chip_moves(keys, *self._rule_arrays)
 
     # -- summary mode and random games (the contract's optional hooks) -------
-    summary_max_n = 8000
-    summary_max_n_reason = "the lengths of its games must fit 16 bits"
+    #: OPTIONAL: the bins hold every position of any n (a board of fixed bins: build-up), so the
+    #: game needs no game_for of its own to be summarised past max_n
+    bins_are_complete: bool = False
+
+    @property
+    def _bins_for_any_n(self) -> bool:
+        return type(self).game_for is not ChipGame.game_for or self.bins_are_complete
+
+    @property
+    def summary_max_n(self) -> int:  # type: ignore[override]  # a property here, an attribute in the contract
+        """8,000 where game_for gives the bins of any n (or the bins are all there are); else
+        max_n: past it the bins of max_n would miss positions, and the counts would be wrong."""
+        return 8000 if self._bins_for_any_n else self.max_n
+
+    @property
+    def summary_max_n_reason(self) -> str:  # type: ignore[override]
+        return ("the lengths of its games must fit 16 bits" if self._bins_for_any_n else
+                "its bins are those of n up to there: past it, a game_for giving the bins of any n is needed")
 
     @property
     def has_summary_pass(self) -> bool:
