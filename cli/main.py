@@ -332,6 +332,46 @@ def line(
         typer.echo(f"  {i:>3}. {mover}: {mv:<{width}}  -> {info.text}")
 
 
+@app.command()
+def play(
+    variant: str = typer.Argument(..., help="Variant name, e.g. zeckendorf or reversed (a two-player game whose moves "
+                                  "stay in the layer)."),
+    position: str | None = PositionArg,
+    start: str | None = StartOption,
+    p1: str = typer.Option("perfect", "--p1", metavar="PROFILE", help="Player 1's profile (the player to move): "
+                           "perfect, random, best-response, or for the Zeckendorf game combine-largest, "
+                           "combine-smallest, split-largest, split-smallest."),
+    p2: str = typer.Option("random", "--p2", metavar="PROFILE", help="Player 2's profile, as --p1 (not "
+                           "best-response when Player 1 is)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object: p1_wins, p2_wins, expected_length, "
+                                 "shortest, longest and lengths (length: probability)."),
+    db: str | None = DbOption,
+) -> None:
+    """Play a position out with a profile for each player, computed exactly (no sampling).
+
+    A profile says which move a player makes: perfect (the fastest win, else the slowest
+    loss, as `zeckdb position` ranks the moves), random (every move alike), best-response
+    (the best chance against the other player's profile), or one of the Zeckendorf game's
+    deterministic preferences (Li et al.): combine or split first, at the largest or the
+    smallest place. Prints each player's chance to win, the expected length and the
+    distribution of the length, from the stored graph of the layer.
+    """
+    with api.open_db(db) as store:
+        result = api.play(store, variant, position, _start(start), p1, p2)
+    if as_json:
+        typer.echo(json.dumps(result.to_json()))
+        return
+    typer.echo(f"{result.variant} {result.text}  (n = {result.n}): Player 1 {result.p1}, Player 2 {result.p2}")
+    typer.echo(f"  Player 1 wins    {result.p1_wins:.10g}")
+    typer.echo(f"  Player 2 wins    {result.p2_wins:.10g}")
+    typer.echo(f"  expected length  {result.expected_length:.10g} moves (shortest {result.shortest}, "
+               f"longest {result.longest})")
+    top = max(result.lengths.values())
+    typer.echo("  length  probability")
+    for length, p in result.lengths.items():
+        typer.echo(f"  {length:>6}  {p:<12.6g} {'#' * max(1, round(40 * p / top))}")
+
+
 def _start(text: str | None) -> int | None:
     return None if text is None else api.parse_n(text, "--start")
 

@@ -115,6 +115,19 @@ def test_a_slow_query_does_not_stall_lookups(server):
     assert answered.is_set()
 
 
+def test_a_game_under_two_profiles(server):
+    from fractions import Fraction
+
+    code, body, _ = get(server + "/v1/zeckendorf/play?start=8&p1=random&p2=random")
+    q, _, _ = ref.random_odds("zeckendorf", (8,))
+    assert code == 200 and abs(body["p1_wins"] - float(q)) < 1e-12 and body["lengths"]
+    assert abs(sum(Fraction(v) for v in body["lengths"].values()) - 1) < 1e-9
+    code, body, _ = get(server + "/v1/zeckendorf/play?position=3,1&p1=combine-largest&p2=combine-largest")
+    assert code == 200 and body["shortest"] == body["longest"]
+    code, body, _ = get(server + "/v1/reversed/play?start=8&p1=split-smallest")
+    assert code == 400 and "preference of the Zeckendorf game" in body["error"]
+
+
 def test_openapi_documents_the_api(server):
     code, body, _ = get(server + "/openapi.json")
     assert code == 200 and {"/v1/sql", "/v1/{variant}/positions/{position}", "/healthz"} <= set(body["paths"])

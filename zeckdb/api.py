@@ -35,6 +35,7 @@ from .store import SCHEMA_HEAD, Store
 from .variants import Game, Position, Variant, games, get_variant
 
 if TYPE_CHECKING:
+    from .profiles import PlayResult
     from .plots import Plot
     from .simulate import Simulation
     from .sqlworkers import SqlWorkers
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = ["BuildInterrupted", "BuildProgress", "BuildResult", "Limits", "Move", "PositionInfo", "Result",
            "SharedReader", "build", "check_memory_limit", "draw", "export", "figure_image", "format_ns", "get_query",
-           "line_json", "list_queries", "open_db", "parse_count", "parse_n", "parse_ns", "parse_params", "plot",
+           "line_json", "list_queries", "open_db", "play", "parse_count", "parse_n", "parse_ns", "parse_params", "plot",
            "principal_line", "probe", "run_query", "run_sql", "run_sql_apart", "schema_revision", "simulate",
            "sql_workers", "status", "summary", "summary_games", "upgrade", "variant_labels", "variants", "verify",
            "verify_size"]
@@ -182,6 +183,20 @@ def team_list(mask: int | None, players: int) -> list[list[int]] | None:
     teams = [t for t in range(1, (1 << players) - 1) if mask >> t & 1]
     return [[seat + 1 for seat in range(players) if t >> seat & 1]
             for t in sorted(teams, key=lambda t: (bin(t).count("1"), [s for s in range(players) if t >> s & 1]))]
+
+
+def play(store: Store, variant_name: str, position: str | Position | None = None, start: int | None = None,
+         p1: str = "perfect", p2: str = "random") -> PlayResult:
+    """The game from a position (or the start of n) when Player 1 (the player to move there)
+    follows profile p1 and the other p2 (zeckdb.profiles): each one's chance to win, the exact
+    expected length and length distribution, from the stored graph of the layer."""
+    from .profiles import check_profiles, play as run
+
+    variant = get_variant(variant_name)
+    check_profiles(variant, p1, p2)
+    pos, n = resolve_position(variant, position, start)
+    store.require_built(variant.name, n)
+    return run(store, variant, pos, n, variant.id_of(pos), p1, p2)
 
 
 def principal_line(store: Store, variant_name: str, position: str | Position | None = None,

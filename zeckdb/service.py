@@ -179,6 +179,14 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
         with store() as s:
             return api.probe(s, variant, position).to_json()
 
+    @app.get("/v1/{variant}/play", summary="A game under a profile for each player (p1, p2: perfect, random, "
+                                           "best-response, combine-largest, ...), from position=... or start=N: "
+                                           "each player's chance to win and the exact length distribution")
+    def play(variant: str, p1: str = "perfect", p2: str = "random", position: str | None = None,
+             start: str | None = None) -> dict[str, Any]:
+        with store() as s:
+            return api.play(s, variant, position, None if start is None else _n(start), p1, p2).to_json()
+
     @app.get("/v1/{variant}/mainline/start/{n}", summary="The principal line from the start of n")
     def mainline_start(variant: str, n: str) -> dict[str, Any]:
         with store() as s:

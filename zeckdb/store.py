@@ -1062,6 +1062,18 @@ class Store:
         return self._probe("(n, id) IN (SELECT (unnest(?::INTEGER[]), unnest(?::INTEGER[])))",
                            [variant, [n for n, _ in places], [i for _, i in places]], columns, len(set(places)))
 
+    def layer_moves(self, graph: str, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+        """A graph layer's stored moves in the graph's direction: (src, dst, code) as arrays, and
+        whether some move leaves the layer (those are not among them)."""
+        graph_id = self._stored_id("graph", graph)
+        if graph_id is None:
+            empty = np.empty(0, dtype=np.int64)
+            return empty, empty, empty, False
+        within = self.arrow("SELECT src, dst, code FROM edge_rows WHERE graph_id = ? AND n = ?", [graph_id, n])
+        across = self.rows("SELECT count(*) FROM edge_rows_across WHERE graph_id = ? AND n = ?", [graph_id, n])[0][0]
+        src, dst, code = (within.column(c).to_numpy().astype(np.int64) for c in ("src", "dst", "code"))
+        return src, dst, code, across > 0
+
     def layer_values(self, variant: str, n: int) -> tuple[np.ndarray, ...] | None:
         """MOVE_COLUMNS by id of a complete layer as arrays, NULL as -1 (win: 1, loss: 0);
         None if the layer is not built (yet). Read from the table behind the view that holds

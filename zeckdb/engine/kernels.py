@@ -595,3 +595,83 @@ def teams_of_children(i, kids, k, players, teams):
         some |= teams[kids[m]]
         every &= teams[kids[m]]
     teams[i] = teams_from_children(some, every, players)
+
+
+# -- strategy profiles: any pair of (possibly random) strategies, exactly ----------------------
+
+
+@jit
+def profile_lengths(offsets, targets, start, max_len, first, second):
+    """The distribution of the length of a game from `start` when the player to move there plays
+    by the edge weights `first` and the other by `second` (per edge, the probability that the
+    mover at its source takes it; they alternate, `first` at even lengths). One length step at
+    a time over the positions holding probability (a list of them and a mark per position)."""
+    n = offsets.shape[0] - 1
+    out = np.zeros(max_len + 1, dtype=np.float64)
+    cur = np.zeros(n, dtype=np.float64)
+    nxt = np.zeros(n, dtype=np.float64)
+    active = np.empty(n, dtype=np.int64)
+    upcoming = np.empty(n, dtype=np.int64)
+    marked = np.zeros(n, dtype=np.bool_)
+    cur[start] = 1.0
+    active[0] = start
+    count = 1
+    for length in range(max_len + 1):
+        weights = first if length % 2 == 0 else second
+        found = 0
+        for a in range(count):
+            v = active[a]
+            mass = cur[v]
+            cur[v] = 0.0
+            lo, hi = offsets[v], offsets[v + 1]
+            if lo == hi:
+                out[length] += mass
+                continue
+            for e in range(lo, hi):
+                w = weights[e]
+                if w > 0.0:
+                    c = targets[e]
+                    nxt[c] += mass * w
+                    if not marked[c]:
+                        marked[c] = True
+                        upcoming[found] = c
+                        found += 1
+        for a in range(found):
+            marked[upcoming[a]] = False
+        cur, nxt = nxt, cur
+        active, upcoming = upcoming, active
+        count = found
+        if count == 0:
+            break
+    return out
+
+
+@jit
+def best_response(offsets, targets, order, opponent, preference, chosen):
+    """The strategy that maximises its player's chance to win against the opponent's fixed edge
+    weights (the last mover wins), over the nodes of `order` (children first): per node, the
+    value with the best responder to move (mine) and with the opponent to move (theirs), and in
+    `chosen` the edge the best responder takes (ties: the lowest `preference`). Returns (mine,
+    theirs)."""
+    n = offsets.shape[0] - 1
+    mine = np.zeros(n, dtype=np.float64)
+    theirs = np.zeros(n, dtype=np.float64)
+    for i in order:
+        lo, hi = offsets[i], offsets[i + 1]
+        if lo == hi:
+            mine[i] = 0.0  # to move with no move: the opponent moved last
+            theirs[i] = 1.0
+            chosen[i] = -1
+            continue
+        best, pick, rank = -1.0, -1, 0
+        expected = 0.0
+        for e in range(lo, hi):
+            c = targets[e]
+            value = theirs[c]
+            if value > best + 1e-15 or (abs(value - best) <= 1e-15 and preference[e] < rank):
+                best, pick, rank = value, e, preference[e]
+            expected += opponent[e] * mine[c]
+        mine[i] = best
+        theirs[i] = expected
+        chosen[i] = pick
+    return mine, theirs

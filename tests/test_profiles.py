@@ -1,0 +1,190 @@
+"""`zeckdb play`: a game under a profile for each player, checked against a plain solver of the
+profiles written here (exact Fractions over tests/reference.py's moves), against the stored
+random-play odds, and against the deterministic games' published claims (Li et al.,
+arXiv:2006.16457): combine-largest and split-largest, both players alike, give the shortest
+game n - Z(n); split-smallest gives the longest."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import cache
+import json
+
+import pytest
+
+from zeckdb import api
+
+from . import reference as ref
+from .conftest import run
+
+TOP = 14
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("profiles") / "p.duckdb"
+    api.build(path, ["zeckendorf", "reversed", "nacci-2-2", "black-hole-3", "zeckendorf-p3"], f"1..{TOP}")
+    return path
+
+
+def result(db, variant: str, n: int, p1: str, p2: str):
+    with api.open_db(db) as store:
+        return api.play(store, variant, start=n, p1=p1, p2=p2)
+
+
+def start(variant: str, n: int) -> tuple[int, ...]:
+    return ref.start(variant, n) if variant in ("zeckendorf", "reversed") else ref.family_start(variant, n)
+
+
+# -- the plain solver of the profiles ------------------------------------------------------------
+def perfect_move(variant: str, p: tuple[int, ...]) -> tuple[int, ...]:
+    """The fastest win, else the slowest loss; ties: the first in the rules' order (for the
+    Zeckendorf game the reference lists the moves in zeckdb's order of move codes)."""
+    moves = ref.MOVES[variant](p)
+    ranked = sorted(range(len(moves)), key=lambda i: (
+        (0, ref.solve(variant, moves[i])["remoteness"]) if not ref.solve(variant, moves[i])["win"]
+        else (1, -ref.solve(variant, moves[i])["remoteness"]), i))
+    return moves[ranked[0]]
+
+
+def policy(variant: str, profile: str, p: tuple[int, ...]) -> list[tuple[tuple[int, ...], Fraction]]:
+    moves = ref.MOVES[variant](p)
+    if profile == "random":
+        return [(m, Fraction(1, len(moves))) for m in moves]
+    if profile == "perfect":
+        return [(perfect_move(variant, p), Fraction(1))]
+    return [(preferred(profile, p), Fraction(1))]
+
+
+@cache
+def best_value(variant: str, p: tuple[int, ...], mine: bool, other: str) -> Fraction:
+    """The best responder's chance to win from p (mine: it is to move) against `other`."""
+    moves = ref.MOVES[variant](p)
+    if not moves:
+        return Fraction(0 if mine else 1)
+    if mine:
+        return max(best_value(variant, m, False, other) for m in moves)
+    return sum(w * best_value(variant, m, True, other) for m, w in policy(variant, other, p))
+
+
+@cache
+def lengths(variant: str, p: tuple[int, ...], profiles: tuple[str, str]) -> dict[int, Fraction]:
+    """The exact length distribution from p, profiles[0] to move (no best response here)."""
+    if not ref.MOVES[variant](p):
+        return {0: Fraction(1)}
+    out: dict[int, Fraction] = {}
+    for m, w in policy(variant, profiles[0], p):
+        for length, q in lengths(variant, m, profiles[::-1]).items():
+            out[length + 1] = out.get(length + 1, Fraction(0)) + w * q
+    return out
+
+
+def preferred(profile: str, c: tuple[int, ...]) -> tuple[int, ...]:
+    """A deterministic preference's move (docs/games.md): combines at place 1 (2F1) or i
+    (F(i-1) + F(i)), splits at place 2 (2F2) or i (2F(i)); the preferred kind first."""
+    bins = list(c) + [0] * 20
+    combines = [(1, {1: -2, 2: 1})] if bins[0] >= 2 else []
+    combines += [(i, {i - 1: -1, i: -1, i + 1: 1}) for i in range(2, 19) if bins[i - 2] and bins[i - 1]]
+    splits = [(2, {2: -2, 1: 1, 3: 1})] if bins[1] >= 2 else []
+    splits += [(i, {i: -2, i - 2: 1, i + 1: 1}) for i in range(3, 19) if bins[i - 1] >= 2]
+    kind, side = profile.split("-")
+    pool = (combines if kind == "combine" else splits) or (splits if kind == "combine" else combines)
+    _, change = (max if side == "largest" else min)(pool, key=lambda x: x[0])
+    for b, k in change.items():
+        bins[b - 1] += k
+    return ref.norm(bins)
+
+
+def deterministic_length(n: int, p1: str, p2: str) -> int:
+    c, t = (n,), 0
+    while ref.MOVES["zeckendorf"](c):
+        c, t = preferred(p1 if t % 2 == 0 else p2, c), t + 1
+    return t
+
+
+# -- the checks --------------------------------------------------------------------------------
+@pytest.mark.parametrize("variant", ["zeckendorf", "reversed", "nacci-2-2"])
+def test_random_against_random_is_the_stored_random_play(db, variant):
+    with api.open_db(db) as store:
+        stored = {row[1]: row for row in api.run_query(store, "random-winner", variant).rows}
+    for n in range(1, TOP + 1):
+        got = result(db, variant, n, "random", "random")
+        q, _, _ = ref.random_odds(variant, start(variant, n))
+        assert got.p1_wins == pytest.approx(float(q), abs=1e-12) == pytest.approx(stored[n][3], abs=1e-12)
+        want = lengths(variant, start(variant, n), ("random", "random"))
+        assert got.lengths == pytest.approx({k: float(v) for k, v in want.items()}, abs=1e-12), (variant, n)
+
+
+@pytest.mark.parametrize("variant", ["zeckendorf", "reversed", "nacci-2-2"])
+def test_a_best_response_against_random_is_the_stored_perfect_odds(db, variant):
+    """Against a random player the best responder's chance is what random_play stores for a
+    perfect player (the maximum over its moves of the same recursion), both seats."""
+    with api.open_db(db) as store:
+        stored = {row[1]: row for row in api.run_query(store, "random-winner", variant).rows}
+    for n in range(1, TOP + 1):
+        first = result(db, variant, n, "best-response", "random")
+        second = result(db, variant, n, "random", "best-response")
+        p = start(variant, n)
+        assert first.p1_wins == pytest.approx(float(best_value(variant, p, True, "random")), abs=1e-12)
+        assert second.p2_wins == pytest.approx(float(best_value(variant, p, False, "random")), abs=1e-12)
+        assert first.p1_wins == pytest.approx(stored[n][4], abs=1e-12)
+        assert second.p1_wins == pytest.approx(stored[n][5], abs=1e-12)
+
+
+def test_perfect_against_random_and_best_responses_against_perfect(db):
+    for n in range(1, TOP + 1):
+        p = start("zeckendorf", n)
+        got = result(db, "zeckendorf", n, "perfect", "random")
+        want = lengths("zeckendorf", p, ("perfect", "random"))
+        assert got.lengths == pytest.approx({k: float(v) for k, v in want.items()}, abs=1e-12), n
+        against = result(db, "zeckendorf", n, "best-response", "perfect")
+        assert against.p1_wins == pytest.approx(float(best_value("zeckendorf", p, True, "perfect")), abs=1e-12)
+        perfect = result(db, "zeckendorf", n, "perfect", "perfect")  # the principal line: one game
+        solved = ref.solve("zeckendorf", p)
+        assert perfect.lengths == {solved["remoteness"]: 1.0} and perfect.p1_wins == (1.0 if solved["win"] else 0.0)
+
+
+PREFERENCES = ["combine-largest", "combine-smallest", "split-largest", "split-smallest"]
+
+
+def test_the_sixteen_deterministic_games(db):
+    for n in range(1, TOP + 1):
+        for p1 in PREFERENCES:
+            for p2 in PREFERENCES:
+                got = result(db, "zeckendorf", n, p1, p2)
+                length = deterministic_length(n, p1, p2)
+                assert got.lengths == {length: 1.0} and got.p1_wins == float(length % 2), (n, p1, p2)
+
+
+def test_the_deterministic_games_published_claims():
+    """Li et al.: combine-largest and split-largest (both players) give the shortest game,
+    n - Z(n); split-smallest gives the longest; checked with the plain solver to n = 40."""
+    for n in range(1, 41):
+        solved = ref.solve("zeckendorf", (n,))
+        assert deterministic_length(n, "combine-largest", "combine-largest") == n - ref.z_count(n) == solved["min"]
+        assert deterministic_length(n, "split-largest", "split-largest") == n - ref.z_count(n)
+        assert deterministic_length(n, "split-smallest", "split-smallest") == solved["max"], n
+
+
+@pytest.mark.parametrize("args, says", [
+    (["zeckendorf", "--start", "5", "--p1", "best-response", "--p2", "best-response"], "both players cannot"),
+    (["reversed", "--start", "5", "--p1", "split-smallest"], "split-smallest is a preference of the Zeckendorf"),
+    (["zeckendorf", "--start", "5", "--p1", "greedy"], "unknown profile 'greedy' for --p1"),
+    (["zeckendorf-p3", "--start", "5"], "a game of 3 players"),
+    (["black-hole-3", "--start", "9"], "black-hole-3's moves leave the layer"),
+    (["zeckendorf", "--start", "99"], "run `zeckdb build --variant zeckendorf --n 99`"),
+])
+def test_bad_requests_get_one_line(capsys, db, args, says):
+    code, out, err = run(capsys, "play", *args, "--db", str(db))
+    assert code != 0 and not out and says in err and err.count("\n") == 1, err
+
+
+def test_the_command_and_its_json(capsys, db):
+    code, out, err = run(capsys, "play", "zeckendorf", "--start", "9", "--p1", "random", "--p2", "perfect", "--json",
+                         "--db", str(db))
+    assert code == 0, err
+    answer = json.loads(out)
+    assert {"p1_wins", "p2_wins", "expected_length", "lengths", "shortest", "longest"} <= set(answer)
+    assert answer["p1_wins"] + answer["p2_wins"] == pytest.approx(1.0)
+    code, out, _ = run(capsys, "play", "zeckendorf", "3,1", "--db", str(db))
+    assert code == 0 and "Player 1 perfect, Player 2 random" in out and "expected length" in out
