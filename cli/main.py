@@ -34,7 +34,7 @@ app = typer.Typer(
     "`zeckdb export` make figures, game-graph drawings and Parquet files. "
     "The database is ./zeckdb.duckdb unless --db or $ZECKDB_DB says otherwise.\n\n"
     "Variants (`zeckdb variants` describes them; a default build covers M = 2..5 and leaves the "
-    "generalized games to --variant):\n\n\b\n" + _one_per_line(api.variant_labels()),
+    "accelerated game and the generalized games to --variant):\n\n\b\n" + _one_per_line(api.variant_labels()),
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,  # plain help: paragraphs rewrapped to the terminal, no metavar boxes
@@ -75,7 +75,8 @@ VariantFilterOption = typer.Option(None, "--variant", metavar="VARIANT", help="O
 NFilterOption = typer.Option(None, "--n", metavar="N", help="Only these n: 7, 1..150 or 1..20,30 (default: every built n).",
                              show_default=False)
 ForceOption = typer.Option(False, "--force", help="Replace the file if it exists (never the database's own files).")
-PositionArg = typer.Argument(None, help="A position as the game writes it: counts bin 1 first (3,1,0,2: three 1s, "
+PositionArg = typer.Argument(None, metavar="POSITION",
+                             help="A position as the game writes it: counts bin 1 first (3,1,0,2: three 1s, "
                              "one 2, two 5s), the ordered game's entries left to right ([1,2,1,3]), Fibonacci nim's "
                              "r,k (chips left, the most that may be taken).", show_default=False)
 
@@ -84,17 +85,34 @@ def _echo_err(text: str) -> None:
     typer.echo(text, err=True)
 
 
-@app.command()
+_BUILD_HELP = (
+    "Build every position, move and outcome for the chosen variants and n.\n\n"
+    "Incremental: what is built is skipped. Each (variant, n) is committed atomically, so an interrupted "
+    "build keeps what it finished and the same command resumes it. The database stays readable while it "
+    "is built: other commands and `zeckdb serve` read the layers committed so far.\n\n"
+    "With --summary-only each layer is solved in one pass over its positions, without storing them or "
+    "their moves, and only its row of `builds` (and of `random_play`) is kept: `winners`, `lengths` and "
+    "`zeckdb status` answer for it, lookups ask for a full build. Memory: 8 bytes per position of the "
+    "largest n (16 in a game of P players), 40 more with the float columns (expected length, game count, "
+    "random-play odds), kept while two layers fit ZECKDB_SUMMARY_MEMORY (GiB, default 40 % of this "
+    "machine's memory). Summary mode solves:\n\n\b\n" + _one_per_line(api.summary_games()) + "\n\n"
+    "How far each game reaches, in full and in summary mode, is set by what its largest layer costs: "
+    "`zeckdb variants` shows it for this machine (a full build's layer may take a quarter of its memory; "
+    "ZECKDB_BUILD_MEMORY, in GiB, sets another budget)."
+)
+
+
+@app.command(help=_BUILD_HELP)
 def build(
     n: str = typer.Option(DEFAULT_NS, "--n", metavar="N", help="Which n: 7, 1..150 or 1..20,30."),
     variant: list[str] | None = typer.Option(None, "--variant",
                                              metavar="VARIANT", help="Variant to build (repeatable; default: every "
-                                             "variant, each up to the n it can build exhaustively).", show_default=False),
+                                             "game but those built on request, each up to the n it can build "
+                                             "exhaustively).", show_default=False),
     force: bool = typer.Option(False, "--force", help="Rebuild (variant, n) pairs that are already built."),
     summary_only: bool = typer.Option(False, "--summary-only", help="Store only each n's summary (winner, "
                                       "remoteness, shortest and longest game, teams, ...), not its positions: "
-                                      "n = 300 and beyond; summary mode solves "
-                                      f"{', '.join(api.summary_games())}"),
+                                      "n = 300 and beyond, for the games listed above."),
     executor: str = typer.Option("local", "--executor",
                                  metavar="NAME", help="local, or dask: fan the layers out to a Dask cluster "
                                  "(--address); workers write Parquet shards, this process ingests them."),
@@ -109,26 +127,6 @@ def build(
                               "shortest and longest game (8 bytes per position instead of 48, about 1.5x faster)."),
     db: str | None = DbOption,
 ) -> None:
-    """Build every position, move and outcome for the chosen variants and n.
-
-    Incremental: what is built is skipped. Each (variant, n) is committed
-    atomically, so an interrupted build keeps what it finished and the same
-    command resumes it. The database stays readable while it is built: other
-    commands and `zeckdb serve` read the layers committed so far.
-
-    With --summary-only each layer is solved in one pass over its positions,
-    without storing them or their moves, and only its row of `builds` (and of
-    `random_play`) is kept: `winners`, `lengths` and `zeckdb status` answer
-    for it, lookups ask for a full build. Memory: 8 bytes per position of the
-    largest n (16 in a game of P players), 40 more with the float columns
-    (expected length, game count, random-play odds), kept while two layers
-    fit ZECKDB_SUMMARY_MEMORY (GiB, default 40 % of this machine's memory).
-
-    How far each game reaches, in full and in summary mode, is set by what
-    its largest layer costs: `zeckdb variants` shows it for this machine (a
-    full build's layer may take a quarter of its memory; ZECKDB_BUILD_MEMORY,
-    in GiB, sets another budget).
-    """
 
     bar = _Progress()
     try:
@@ -201,7 +199,8 @@ def _progress(total: int, verb: str):
 
 @app.command()
 def variants(
-    name: str | None = typer.Argument(None, help="A family (e.g. nacci-C-K) to list its members one by one, or one "
+    name: str | None = typer.Argument(None, metavar="NAME",
+                                      help="A family (e.g. nacci-C-K) to list its members one by one, or one "
                                       "game.", show_default=False),
     fmt: str = FormatOption,
 ) -> None:
@@ -260,7 +259,8 @@ def status(db: str | None = DbOption) -> None:
 
 @app.command()
 def position(
-    variant: str = typer.Argument(..., help="Variant name, e.g. zeckendorf, reversed, black-hole-4 or fibonacci-nim."),
+    variant: str = typer.Argument(..., metavar="VARIANT",
+                                  help="Variant name, e.g. zeckendorf, reversed, black-hole-4 or fibonacci-nim."),
     position: str | None = PositionArg,
     start: str | None = StartOption,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (a stable contract for scripts)."),
@@ -306,7 +306,8 @@ def position(
 
 @app.command()
 def line(
-    variant: str = typer.Argument(..., help="Variant name, e.g. zeckendorf, reversed, black-hole-4 or fibonacci-nim."),
+    variant: str = typer.Argument(..., metavar="VARIANT",
+                                  help="Variant name, e.g. zeckendorf, reversed, black-hole-4 or fibonacci-nim."),
     position: str | None = PositionArg,
     start: str | None = StartOption,
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list, one object per move: ply, player, move, "
@@ -334,7 +335,8 @@ def line(
 
 @app.command()
 def play(
-    variant: str = typer.Argument(..., help="Variant name, e.g. zeckendorf or reversed (a two-player game whose moves "
+    variant: str = typer.Argument(..., metavar="VARIANT",
+                                  help="Variant name, e.g. zeckendorf or reversed (a two-player game whose moves "
                                   "stay in the layer)."),
     position: str | None = PositionArg,
     start: str | None = StartOption,
@@ -344,7 +346,8 @@ def play(
     p2: str = typer.Option("random", "--p2", metavar="PROFILE", help="Player 2's profile, as --p1 (not "
                            "best-response when Player 1 is)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object: p1_wins, p2_wins, expected_length, "
-                                 "shortest, longest and lengths (length: probability)."),
+                                 "shortest, longest, lengths (length: probability) and p1_moves (the moves "
+                                 "Player 1's profile makes at the position, with their probability)."),
     db: str | None = DbOption,
 ) -> None:
     """Play a position out with a profile for each player, computed exactly (no sampling).
@@ -366,6 +369,11 @@ def play(
     typer.echo(f"  Player 2 wins    {result.p2_wins:.10g}")
     typer.echo(f"  expected length  {result.expected_length:.10g} moves (shortest {result.shortest}, "
                f"longest {result.longest})")
+    if result.p1 != "random":
+        for move in result.p1_moves:
+            typer.echo(f"  Player 1 plays   {move['move']} -> {move['text']}"
+                       + ("" if move["probability"] == 1 else f"  (probability {move['probability']:.6g})"))
+    assert result.lengths is not None  # asked for
     top = max(result.lengths.values())
     typer.echo("  length  probability")
     for length, p in result.lengths.items():
@@ -386,7 +394,7 @@ def _check_format(fmt: str) -> None:
 
 @app.command()
 def query(
-    name: str | None = typer.Argument(None, help="Query name; leave out to list them all.", show_default=False),
+    name: str | None = typer.Argument(None, metavar="QUERY", help="Query name; leave out to list them all.", show_default=False),
     variant: list[str] | None = VariantFilterOption,
     n: str | None = NFilterOption,
     param: list[str] | None = typer.Option(None, "--param", metavar="KEY=VALUE",
@@ -455,7 +463,7 @@ def _print_result(result, fmt: str) -> None:
 
 @app.command()
 def sql(
-    statement: str = typer.Argument(..., help="The SQL to run, or - to read it from standard input."),
+    statement: str = typer.Argument(..., metavar="SQL", help="The SQL to run, or - to read it from standard input."),
     fmt: str = FormatOption,
     timeout: float = TimeoutOption,
     max_rows: int = MaxRowsOption,
@@ -529,7 +537,11 @@ def serve(
                                      metavar="ROWS", help="Rows returned by POST /v1/sql at most.", min=1),
     max_heavy: int = typer.Option(2, "--max-heavy",
                                   metavar="COUNT", min=1, max=64, help="SQL and named-query worker processes (and "
-                                  "plots drawn at once); a request beyond them gets 429, so lookups stay fast."),
+                                  "plots drawn at once); a request beyond them waits its turn (--queue-seconds), "
+                                  "then gets 429, so lookups stay fast."),
+    queue_seconds: float = typer.Option(1.0, "--queue-seconds",
+                                        metavar="SECONDS", min=0.0, max=600, help="How long a heavy request waits "
+                                        "for a free worker before it gets 429."),
     memory_limit: str = typer.Option("2GB", "--memory-limit", metavar="SIZE", help="DuckDB's memory limit for the service's "
                                      "queries, e.g. 2GB or 512MB (a query over it fails with 408)."),
     max_connections: int = typer.Option(512, "--max-connections",
@@ -552,12 +564,12 @@ def serve(
     from zeckdb.service import serve as run_service
 
     run_service(db, host, port, sql_timeout, sql_max_rows, max_heavy, api.check_memory_limit(memory_limit),
-                max_connections=max_connections, header_timeout=header_timeout)
+                max_connections=max_connections, header_timeout=header_timeout, queue_seconds=queue_seconds)
 
 
 @app.command()
 def simulate(
-    variant: str = typer.Argument(..., help="Variant name, e.g. quilt."),
+    variant: str = typer.Argument(..., metavar="VARIANT", help="Variant name, e.g. quilt."),
     n: int = typer.Option(..., "--n",
                           metavar="N", help="The n to play (no database needed; chip games at any n, the others up to "
                           "the n they build)."),
@@ -590,11 +602,12 @@ def simulate(
 
 @app.command()
 def plot(
-    kind: str = typer.Argument(..., help="length-distribution, winners, lengths, p-positions or remoteness."),
+    kind: str = typer.Argument(..., metavar="KIND", help="length-distribution, winners, lengths, p-positions, "
+                               "remoteness or profiles."),
     variant: str = typer.Option(..., "--variant", metavar="VARIANT", help="The game, e.g. zeckendorf, reversed, black-hole-3."),
     n: str | None = typer.Option(None, "--n",
                                  metavar="N", help="Which n: one (remoteness), up to 12 (length-distribution: a panel "
-                                 "each) or a range (winners, lengths; default: every n built).", show_default=False),
+                                 "each) or a range (winners, lengths, profiles; default: every n built).", show_default=False),
     measure: str = typer.Option("P", "--measure",
                                 metavar="P|mu", help="length-distribution: P (random play) or mu (every game equally likely)."),
     out: Path = typer.Option(..., "--out", metavar="FILE", help="The image to write: FILE.png or FILE.svg."),
@@ -609,7 +622,8 @@ def plot(
     Gaussian; winners: who wins each n and the running fraction against 1/phi;
     lengths: shortest and longest games against n - Z(n); p-positions: the
     P-positions of a Black Hole game of one to three bins; remoteness: a layer's
-    wins and losses by remoteness."""
+    wins and losses by remoteness; profiles: Player 1's chance to win under a few
+    pairs of profiles (perfect, random, best-response: see `zeckdb play`)."""
     
     with api.open_db(db) as store:
         figure = api.plot(store, kind, variant, api.parse_ns(n) if n else None, measure, out=out, data=data, force=force)
@@ -620,7 +634,7 @@ def plot(
 
 @app.command()
 def draw(
-    variant: str = typer.Argument(..., help="The game, e.g. zeckendorf."),
+    variant: str = typer.Argument(..., metavar="VARIANT", help="The game, e.g. zeckendorf."),
     n: str = typer.Option(..., "--n", metavar="N", help="The layer to draw: one n."),
     fmt: str = typer.Option("dot", "--format",
                             metavar="FORMAT", help="dot (Graphviz's text), svg or png (these two run Graphviz's `dot`)."),
@@ -653,7 +667,7 @@ def draw(
 
 @app.command()
 def export(
-    folder: Path = typer.Argument(..., help="A new (or empty) folder to write the files into."),
+    folder: Path = typer.Argument(..., metavar="FOLDER", help="A new (or empty) folder to write the files into."),
     fmt: str = typer.Option("parquet", "--format", metavar="FORMAT", help="parquet or csv."),
     variant: list[str] | None = typer.Option(None, "--variant",
                                              metavar="VARIANT", help="Variant to export (repeatable; default: all built).",

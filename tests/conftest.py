@@ -19,7 +19,7 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 # the games of docs/games.md, as a user names them (not read from the registry under test)
-GAMES = ["zeckendorf", "reversed", "quilt", "build-up", "fibonacci-nim", "ordered"]
+GAMES = ["zeckendorf", "reversed", "quilt", "build-up", "fibonacci-nim", "ordered", "accelerated"]
 SMALL_N = 40  # graph sizes in docs/games.md go up to 40; every column is cross-checked up to 20
 QUILT_N = 30
 BLACK_HOLE_N = 50  # the m = 4 empty-board facts name n = 47
@@ -31,6 +31,7 @@ MORE_BLACK_HOLE_N = 15
 NIM_N = 100
 BUILD_UP_N = 40
 ORDERED_N = 18  # Player 2 wins n = 18 (the paper's one exception)
+ACCELERATED_N = 20
 # games of three or more players, as users name them (docs/games.md), and a two-player nacci game
 PLAYER_GAMES = ["zeckendorf-p3", "zeckendorf-p4", "nacci-2-2-p4"]
 PLAYERS_N = 20
@@ -40,7 +41,8 @@ PLAYERS_N = 20
 def small_db(tmp_path_factory) -> Path:
     """Every variant at small n: the core variants for n = 1..40, quilt 1..30, the Black
     Hole games (m = 2..5, both kinds) 1..50 and (m = 6..12) 1..15, Fibonacci nim 1..100, build-up 1..40, the ordered
-    game 1..18, the games of three and four players (and nacci-2-2, the graph of one of them) 1..20."""
+    game 1..18, the accelerated game 1..20, the games of three and four players (and nacci-2-2, the graph of
+    one of them) 1..20."""
     path = tmp_path_factory.mktemp("db") / "small.duckdb"
     with Store.open_write(path) as store:
         build(store, ["zeckendorf", "reversed"], list(range(1, SMALL_N + 1)))
@@ -50,6 +52,7 @@ def small_db(tmp_path_factory) -> Path:
         build(store, ["fibonacci-nim"], list(range(1, NIM_N + 1)))
         build(store, ["build-up"], list(range(1, BUILD_UP_N + 1)))
         build(store, ["ordered"], list(range(1, ORDERED_N + 1)))
+        build(store, ["accelerated"], list(range(1, ACCELERATED_N + 1)))
         build(store, [*PLAYER_GAMES, "nacci-2-2"], list(range(1, PLAYERS_N + 1)))
     return path
 

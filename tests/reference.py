@@ -349,6 +349,24 @@ def fibonacci_compositions(n: int) -> set[tuple[int, ...]]:
 MOVES["ordered"] = ordered_moves
 
 
+# -- the accelerated Zeckendorf game (the Polymath REU, 2020), from docs/games.md ----------
+def accelerated_moves(p):
+    """One Zeckendorf move made m >= 1 times at once, every m the chips in place allow."""
+    singles = [({1: 2}, {2: 1}), ({2: 2}, {1: 1, 3: 1})]  # merge ones, split twos
+    singles += [({i - 1: 1, i: 1}, {i + 1: 1}) for i in range(2, BINS)]  # combine
+    singles += [({i: 2}, {i - 2: 1, i + 1: 1}) for i in range(3, BINS)]  # split
+    out = []
+    for take, put in singles:
+        m = 1
+        while (child := moved(p, {b: k * m for b, k in take.items()}, {b: k * m for b, k in put.items()})) is not None:
+            out.append(child)
+            m += 1
+    return out
+
+
+MOVES["accelerated"] = accelerated_moves
+
+
 def nacci_parameters(variant: str) -> tuple[int, int]:
     c, k = variant.rsplit("-", 2)[1:]
     return int(c), int(k)
@@ -378,6 +396,8 @@ def family_start(variant: str, n: int) -> tuple[int, ...]:
         return norm([0, 0, 0, n])
     if variant == "ordered":
         return (1,) * n
+    if variant == "accelerated":
+        return (n,)
     raise KeyError(variant)
 
 

@@ -225,8 +225,8 @@ def test_sql_command_reads_stdin_and_refuses_writes(capsys, small_db, monkeypatc
     code, out, _ = run(capsys, "sql", "-", "-f", "json", "--db", str(small_db))
     # the fixture: 2 core variants to 40, quilt to 30, 8 Black Hole variants 0..50 and 14 more 1..15 (with
     # layer 0 for the two M = 6 games only: F_6 = 13 <= 15 lets a chip fall), nim 0..100, build-up to 40, ordered to 18,
-    # 3 games of more players and nacci-2-2 to 20
-    assert code == 0 and json.loads(out) == [{"n": 2 * 40 + 30 + 8 * 51 + 14 * 15 + 2 + 101 + 40 + 18 + 4 * 20}]
+    # the accelerated game, 3 games of more players and nacci-2-2 to 20
+    assert code == 0 and json.loads(out) == [{"n": 2 * 40 + 30 + 8 * 51 + 14 * 15 + 2 + 101 + 40 + 18 + 5 * 20}]
     code, out, err = run(capsys, "sql", "DELETE FROM builds", "--db", str(small_db))
     assert code == 2 and err.strip() == ("zeckdb: error: a DELETE statement is refused: zeckdb's SQL is read-only, "
                                          "use SELECT, WITH ... SELECT, VALUES, DESCRIBE, SUMMARIZE, SHOW, or EXPLAIN "
@@ -250,7 +250,7 @@ def test_default_build_skips_what_a_variant_cannot_build(capsys, tmp_path, monke
     assert code == 0
     assert "skipping quilt for n = 7..8: about 14 positions at n = 7 alone, beyond its exhaustive limit n = 6" in err
     # what the default build leaves out is said: the generalized games are built when named
-    assert "the generalized games (nacci-C-K, reversed-nacci-C-K, zeckendorf-pP, nacci-C-K-pP) are built on request" in err
+    assert "built on request, with --variant NAME: accelerated, nacci-C-K, reversed-nacci-C-K, zeckendorf-pP, nacci-C-K-pP" in err
     assert "`zeckdb simulate quilt --n N`" in err
     from zeckdb.variants import variant_names
 

@@ -1,5 +1,5 @@
-"""The Black Hole games, their Empty-Board pre-game, Fibonacci nim, the build-up game and the
-ordered game: the database against the independent solver in reference.py, and the facts
+"""The Black Hole games, their Empty-Board pre-game, Fibonacci nim, the build-up game, the
+ordered game and the accelerated game: the database against the independent solver in reference.py, and the facts
 of docs/games.md and the papers."""
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from .conftest import (BLACK_HOLE_N, GAMES, BLACK_HOLES, BUILD_UP_N, MORE_BLACK_
 
 # every column is cross-checked on these layers (kept small: the reference is plain Python)
 CHECKED = {**{name: range(0, 16) for name in BLACK_HOLES}, **{name: range(1, MORE_BLACK_HOLE_N + 1) for name in MORE_BLACK_HOLES},
-           "fibonacci-nim": range(0, 26), "build-up": range(1, 13), "ordered": range(1, 12)}
+           "fibonacci-nim": range(0, 26), "build-up": range(1, 13), "ordered": range(1, 12),
+           "accelerated": range(1, 15)}
 
 
 def stored_layer(con, variant: str, n: int) -> dict[tuple, dict]:
@@ -69,6 +70,8 @@ def test_every_stored_position_matches_the_reference(con, variant):
             assert set(stored) == count_vectors([1, 2, 3, 1], n)
         elif variant == "ordered":  # every ordering of every Fibonacci partition, and each is reachable
             assert set(stored) == ref.fibonacci_compositions(n) == ref.layer_positions(variant, n)
+        elif variant == "accelerated":  # the Zeckendorf game's positions: every Fibonacci partition
+            assert set(stored) == count_vectors(ref.FIB[:6], n)
         elif "empty-board" in variant:  # placing leaves bins 2..m-2 empty until nothing is left to place
             m = int(variant.rsplit("-", 1)[1])
             assert set(stored) == {p for p in count_vectors(layer_weights(variant), n)
@@ -384,3 +387,26 @@ def test_ordered_winning_moves_query_matches_entries_not_counts(small_db):
             got = sorted(r[result.columns.index("to_position")] for r in result.rows)
             entries = tuple(int(x) for x in position.split(","))
             assert got == sorted("[" + ",".join(map(str, c)) + "]" for c in ref.ordered_moves(entries)), position
+
+
+def test_accelerated_moves_name_their_multiplicity(capsys, small_db):
+    """(4,2) = four ones and two twos: merge 2F1 once or twice, combine F1+F2 once or twice,
+    split 2F2 once (docs/games.md), each named with its m."""
+    code, out, err = run(capsys, "position", "accelerated", "4,2", "--json", "--db", str(small_db))
+    moves = {m["move"]: tuple(m["position"]) for m in json.loads(out)["moves"]}
+    assert code == 0, err
+    assert moves == {"merge 2F1 x1": (2, 3), "merge 2F1 x2": (0, 4), "combine F1+F2 x1": (3, 1, 1),
+                     "combine F1+F2 x2": (2, 0, 2), "split 2F2 x1": (5, 0, 1)}
+
+
+def test_accelerated_game_has_the_zeckendorf_layers_and_longest_games(con):
+    """m copies can always be made one at a time, and m = 1 is the Zeckendorf game: the longest
+    games agree, and so do the layers (both are every Fibonacci partition of n); the shortest is
+    never longer."""
+    from .conftest import ACCELERATED_N
+
+    got = rows(con, "SELECT a.n, a.positions = z.positions AS same_layer, a.max_length = z.max_length AS same_longest, "
+                    "a.min_length <= z.min_length AS not_longer, a.games::HUGEINT >= z.games::HUGEINT AS more_games "
+                    "FROM builds a JOIN builds z ON a.n = z.n AND z.variant = 'zeckendorf' WHERE a.variant = 'accelerated'")
+    assert len(got) == ACCELERATED_N
+    assert all(r["same_layer"] and r["same_longest"] and r["not_longer"] and r["more_games"] for r in got), got

@@ -35,7 +35,7 @@ def doc() -> str:
 
 def test_the_data_section_is_what_zeckdb_computes(tmp_path, capsys, findings, doc):
     db = str(tmp_path / "small.duckdb")
-    variants = [arg for game in GAMES for arg in ("--variant", game)]
+    variants = [arg for game in [*GAMES, "accelerated"] for arg in ("--variant", game)]
     code, _, err = run(capsys, "build", "--summary-only", "--lean", *variants, "--n", f"1..{TOP}", "--db", db)
     assert code == 0, err
     built = findings.collect(db).restricted(TOP)
@@ -44,6 +44,17 @@ def test_the_data_section_is_what_zeckdb_computes(tmp_path, capsys, findings, do
     for game in GAMES:
         assert built.winners[game] == written.winners[game], game
         assert built.teams.get(game) == written.teams.get(game), game
+    assert built.accelerated == written.accelerated and built.accelerated[0] == (1, 1, 2)  # n = 1: no move
+
+
+def test_the_profile_data_is_what_zeckdb_computes(small_db, findings, doc):
+    """The Zeckendorf game's deterministic games and best responses, from the small build (n <= 40)."""
+    built = findings.Data()
+    findings.collect_profiles(small_db, built)
+    written = findings.parse_data(doc).restricted(len(built.extremes))
+    assert len(built.extremes) == 40 and len(built.deterministic) == 16
+    assert built.deterministic == written.deterministic
+    assert built.extremes == written.extremes and built.best_response == written.best_response
 
 
 def test_every_table_is_computed_from_the_data_section(findings, doc):

@@ -213,3 +213,20 @@ def test_ctrl_c_while_numba_compiles_is_raised_once_the_compile_ends():
                          timeout=120,  # SIGINT as a terminal gives it: a shell's background job ignores it
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert out.stdout.strip() == "interrupted [(int64,)] True", out.stdout + out.stderr
+
+
+def test_profile_kernels_on_a_graph_worked_by_hand():
+    """0 -> 1 -> 3 and 0 -> 2 (2 and 3 have no move). Player 1 moves at 0 and wins by moving to 2
+    (one move); moving to 1 lets Player 2 make the last move (two moves)."""
+    offsets = np.array([0, 2, 3, 3, 3])
+    targets = np.array([1, 2, 3])
+    order = kernels.topological_order(offsets, targets)
+    random = np.array([0.5, 0.5, 1.0])
+    win, mean, shortest, longest = kernels.profile_values(offsets, targets, order, random, random)
+    assert (win[0, 0], mean[0, 0], shortest[0, 0], longest[0, 0]) == (0.5, 1.5, 1, 2)
+    assert (win[0, 2], win[1, 2]) == (0.0, 1.0)  # no move: whoever is to move has lost
+    to_two = kernels.lowest_edges(offsets, np.array([1, 0, 0]))
+    assert to_two.tolist() == [0.0, 1.0, 1.0] and kernels.walk(offsets, targets, 0, to_two, to_two) == 1
+    tied = kernels.lowest_edges(offsets, np.array([5, 5, 0]))  # a tie goes to the first move
+    assert tied.tolist() == [1.0, 0.0, 1.0] and kernels.walk(offsets, targets, 0, tied, tied) == 2
+    assert kernels.profile_values(offsets, targets, order, tied, tied)[0][0, 0] == 0.0

@@ -150,3 +150,37 @@ def test_the_api_docs_render_in_a_browser_with_no_outside_file(browser, page):
     assert wait_for(browser, lambda b: b.find_elements(By.CSS_SELECTOR, ".opblock-summary-path"), timeout=60)
     sources = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
     assert sources and all(url.startswith(page) for url in sources), sources
+
+
+def test_the_computer_best_responds_to_a_random_player(browser, page):
+    """At (0,2,2) (n = 10), Player 1 played by the computer as the best response to random play
+    makes the move of the best chance against a random Player 2, as the plain solver computes it;
+    the perfect player (the slowest loss) and the first listed move would each make another."""
+    from fractions import Fraction
+
+    from .test_profiles import perfect_move
+
+    def chance(p: tuple[int, ...], mine: bool) -> Fraction:  # the best responder's, against random
+        moves = ref.MOVES["zeckendorf"](p)
+        if not moves:
+            return Fraction(0 if mine else 1)
+        values = [chance(m, not mine) for m in moves]
+        return max(values) if mine else sum(values) / len(values)
+
+    here = (0, 2, 2)
+    moves = ref.MOVES["zeckendorf"](here)
+    best = [m for m in moves if chance(m, False) == chance(here, True)]
+    assert len(best) == 1 and best[0] not in (perfect_move("zeckendorf", here), moves[0])
+
+    browser.get(page + "/?variant=zeckendorf&position=0,2,2")
+    wait_for(browser, lambda b: "position (0,2,2)" in b.find_element(By.ID, "where").text)
+    Select(browser.find_element(By.ID, "opponent")).select_by_value("0")  # nothing moves while we choose
+    Select(browser.find_element(By.ID, "strategy")).select_by_value("best-response")
+    Select(browser.find_element(By.ID, "opponent")).select_by_value("1")
+    item = wait_for(browser, lambda b: b.find_elements(By.CSS_SELECTOR, "#history li")
+                    or (b.find_element(By.ID, "error").is_displayed() and pytest.fail(b.find_element(By.ID, "error").text)),
+                    timeout=90)[0]  # behind the page's two figures, each a worker's
+    assert item.text.startswith("Player 1: ")
+    chosen = tuple(int(x) for x in item.text.split("→")[1].strip(" ()").split(","))
+    assert ref.norm(list(chosen)) == best[0]
+    assert any(b.is_enabled() for b in move_buttons(browser))  # then it is our move

@@ -62,6 +62,28 @@ def test_p_positions_of_two_bins_follow_the_residues(capsys, small_db, tmp_path)
         assert image.stat().st_size > 1000
 
 
+def test_profiles_are_the_stored_random_play_odds(capsys, small_db, tmp_path, con):
+    """random/random is random_play's odds and best-response/random its perfect player's, both
+    stored by the build; random against the perfect player never wins from a lost start."""
+    image, rows = plot(capsys, small_db, tmp_path, "profiles", "--variant", "zeckendorf", "--n", "1..12",
+                       out="profiles.svg")
+    assert "chance to win" in image.read_text()
+    stored = {n: (a, b, c) for n, a, b, c in con.execute(
+        "SELECT n, p1_wins_random, p1_wins_p1_perfect, p1_wins_p2_perfect FROM random_play WHERE variant = 'zeckendorf' "
+        "AND n <= 12").fetchall()}
+    assert {(r["player_1"], r["player_2"]) for r in rows} == {("perfect", "random"), ("random", "perfect"),
+                                                              ("best-response", "random"), ("random", "best-response"),
+                                                              ("random", "random")}
+    for r in rows:
+        n, p1_wins = int(r["n"]), float(r["p1_wins"])
+        want = {("random", "random"): stored[n][0], ("best-response", "random"): stored[n][1],
+                ("random", "best-response"): stored[n][2]}.get((r["player_1"], r["player_2"]))
+        if want is not None:
+            assert p1_wins == pytest.approx(want, abs=1e-9), r
+        if (r["player_1"], r["player_2"]) == ("random", "perfect") and not ref.solve("zeckendorf", (n,))["win"]:
+            assert p1_wins == 0.0, r
+
+
 def test_remoteness_counts_add_up(capsys, small_db, tmp_path, con):
     _, rows = plot(capsys, small_db, tmp_path, "remoteness", "--variant", "zeckendorf", "--n", "20")
     assert sum(int(r["wins"]) + int(r["losses"]) for r in rows) == \

@@ -13,6 +13,7 @@ import json
 import pytest
 
 from zeckdb import api
+from zeckdb.errors import QueryLimitError, UsageError
 
 from . import reference as ref
 from .conftest import run
@@ -188,3 +189,92 @@ def test_the_command_and_its_json(capsys, db):
     assert answer["p1_wins"] + answer["p2_wins"] == pytest.approx(1.0)
     code, out, _ = run(capsys, "play", "zeckendorf", "3,1", "--db", str(db))
     assert code == 0 and "Player 1 perfect, Player 2 random" in out and "expected length" in out
+
+
+# -- the named queries `play` and `deterministic` (computed from the stored graph when asked) ----
+def records(result) -> list[dict]:
+    return [dict(zip(result.columns, row, strict=True)) for row in result.rows]
+
+
+def expected_and_span(variant: str, p: tuple[int, ...], profiles: tuple[str, str]) -> tuple[Fraction, int, int]:
+    dist = lengths(variant, p, profiles)
+    return sum(t * q for t, q in dist.items()), min(dist), max(dist)
+
+
+# the plain solver breaks the perfect player's ties as zeckdb does for the Zeckendorf game only
+PAIRS = [(v, p1, p2) for v in ("zeckendorf", "reversed", "nacci-2-2")
+         for p1, p2 in [("perfect", "random"), ("random", "perfect"), ("random", "random"), ("best-response", "random"),
+                        ("random", "best-response"), ("best-response", "perfect")]
+         if v == "zeckendorf" or "perfect" not in (p1, p2)]
+
+
+@pytest.mark.parametrize("variant, p1, p2", PAIRS)
+def test_the_play_query_against_the_plain_solver(db, variant, p1, p2):
+    with api.open_db(db) as store:
+        rows = records(api.run_query(store, "play", variant, None, {"p1": p1, "p2": p2}))
+    assert [r["n"] for r in rows] == list(range(1, TOP + 1))
+    for row in rows:
+        p = start(variant, row["n"])
+        assert (row["variant"], row["player_1"], row["player_2"]) == (variant, p1, p2)
+        if "best-response" in (p1, p2):
+            other = p2 if p1 == "best-response" else p1
+            mine = best_value(variant, p, p1 == "best-response", other)
+            want = mine if p1 == "best-response" else 1 - mine
+        else:
+            want = sum(q for t, q in lengths(variant, p, (p1, p2)).items() if t % 2 == 1)
+            mean, shortest, longest = expected_and_span(variant, p, (p1, p2))
+            assert row["expected_length"] == pytest.approx(float(mean), abs=1e-9), row
+            assert (row["shortest"], row["longest"]) == (shortest, longest), row
+        assert row["p1_wins"] == pytest.approx(float(want), abs=1e-12), row
+        assert row["p1_wins"] + row["p2_wins"] == pytest.approx(1.0, abs=1e-12)
+
+
+def test_the_deterministic_query_plays_the_sixteen_games(db):
+    with api.open_db(db) as store:
+        rows = records(api.run_query(store, "deterministic", None, [3, 9, TOP]))
+    assert len(rows) == 3 * 16
+    for row in rows:
+        length = deterministic_length(row["n"], row["player_1"], row["player_2"])
+        assert (row["length"], row["winner"]) == (length, 1 if length % 2 else 2), row
+
+
+def test_play_gives_the_moves_its_first_player_makes(db):
+    for n in (5, 9, TOP):
+        p = start("zeckendorf", n)
+        perfect = result(db, "zeckendorf", n, "perfect", "random")
+        assert [(tuple(m["position"]), m["probability"]) for m in perfect.p1_moves] == [(perfect_move("zeckendorf", p),
+                                                                                         1.0)]
+        wander = result(db, "zeckendorf", n, "random", "perfect")
+        assert sorted(tuple(m["position"]) for m in wander.p1_moves) == sorted(ref.MOVES["zeckendorf"](p))
+        best = result(db, "zeckendorf", n, "best-response", "random")
+        (move,) = best.p1_moves
+        assert best_value("zeckendorf", tuple(move["position"]), False, "random") == best_value("zeckendorf", p, True,
+                                                                                                 "random")
+
+
+@pytest.mark.parametrize("args, says", [
+    (["play"], "name the game with --variant"),
+    (["play", "--variant", "zeckendorf", "--param", "p1=best-response", "--param", "p2=best-response"],
+     "both players cannot best-respond"),
+    (["play", "--variant", "reversed", "--param", "p1=combine-largest"], "a preference of the Zeckendorf game"),
+    (["play", "--variant", "zeckendorf", "--param", "p1=greedy"], "bad --param p1='greedy'"),
+    (["play", "--variant", "zeckendorf-p3"], "a game of 3 players"),
+    (["play", "--variant", "black-hole-3"], "moves leave the layer"),
+    (["play", "--variant", "zeckendorf", "--n", "99"], "n = 99 is not built"),
+    (["deterministic", "--variant", "reversed"], "written for zeckendorf, not reversed"),
+])
+def test_the_queries_refuse_bad_requests_in_one_line(capsys, db, args, says):
+    code, out, err = run(capsys, "query", *args, "--db", str(db))
+    assert code != 0 and not out and says in err and err.count("\n") == 1, err
+
+
+def test_the_computed_query_keeps_its_time_limit(db):
+    with api.open_db(db) as store, pytest.raises(QueryLimitError, match="stopped at its time limit"):
+        api.run_query(store, "deterministic", None, None, limits=api.Limits(timeout=1e-9))
+
+
+def test_the_computed_rows_are_seen_by_their_query_alone(db):
+    with api.open_db(db) as store:
+        api.run_query(store, "play", "zeckendorf", [3], {})
+        with pytest.raises(UsageError, match="profile_games"):
+            api.run_sql(store, "SELECT * FROM profile_games")

@@ -126,6 +126,13 @@ def test_a_game_under_two_profiles(server):
     assert code == 200 and body["shortest"] == body["longest"]
     code, body, _ = get(server + "/v1/reversed/play?start=8&p1=split-smallest")
     assert code == 400 and "preference of the Zeckendorf game" in body["error"]
+    # the page's question: the computer's move under its profile, without the length distribution
+    code, body, _ = get(server + "/v1/zeckendorf/play?start=7&p1=best-response&p2=random&distribution=false")
+    (move,) = body["p1_moves"]
+    assert code == 200 and "lengths" not in body and move["probability"] == 1.0
+    assert ref.norm(move["position"]) in ref.MOVES["zeckendorf"]((7,))
+    code, body, _ = get(server + "/v1/zeckendorf/play?start=7&distribution=maybe")
+    assert code == 400 and "distribution" in body["error"]
 
 
 def test_openapi_documents_the_api(server):

@@ -49,13 +49,14 @@ def test_hostile_sql_does_not_starve_lookups_or_the_server(loaded):
 
 
 def test_a_burst_of_cheap_sql_is_served_in_turn(loaded):
-    """Four clients at once, two workers: the two that find no free worker wait for one (up to
-    a second, a few cheap queries' time) instead of being refused."""
+    """Four clients at once, two workers: the two that find no free worker wait for one instead
+    of being refused. The wait allowed is generous (a busy machine slows the workers, which run
+    at a lower priority than everything else); the default second is a setting, --queue-seconds."""
     from concurrent.futures import ThreadPoolExecutor
 
     from .http import post_sql
 
-    with serving(loaded, "--max-heavy", "2") as base:
+    with serving(loaded, "--max-heavy", "2", "--queue-seconds", "60") as base:
         sql = {"sql": "SELECT n, count(*) FROM positions WHERE variant = 'zeckendorf' GROUP BY n ORDER BY n"}
         post_sql(base, sql)  # both workers warm
         post_sql(base, sql)

@@ -186,17 +186,18 @@ def team_list(mask: int | None, players: int) -> list[list[int]] | None:
 
 
 def play(store: Store, variant_name: str, position: str | Position | None = None, start: int | None = None,
-         p1: str = "perfect", p2: str = "random") -> PlayResult:
+         p1: str = "perfect", p2: str = "random", *, distribution: bool = True) -> PlayResult:
     """The game from a position (or the start of n) when Player 1 (the player to move there)
     follows profile p1 and the other p2 (zeckdb.profiles): each one's chance to win, the exact
-    expected length and length distribution, from the stored graph of the layer."""
+    expected length, Player 1's moves there and (with `distribution`) the length distribution,
+    from the stored graph of the layer."""
     from .profiles import check_profiles, play as run
 
     variant = get_variant(variant_name)
     check_profiles(variant, p1, p2)
     pos, n = resolve_position(variant, position, start)
     store.require_built(variant.name, n)
-    return run(store, variant, pos, n, variant.id_of(pos), p1, p2)
+    return run(store, variant, pos, n, variant.id_of(pos), p1, p2, distribution)
 
 
 def principal_line(store: Store, variant_name: str, position: str | Position | None = None,
@@ -570,13 +571,13 @@ def _notify_compile(say: Callable[[str], None]) -> None:
 
 
 def _notify_default_build(skipped: dict[str, list[int]], say: Callable[[str], None]) -> None:
-    """What a build without --variant leaves out: the families built on request, the n beyond a game's limit."""
+    """What a build without --variant leaves out: the games built on request, the n beyond a game's limit."""
     from .engine.limits import build_memory, full_limit
     from .ranges import format_ns
     from .variants import on_request
 
-    say(f"zeckdb: the generalized games ({', '.join(on_request())}) are built on request: "
-        "--variant NAME (`zeckdb variants` lists them and how far each reaches)")
+    say(f"zeckdb: these games are built on request, with --variant NAME: {', '.join(on_request())} "
+        "(`zeckdb variants` lists them and how far each reaches)")
     for name, beyond in skipped.items():
         v = get_variant(name)
         say(f"skipping {name} for n = {format_ns(beyond)}: about {v.estimate_positions(beyond[0]):,} positions "

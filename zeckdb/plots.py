@@ -18,7 +18,10 @@ from .queries import run_query
 from .store import Store
 from .variants import get_variant
 
-KINDS = ("length-distribution", "winners", "lengths", "p-positions", "remoteness")
+KINDS = ("length-distribution", "winners", "lengths", "p-positions", "remoteness", "profiles")
+# the profile pairs of `profiles` (Player 1's, Player 2's), as `zeckdb play` names them
+PROFILE_PAIRS = [("perfect", "random"), ("random", "perfect"), ("best-response", "random"), ("random", "best-response"),
+                 ("random", "random")]
 SUFFIXES = (".png", ".svg")
 MAX_PANELS = 12
 PHI = (1 + 5 ** 0.5) / 2
@@ -33,7 +36,7 @@ class Plot:
 
 
 def _rows(store: Store, query: str, variant: str, ns: list[int] | None, params: dict | None = None):
-    result = run_query(store, query, variant, ns, params or {}, Limits(timeout=600, max_rows=None))
+    result = run_query(store, query, variant, ns, params or {}, Limits(timeout=PLOT_SECONDS, max_rows=None))
     if not result.rows:
         raise UsageError(f"nothing to plot: {query} has no rows for {variant}"
                          + ("" if ns is None else " at these n") + f": build them with `zeckdb build --variant {variant}`")
@@ -218,6 +221,41 @@ def remoteness(store: Store, variant: str, n: int) -> Plot:
     return Plot(fig, columns, rows)
 
 
+def profiles(store: Store, variant: str, ns: list[int] | None) -> Plot:
+    """P(Player 1 wins) from the start of each n under a few profile pairs: the rows `zeckdb query
+    play` gives for each pair, computed from the stored graph (each layer read once)."""
+    import time
+
+    from .profiles import RELATION_COLUMNS, starts
+    from .queries import check_built_ns
+
+    v = get_variant(variant)
+    built = store.built_ns(variant)
+    if not built:
+        raise UsageError(f"nothing to plot: {variant} has no layers built in full here: build them with "
+                         f"`zeckdb build --variant {variant}`")
+    if ns is not None:
+        check_built_ns({variant: built}, ns, variant)
+    table = starts(store, v, sorted(ns or built), PROFILE_PAIRS, time.monotonic() + PLOT_SECONDS)
+    rows = list(zip(*(table.column(c).to_pylist() for c in RELATION_COLUMNS), strict=True))
+    fig, (ax,) = _figure(1)
+    colours = ["#4a78c2", "#d1495b", "#2a9d8f", "#e9a03b", "#555555"]
+    for (p1, p2), colour in zip(PROFILE_PAIRS, colours, strict=True):
+        mine = [r for r in rows if (r[2], r[3]) == (p1, p2)]
+        ax.plot([r[1] for r in mine], [r[4] for r in mine], color=colour, marker=".", markersize=3, linewidth=1,
+                linestyle=":" if "perfect" not in (p1, p2) else "-", label=f"Player 1 {p1}, Player 2 {p2}")
+    ax.set_title(f"{variant}: Player 1's chance to win from the start of n, by the players' profiles", fontsize=10)
+    ax.set_xlabel("n")
+    ax.set_ylabel("P(Player 1 wins)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.legend(fontsize=7, loc="best")
+    _source(fig, "exact: computed from the solved game graph (zeckdb play); best-response answers the other's profile")
+    return Plot(fig, list(RELATION_COLUMNS), rows)
+
+
+PLOT_SECONDS = 600  # a figure's time limit on the command line (the service sets its own)
+
+
 def make(store: Store, kind: str, variant: str, ns: list[int] | None = None, measure: str = "P") -> Plot:
     """One of KINDS, after checking that the arguments fit it."""
     if kind not in KINDS:
@@ -237,6 +275,8 @@ def make(store: Store, kind: str, variant: str, ns: list[int] | None = None, mea
         return lengths(store, variant, ns)
     if kind == "p-positions":
         return p_positions(store, variant)
+    if kind == "profiles":
+        return profiles(store, variant, ns)
     assert ns  # checked above
     return remoteness(store, variant, ns[0])
 

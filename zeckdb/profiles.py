@@ -14,22 +14,25 @@ A profile gives, at every position, the probability of each move for the player 
     split-smallest     (place 1) or F(i-1) + F(i) -> F(i+1) (place i); a split 2F2 -> F3 + F1
                        (place 2) or 2F(i) -> F(i+1) + F(i-2) (place i)
 
-The length of the game is then a random variable: its distribution comes from one sweep of
-the layer's moves, weighted by the two profiles in turn (kernels.profile_lengths); the last
-mover wins, so Player 1 (the player to move at the position) wins the games of odd length.
+The length of the game is then a random variable. Who wins (the last mover: Player 1, the
+player to move at the position, wins the games of odd length), the expected length and the
+shortest and longest game come from one pass over the layer, per position and side to move
+(kernels.profile_values); the whole length distribution from a sweep of the layer's moves per
+length, weighted by the two profiles in turn (kernels.profile_lengths), the costly part.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 import re
+import time
 from typing import Any
 
 import numpy as np
 
 from .engine import kernels
 from .engine.contract import Position, Variant
-from .errors import UsageError, opt
+from .errors import QueryLimitError, UsageError, opt
 
 PROFILES = ("perfect", "random", "best-response", "combine-largest", "combine-smallest", "split-largest",
             "split-smallest")
@@ -55,11 +58,15 @@ class PlayResult:
     expected_length: float
     shortest: int
     longest: int
-    lengths: dict[int, float]  # length -> probability (those with a probability above 0)
+    lengths: dict[int, float] | None  # length -> probability (those above 0); None when not asked for
+    p1_moves: list[dict[str, Any]]  # Player 1's moves at the position its profile may take, with their probability
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
-        out["lengths"] = {str(k): v for k, v in self.lengths.items()}
+        if self.lengths is None:
+            del out["lengths"]
+        else:
+            out["lengths"] = {str(k): v for k, v in self.lengths.items()}
         return out
 
 
@@ -107,20 +114,6 @@ def load(store: Any, variant: Variant, n: int) -> Layer:
     return Layer(offsets, targets.astype(np.int64), codes.astype(np.int64), order, win, remoteness)
 
 
-def _pick(layer: Layer, key: np.ndarray) -> np.ndarray:
-    """One-hot edge weights: at each position, the move of the lowest key."""
-    weights = np.zeros(len(layer.targets), dtype=np.float64)
-    starts = layer.offsets[:-1]
-    moving = np.flatnonzero(layer.offsets[1:] > starts)
-    if len(moving):
-        # argmin per position: sort the edges by (position, key), take each position's first
-        source = np.repeat(np.arange(len(starts)), np.diff(layer.offsets))
-        ranked = np.lexsort((key, source))
-        first = ranked[np.searchsorted(source[ranked], moving)]
-        weights[first] = 1.0
-    return weights
-
-
 def perfect_key(layer: Layer) -> np.ndarray:
     """Per move, its place in `zeckdb position`'s ranking (lower first): a move to a lost position
     wins, fastest first; then the losing moves, slowest first; ties by move code."""
@@ -149,30 +142,130 @@ def preference_key(layer: Layer, variant: Variant, profile: str) -> np.ndarray:
     return np.where(kind, 0, 1000) + (-place if profile.endswith("largest") else place)
 
 
-def weights(layer: Layer, variant: Variant, profile: str) -> np.ndarray:
-    """The edge weights of a profile that does not depend on the other player's."""
-    if profile == "random":
-        degree = np.diff(layer.offsets)
-        return 1.0 / np.repeat(degree, degree).astype(np.float64)
-    if profile == "perfect":
-        return _pick(layer, perfect_key(layer))
-    return _pick(layer, preference_key(layer, variant, profile))
+class Profiles:
+    """The edge weights of profiles on one layer, each computed once."""
+
+    def __init__(self, layer: Layer, variant: Variant):
+        self.layer = layer
+        self.variant = variant
+        self._weights: dict[str, np.ndarray] = {}
+        self._responses: dict[str, np.ndarray] = {}
+        self._perfect_key: np.ndarray | None = None
+
+    def perfect_key(self) -> np.ndarray:
+        if self._perfect_key is None:
+            self._perfect_key = perfect_key(self.layer)
+        return self._perfect_key
+
+    def weights(self, profile: str) -> np.ndarray:
+        """A profile that does not depend on the other player's."""
+        if profile not in self._weights:
+            layer = self.layer
+            if profile == "random":
+                degree = np.diff(layer.offsets)
+                self._weights[profile] = 1.0 / np.repeat(degree, degree).astype(np.float64)
+            elif profile == "perfect":
+                self._weights[profile] = kernels.lowest_edges(layer.offsets, self.perfect_key())
+            else:
+                self._weights[profile] = kernels.lowest_edges(layer.offsets,
+                                                              preference_key(layer, self.variant, profile))
+        return self._weights[profile]
+
+    def best_response(self, other: str) -> np.ndarray:
+        """The best response to the fixed profile `other`, whichever seat it plays."""
+        if other not in self._responses:
+            layer = self.layer
+            chosen = np.empty(len(layer.offsets) - 1, dtype=np.int64)
+            kernels.best_response(layer.offsets, layer.targets, layer.order, self.weights(other), self.perfect_key(),
+                                  chosen)
+            answer = np.zeros(len(layer.targets), dtype=np.float64)
+            answer[chosen[chosen >= 0]] = 1.0
+            self._responses[other] = answer
+        return self._responses[other]
+
+    def pair(self, p1: str, p2: str) -> tuple[np.ndarray, np.ndarray]:
+        """The edge weights of Player 1 (the player to move at the position) and Player 2."""
+        first = self.best_response(p2) if p1 == "best-response" else self.weights(p1)
+        second = self.best_response(p1) if p2 == "best-response" else self.weights(p2)
+        return first, second
 
 
-def play(store: Any, variant: Variant, position: Position, n: int, start_id: int, p1: str, p2: str) -> PlayResult:
+def play(store: Any, variant: Variant, position: Position, n: int, start_id: int, p1: str, p2: str,
+         distribution: bool = True) -> PlayResult:
+    """The game from `position` (id `start_id` in layer n) under the two profiles; with
+    `distribution`, its length distribution too (a sweep per length, the costly part)."""
     check_profiles(variant, p1, p2)
     layer = load(store, variant, n)
-    profiles = {p: weights(layer, variant, p) for p in {p1, p2} if p != "best-response"}
-    if "best-response" in (p1, p2):
-        other = profiles[p2 if p1 == "best-response" else p1]
-        chosen = np.empty(len(layer.offsets) - 1, dtype=np.int64)
-        kernels.best_response(layer.offsets, layer.targets, layer.order, other, perfect_key(layer), chosen)
-        answer = np.zeros(len(layer.targets), dtype=np.float64)
-        answer[chosen[chosen >= 0]] = 1.0
-        profiles["best-response"] = answer
-    longest = len(layer.order) + 1  # a bound: every move goes down the order
-    dist = kernels.profile_lengths(layer.offsets, layer.targets, start_id, longest, profiles[p1], profiles[p2])
-    lengths = {int(t): float(p) for t, p in enumerate(dist) if p > 0}
-    p1_wins = float(sum(p for t, p in lengths.items() if t % 2 == 1))
+    first, second = Profiles(layer, variant).pair(p1, p2)
+    win, mean, shortest, longest = kernels.profile_values(layer.offsets, layer.targets, layer.order, first, second)
+    lengths = None
+    if distribution:
+        dist = kernels.profile_lengths(layer.offsets, layer.targets, start_id, int(longest[0, start_id]), first,
+                                       second)
+        lengths = {int(t): float(p) for t, p in enumerate(dist) if p > 0}
+    ids = {(code, variant.id_of(child)): child for code, child in variant.play_moves(position)}
+    moves = []
+    for e in range(layer.offsets[start_id], layer.offsets[start_id + 1]):
+        child = ids[int(layer.codes[e]), int(layer.targets[e])]
+        if first[e] > 0:
+            moves.append({"move": variant.move_names[int(layer.codes[e])], "position": list(child),
+                          "text": variant.format(child), "probability": float(first[e])})
+    p1_wins = float(win[0, start_id])
     return PlayResult(variant.name, list(position), variant.format(position), n, p1, p2, p1_wins, 1.0 - p1_wins,
-                      float(sum(t * p for t, p in lengths.items())), min(lengths), max(lengths), lengths)
+                      float(mean[0, start_id]), int(shortest[0, start_id]), int(longest[0, start_id]), lengths,
+                      moves)
+
+
+# -- the relations the named queries `play` and `deterministic` read: computed when asked -----------------
+
+RELATION_COLUMNS = ("variant", "n", "player_1", "player_2", "p1_wins", "p2_wins", "expected_length", "shortest",
+                    "longest")
+ONE_MOVE = {"perfect", "best-response", *DETERMINISTIC}  # profiles that make one move per position
+
+
+def starts(store: Any, variant: Variant, ns: list[int], pairs: list[tuple[str, str]],
+           deadline: float | None = None) -> Any:
+    """Per n of `ns` and profile pair, the start of n played out (RELATION_COLUMNS) as a
+    pyarrow.Table: one layer loaded at a time, so memory is that of the largest. A pair of
+    profiles that each make one move is followed down its one game; others take a pass over the
+    layer. Past `deadline` (time.monotonic()), QueryLimitError."""
+    import pyarrow as pa
+
+    for p1, p2 in pairs:
+        check_profiles(variant, p1, p2)
+    rows: list[tuple] = []
+    for n in ns:
+        if deadline is not None and time.monotonic() > deadline:
+            raise QueryLimitError(f"the query was stopped at its time limit at n = {n}, computing the games from the "
+                                  f"stored graph: ask for fewer n ({opt('n')}) or raise the limit ({opt('timeout')})")
+        layer = load(store, variant, n)
+        profiles = Profiles(layer, variant)
+        start = variant.id_of(variant.start(n))
+        for p1, p2 in pairs:
+            first, second = profiles.pair(p1, p2)
+            if p1 in ONE_MOVE and p2 in ONE_MOVE:
+                length = int(kernels.walk(layer.offsets, layer.targets, start, first, second))
+                p1_wins, mean, shortest, longest = float(length % 2), float(length), length, length
+            else:
+                win, means, fewest, most = kernels.profile_values(layer.offsets, layer.targets, layer.order, first,
+                                                                  second)
+                p1_wins, mean = float(win[0, start]), float(means[0, start])
+                shortest, longest = int(fewest[0, start]), int(most[0, start])
+            rows.append((variant.name, n, p1, p2, p1_wins, 1.0 - p1_wins, mean, shortest, longest))
+    types = [pa.string(), pa.int32(), pa.string(), pa.string(), pa.float64(), pa.float64(), pa.float64(), pa.int32(),
+             pa.int32()]
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(types)
+    return pa.table([pa.array(list(c), t) for c, t in zip(columns, types, strict=True)], names=list(RELATION_COLUMNS))
+
+
+def _profile_games(store: Any, variant: Variant, ns: list[int], params: dict[str, Any], deadline: float | None) -> Any:
+    return starts(store, variant, ns, [(params["p1"] or "perfect", params["p2"] or "random")], deadline)
+
+
+def _deterministic_games(store: Any, variant: Variant, ns: list[int], params: dict[str, Any],
+                         deadline: float | None) -> Any:
+    return starts(store, variant, ns, [(a, b) for a in DETERMINISTIC for b in DETERMINISTIC], deadline)
+
+
+# name -> the function computing it for one variant and its n (a query's checked parameters passed on)
+RELATIONS = {"profile_games": _profile_games, "deterministic_games": _deterministic_games}

@@ -11,19 +11,27 @@ A named query is one SQL file whose header comment describes it:
     -- param mod (integer >= 1): a modulus
     -- param modulus (integer 2..6): only this Z
     -- param n (built n, required): the n
+    -- computes: profile_games          (optional: a relation computed from the stored graph when the
+                                        query runs, for one variant, zeckdb.profiles.RELATIONS)
 
 A parameter's type is one of: choices `A|B`, `integer >= K`, `integer A..B`,
 `built n`, `position` or `team` (players, e.g. 1,3); each value is checked against it before the query
 runs, and bound (never spliced). Every query may also use $variant (from
 --variant; NULL means every built variant it is written for) and $ns (from
 --n, an INTEGER[]); a query that does not use $ns refuses --n.
+
+A query that computes a relation reads one variant's layers built in full (--variant, unless
+it is written for one) and computes the relation for the n asked (every n built in full when
+--n is not given) within the query's time limit, before its SQL runs on a cursor of its own.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 import re
+import time
 from typing import Any
 
 from . import resources
@@ -75,7 +83,7 @@ class Param:
             return cls(name, "position", description, required)
         if kind == "team":
             return cls(name, "team", description, required)
-        if re.fullmatch(r"\w+(\|\w+)+", kind):
+        if re.fullmatch(r"[\w-]+(\|[\w-]+)+", kind):
             return cls(name, "choice", description, required, choices=tuple(kind.split("|")))
         raise ValueError(f"param {name}: unknown type {kind!r}")
 
@@ -88,6 +96,7 @@ class NamedQuery:
     sql: str
     params: dict[str, Param] = field(default_factory=dict)
     variants: tuple[str, ...] = ()  # the variants it is written for (a family as `black-hole-M`); () for every variant
+    computes: str | None = None  # the relation (zeckdb.profiles.RELATIONS) it reads, computed when it runs
 
     @property
     def required(self) -> set[str]:
@@ -105,8 +114,8 @@ class NamedQuery:
     def reads_layers(self) -> bool:
         """Whether it reads per-position tables, which layers built with --summary-only lack
         (then it answers only for layers built in full; otherwise for summary layers too)."""
-        return re.search(r"\b(?:FROM|JOIN)\s+(?:positions|moves|edges|length_distribution|length_moments)\b",
-                         self.sql, re.IGNORECASE) is not None
+        reads = r"\b(?:FROM|JOIN)\s+(?:positions|moves|edges|length_distribution|length_moments)\b"
+        return self.computes is not None or re.search(reads, self.sql, re.IGNORECASE) is not None
 
     def applies_to(self, variant: str) -> bool:
         return not self.variants or any(re.fullmatch(re.escape(name).replace("M", "[0-9]+"), variant)
@@ -125,7 +134,7 @@ def _parse(path: Path) -> NamedQuery:
     for line in text.splitlines():
         if not line.startswith("--"):
             break
-        if m := re.fullmatch(r"-- param ([a-z_]+) \(([^)]*)\): (.*)", line):
+        if m := re.fullmatch(r"-- param ([a-z_][a-z0-9_]*) \(([^)]*)\): (.*)", line):
             params[m[1]] = Param.parse(m[1], m[2], m[3])
             continue
         key, _, value = line[2:].strip().partition(":")
@@ -135,7 +144,12 @@ def _parse(path: Path) -> NamedQuery:
             header[key.strip()] = value.strip()
     variants = tuple(v.strip() for v in header.get("variants", "").split(",") if v.strip())
     query = NamedQuery(header.get("name", path.stem), header.get("description", ""), header.get("checks", ""),
-                       text, params, variants)
+                       text, params, variants, header.get("computes"))
+    if query.computes is not None:
+        from .profiles import RELATIONS
+
+        if query.computes not in RELATIONS:
+            raise ValueError(f"{path}: it computes {query.computes!r}, which zeckdb.profiles.RELATIONS does not name")
     if query.name != path.stem:
         raise ValueError(f"{path}: header names the query {query.name!r}")
     return query
@@ -186,8 +200,30 @@ def run_query(store: Store, name: str, variant: str | None = None, ns: list[int]
     if ns is not None:
         check_built_ns(built, ns, variant)
     values: dict[str, Any] = {p.name: _check_value(p, params.get(p.name), built) for p in query.params.values()}
+    relations = None
+    if query.computes:
+        seconds = limits.timeout if limits.budget is None else min(limits.budget, limits.timeout)
+        deadline = time.monotonic() + seconds
+        relations = _compute(store, query, variant, built, ns, values, deadline)
+        limits = dataclasses.replace(limits, budget=max(deadline - time.monotonic(), 0.01))  # the SQL has the rest
     values.update(variant=variant, ns=ns)
-    return store.run(query.sql, {k: v for k, v in values.items() if k in query.used_params}, limits)
+    return store.run(query.sql, {k: v for k, v in values.items() if k in query.used_params}, limits, relations)
+
+
+def _compute(store: Store, query: NamedQuery, variant: str | None, built: dict[str, set[int]], ns: list[int] | None,
+             values: dict[str, Any], deadline: float) -> dict[str, Any]:
+    """The relation the query computes, for its one variant and the n asked (or every n built in full)."""
+    from .profiles import RELATIONS
+    from .variants import get_variant
+
+    if variant is None:
+        if len(query.variants) != 1 or query.variants[0] not in built:
+            raise UsageError(f"query {query.name} computes its rows from the stored graph, one game at a time: "
+                             f"name the game with {opt('variant')}, e.g. {opt('variant')} zeckendorf")
+        variant = query.variants[0]
+    chosen = sorted(built[variant]) if ns is None else sorted(set(ns))
+    assert query.computes is not None
+    return {query.computes: RELATIONS[query.computes](store, get_variant(variant), chosen, values, deadline)}
 
 
 def _built_variants(store: Store, query: NamedQuery, variant: str | None) -> dict[str, set[int]]:

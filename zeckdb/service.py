@@ -53,7 +53,7 @@ MAX_CONNECTIONS = 512  # open at once; far below the file limit, so silent socke
 HEADER_SECONDS = 10.0  # for a request's head (a connection's first, or the next on a kept-alive one)
 KEEP_ALIVE_SECONDS = 5.0
 MAX_BODY_BYTES = 1 << 20  # a JSON body: the SQL is at most MAX_SQL_CHARS
-QUEUE_SECONDS = 1.0  # a heavy request's wait for its turn before 429
+QUEUE_SECONDS = 1.0  # a heavy request's wait for its turn before 429 (default)
 PLOT_SECONDS = 60.0  # a figure's time limit in its worker (at least the SQL's)
 SECURITY_HEADERS = [
     (b"content-security-policy", b"default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
@@ -94,10 +94,11 @@ def error(status: int, message: str) -> JSONResponse:
 
 def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, sql_max_rows: int = 10_000,
                max_heavy: int = MAX_HEAVY, memory_limit: str = MEMORY_LIMIT,
-               sql_max_bytes: int = SQL_MAX_BYTES) -> FastAPI:
+               sql_max_bytes: int = SQL_MAX_BYTES, queue_seconds: float = QUEUE_SECONDS) -> FastAPI:
     """The service over the database at `db`; it is opened (and checked) at once, read-only.
 
-    max_heavy: SQL and named-query worker processes, and plots drawn at once (more get 429);
+    max_heavy: SQL and named-query worker processes, and plots drawn at once (more wait for a
+    turn up to queue_seconds, then get 429);
     memory_limit: DuckDB's (the process's readers share it); sql_max_bytes: the size of one
     SQL answer's rows."""
     if max_heavy < 1:
@@ -107,7 +108,7 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
     store = reader.store
     hide = _Scrubber(reader.path)
     sql_limits = api.Limits(timeout=sql_timeout, max_rows=sql_max_rows, max_bytes=sql_max_bytes)
-    heavy = _Turns(max_heavy)
+    heavy = _Turns(max_heavy, queue_seconds)
     # a figure's time: a worker's first one imports matplotlib, which alone can take seconds
     plot_limits = api.Limits(timeout=max(PLOT_SECONDS, sql_timeout))
 
@@ -158,7 +159,7 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
         answer = await heavy.run(workers.run_sql, body.sql, sql_limits, "json", {"limits": limits})
         return Response(answer, media_type="application/json")
 
-    @app.get("/v1/plots/{kind}", summary="A figure as SVG (kind: length-distribution, winners, lengths, p-positions, "
+    @app.get("/v1/plots/{kind}", summary="A figure as SVG (kind: length-distribution, winners, lengths, p-positions, remoteness, "
                                           "remoteness), as `zeckdb plot` draws it", response_class=Response)
     async def plot(kind: str, variant: str, n: str | None = None, measure: str = "P") -> Response:
         image = await heavy.run(workers.plot, kind, variant, api.parse_ns(n) if n else None, measure, plot_limits)
@@ -181,11 +182,14 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
 
     @app.get("/v1/{variant}/play", summary="A game under a profile for each player (p1, p2: perfect, random, "
                                            "best-response, combine-largest, ...), from position=... or start=N: "
-                                           "each player's chance to win and the exact length distribution")
-    def play(variant: str, p1: str = "perfect", p2: str = "random", position: str | None = None,
-             start: str | None = None) -> dict[str, Any]:
-        with store() as s:
-            return api.play(s, variant, position, None if start is None else _n(start), p1, p2).to_json()
+                                           "each player's chance to win, the expected length, Player 1's moves "
+                                           "(p1_moves) and, unless distribution=false, the exact length distribution",
+             response_class=Response)
+    async def play(variant: str, p1: str = "perfect", p2: str = "random", position: str | None = None,
+                   start: str | None = None, distribution: bool = True) -> Response:
+        body = await heavy.run(workers.play, variant, position, None if start is None else _n(start), p1, p2,
+                               distribution, plot_limits)
+        return Response(body, media_type="application/json")
 
     @app.get("/v1/{variant}/mainline/start/{n}", summary="The principal line from the start of n")
     def mainline_start(variant: str, n: str) -> dict[str, Any]:
@@ -207,20 +211,21 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
 class _Turns:
     """The heavy requests' turns (SQL, named queries, plots): at most `count` at once, each in a
     thread of its own, so that they never hold the threads the lookups run in; a request waits
-    for its turn on the event loop at most QUEUE_SECONDS, then is refused (BusyError: 429)."""
+    for its turn on the event loop at most `queue_seconds`, then is refused (BusyError: 429)."""
 
-    def __init__(self, count: int):
+    def __init__(self, count: int, queue_seconds: float = QUEUE_SECONDS):
         import anyio
 
         self.count = count
-        self.turns = anyio.CapacityLimiter(count)  # taken on the event loop, for at most QUEUE_SECONDS
+        self.queue_seconds = queue_seconds
+        self.turns = anyio.CapacityLimiter(count)  # taken on the event loop, for at most queue_seconds
         self.threads = anyio.CapacityLimiter(count)  # never waited for: a turn comes with its thread
 
     async def run(self, call: Any, *args: Any) -> Any:
         import anyio
 
         waited = False
-        with anyio.move_on_after(QUEUE_SECONDS):
+        with anyio.move_on_after(self.queue_seconds):
             await self.turns.acquire()
             waited = True
         if not waited:
@@ -437,11 +442,11 @@ def _line(line: list) -> dict[str, Any]:
 
 def serve(db: str | os.PathLike | None, host: str, port: int, sql_timeout: float, sql_max_rows: int,
           max_heavy: int = MAX_HEAVY, memory_limit: str = MEMORY_LIMIT, *, max_connections: int = MAX_CONNECTIONS,
-          header_timeout: float = HEADER_SECONDS) -> None:
+          header_timeout: float = HEADER_SECONDS, queue_seconds: float = QUEUE_SECONDS) -> None:
     """Run the service with uvicorn until interrupted."""
     import uvicorn
 
-    app = create_app(db, sql_timeout, sql_max_rows, max_heavy, memory_limit)
+    app = create_app(db, sql_timeout, sql_max_rows, max_heavy, memory_limit, queue_seconds=queue_seconds)
     print(f"zeckdb: serving {Path(app.state.reader.path).resolve()} on http://{host}:{port} (API at /docs)", flush=True)
     uvicorn.run(app, host=host, port=port, log_level="info", http=guarded_protocol(max_connections, header_timeout),
                 timeout_keep_alive=int(KEEP_ALIVE_SECONDS))

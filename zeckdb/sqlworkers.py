@@ -25,6 +25,7 @@ guide recommends process isolation for untrusted SQL; here it is:
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass
 import multiprocessing
 from multiprocessing.connection import Connection
@@ -99,6 +100,11 @@ class SqlWorkers:
     def plot(self, kind: str, variant: str, ns: list[int] | None, measure: str, limits: Limits) -> bytes:
         """A figure of `zeckdb plot` as SVG, drawn by a worker (matplotlib's CPU and memory are not the service's)."""
         return self._run(("plot", "svg", None, kind, variant, ns, measure), limits)
+
+    def play(self, variant: str, position: str | None, start: int | None, p1: str, p2: str, distribution: bool,
+             limits: Limits) -> bytes:
+        """`zeckdb play --json`'s object, computed by a worker (a whole layer's arithmetic)."""
+        return self._run(("play", "json", None, variant, position, start, p1, p2, distribution), limits)
 
     def _run(self, job: tuple, limits: Limits) -> bytes:
         deadline = time.monotonic() + limits.timeout  # the request's time limit covers every wait
@@ -203,6 +209,10 @@ def _work(conn: Connection, db: str, memory_limit: str) -> None:
                 kind, fmt, extra, *what = job
                 if kind == "plot":
                     body = api.figure_image(api.plot(store, *what), fmt)
+                elif kind == "play":
+                    variant, position, start, p1, p2, distribution = what
+                    body = json.dumps(api.play(store, variant, position, start, p1, p2, distribution=distribution)
+                                      .to_json()).encode()
                 elif kind == "sql":
                     body = result_body(api.run_sql(store, what[0], limits), fmt, extra)
                 else:

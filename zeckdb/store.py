@@ -967,9 +967,20 @@ class Store:
                 self._insert_values(con, "random_play", [{"variant": variant.name, "n": s.n, **played}])
 
     # -- reading -----------------------------------------------------------
-    def run(self, sql: str, params: dict[str, Any] | None = None, limits: Limits | None = None) -> Result:
-        """A user's statement (or a named query's), through the sandboxed executor within `limits`."""
-        return execute(self._connection_waiting(), sql, params, limits or Limits())
+    def run(self, sql: str, params: dict[str, Any] | None = None, limits: Limits | None = None,
+            relations: dict[str, Any] | None = None) -> Result:
+        """A user's statement (or a named query's), through the sandboxed executor within `limits`;
+        `relations` (name -> pyarrow.Table, a named query's computed rows) are seen by this statement
+        alone, on a cursor of its own."""
+        if not relations:
+            return execute(self._connection_waiting(), sql, params, limits or Limits())
+        cursor = self._connection_waiting().cursor()
+        try:
+            for name, table in relations.items():
+                cursor.register(name, table)
+            return execute(cursor, sql, params, limits or Limits())
+        finally:
+            cursor.close()
 
     def stream(self, sql: str, params: dict[str, Any] | None, limits: Limits,
                emit: Callable[[list[str], list[tuple]], None]) -> tuple[list[str], int, int | None]:

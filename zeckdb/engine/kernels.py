@@ -675,3 +675,72 @@ def best_response(offsets, targets, order, opponent, preference, chosen):
         theirs[i] = expected
         chosen[i] = pick
     return mine, theirs
+
+
+@jit
+def lowest_edges(offsets, key):
+    """One-hot edge weights of a deterministic profile: at each position with moves, 1.0 on its
+    move of the lowest key (the first of them in edge order on a tie), 0.0 elsewhere."""
+    n = offsets.shape[0] - 1
+    out = np.zeros(offsets[n], dtype=np.float64)
+    for v in range(n):
+        lo, hi = offsets[v], offsets[v + 1]
+        if lo == hi:
+            continue
+        best = lo
+        for e in range(lo + 1, hi):
+            if key[e] < key[best]:
+                best = e
+        out[best] = 1.0
+    return out
+
+
+@jit
+def profile_values(offsets, targets, order, first, second):
+    """The game under two profiles (edge weights `first` and `second`, as profile_lengths takes
+    them) from every position at once, over the nodes of `order` (children first). Per node v
+    and side s (0: the `first` player to move at v, 1: the other), in one pass over the moves:
+    win[s, v], the probability that the `first` player moves last; mean[s, v], the expected
+    number of moves left; shortest[s, v] and longest[s, v], the fewest and most moves left over
+    the games of probability above 0."""
+    n = offsets.shape[0] - 1
+    win = np.zeros((2, n), dtype=np.float64)
+    mean = np.zeros((2, n), dtype=np.float64)
+    shortest = np.zeros((2, n), dtype=np.int64)
+    longest = np.zeros((2, n), dtype=np.int64)
+    for v in order:
+        lo, hi = offsets[v], offsets[v + 1]
+        if lo == hi:
+            win[1, v] = 1.0  # the `first` player to move with no move has lost; the other, won
+            continue
+        for s in range(2):
+            weights = first if s == 0 else second
+            w, m, fewest, most = 0.0, 0.0, np.iinfo(np.int64).max, -1
+            for e in range(lo, hi):
+                p = weights[e]
+                if p > 0.0:
+                    c = targets[e]
+                    w += p * win[1 - s, c]
+                    m += p * mean[1 - s, c]
+                    fewest = min(fewest, shortest[1 - s, c])
+                    most = max(most, longest[1 - s, c])
+            win[s, v] = w
+            mean[s, v] = 1.0 + m
+            shortest[s, v] = 1 + fewest
+            longest[s, v] = 1 + most
+    return win, mean, shortest, longest
+
+
+@jit
+def walk(offsets, targets, start, first, second):
+    """The length of the one game from `start` when both profiles are deterministic (one-hot edge
+    weights, as profile_lengths takes them): the moves taken until a position has none."""
+    v, length = start, 0
+    while offsets[v] < offsets[v + 1]:
+        weights = first if length % 2 == 0 else second
+        for e in range(offsets[v], offsets[v + 1]):
+            if weights[e] > 0.0:
+                v = targets[e]
+                break
+        length += 1
+    return length

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import UnknownVariantError
 from ..engine.contract import Position, Variant, check_contract
+from .accelerated import Accelerated
 from .black_hole import M_RANGE, BlackHole
 from .build_up import BuildUp
 from .empty_board import BlackHoleEmptyBoard
@@ -33,7 +34,11 @@ _REGISTRY: dict[str, Callable[[], Variant]] = {
     "build-up": BuildUp,
     "fibonacci-nim": FibonacciNim,
     "ordered": Ordered,
+    "accelerated": Accelerated,
 }
+# built when named (--variant), not by a build of every game: its moves are many times the
+# Zeckendorf game's, and its layers as many
+ON_REQUEST = frozenset({"accelerated"})
 
 
 @dataclass(frozen=True)
@@ -96,9 +101,10 @@ _instances: dict[str, Variant] = {}
 
 
 def variant_names(all_members: bool = False) -> list[str]:
-    """Every variant a default build covers (with all_members, every member of each family)."""
-    return list(_REGISTRY) + [family.member(m) for family in _FAMILIES
-                              for m in (family.accepted if all_members else family.default)]
+    """Every variant a default build covers (with all_members, every game and every member of
+    each family)."""
+    return [name for name in _REGISTRY if all_members or name not in ON_REQUEST] + [
+        family.member(m) for family in _FAMILIES for m in (family.accepted if all_members else family.default)]
 
 
 @dataclass(frozen=True)
@@ -126,8 +132,8 @@ def games() -> list[Game]:
 
 
 def on_request() -> list[str]:
-    """The families a default build leaves out (their members are built when named), as users read them."""
-    return [family.pattern for family in _FAMILIES if not family.default]
+    """The games and families a default build leaves out (built when named), as users read them."""
+    return sorted(ON_REQUEST) + [family.pattern for family in _FAMILIES if not family.default]
 
 
 def summary_games() -> list[str]:

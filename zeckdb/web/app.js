@@ -4,8 +4,15 @@
 const $ = (id) => document.getElementById(id);
 const game = { variant: null, n: null, line: [], played: [], timer: null };
 
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
 async function api(path) {
-  const response = await fetch(path);
+  let response = await fetch(path);
+  // 429: the service's heavy-request slots are busy (the page's own figures, say): wait a little
+  for (let tries = 0; response.status === 429 && tries < 20; tries++) {
+    await sleep(Math.min(250 * 2 ** tries, 2000));
+    response = await fetch(path);
+  }
   const body = await response.json().catch(() => ({ error: `the server answered ${response.status}` }));
   if (!response.ok) throw new Error(body.error || `the server answered ${response.status}`);
   return body;
@@ -66,11 +73,15 @@ function newGame(variant, n, info) {
   opponent.innerHTML = '<option value="0">nobody (explore)</option>';
   for (let seat = 1; seat <= info.players; seat++) opponent.add(new Option(`Player ${seat}`, String(seat)));
   opponent.value = Number(chosen) <= info.players ? chosen : "2";
+  // profiles are played by two: in games of more players the computer plays perfectly
+  const strategy = $("strategy");
+  if (info.players !== 2) strategy.value = "perfect";
+  for (const option of strategy.options) option.disabled = info.players !== 2 && option.value !== "perfect";
   showError(null);
   $("board").hidden = false;
   render();
   loadSummary(variant, n).catch(showError);
-  perfectReply();
+  computerReply();
 }
 
 async function play(move) {
@@ -79,19 +90,38 @@ async function play(move) {
   game.line.push(info);
   game.played.push(move.move);
   render();
-  perfectReply();
+  computerReply();
 }
 
-function perfectPlayerToMove() {
+function computerToMove() {
   const ply = game.line.length - 1;
   return Number($("opponent").value) === mover(ply) && game.line[ply].moves.length > 0;
 }
 
-function perfectReply() {
-  if (!perfectPlayerToMove()) return;
-  // the best move comes first: it wins fastest, or when every move loses, loses slowest
+async function computerMove(info) {
+  const strategy = $("strategy").value;
+  // perfect: the best move comes first: it wins fastest, or when every move loses, loses slowest
   // (more than two players: it keeps a forced win when there is one)
-  game.timer = setTimeout(() => play(game.line[game.line.length - 1].moves[0]).catch(showError), 400);
+  if (strategy === "perfect") return info.moves[0];
+  if (strategy === "random") return info.moves[Math.floor(Math.random() * info.moves.length)];
+  // the move that maximises its chance against a player who moves at random (zeckdb play)
+  const answer = await api(`/v1/${encodeURIComponent(game.variant)}/play?position=${info.position.join(",")}` +
+    "&p1=best-response&p2=random&distribution=false");
+  const [chosen] = answer.p1_moves;
+  return info.moves.find((m) => m.move === chosen.move && m.position.join(",") === chosen.position.join(","));
+}
+
+function computerReply() {
+  if (!computerToMove()) return;
+  const ply = game.line.length - 1;
+  game.timer = setTimeout(async () => {
+    try {
+      const move = await computerMove(game.line[ply]);
+      if (game.line.length - 1 === ply) await play(move);  // unless the game moved on meanwhile
+    } catch (error) {
+      showError(error);
+    }
+  }, 400);
 }
 
 function stepBack() {
@@ -100,7 +130,7 @@ function stepBack() {
     if (game.line.length <= 1) break;
     game.line.pop();
     game.played.pop();
-  } while (perfectPlayerToMove());  // back to the last position where it is your move
+  } while (computerToMove());  // back to the last position where it is your move
   render();
 }
 
@@ -133,7 +163,7 @@ function render() {
   }
   const list = $("moves");
   list.innerHTML = "";
-  const waiting = perfectPlayerToMove();
+  const waiting = computerToMove();
   for (const move of info.moves) {
     const button = document.createElement("button");
     button.type = "button";
@@ -202,7 +232,8 @@ function wire() {
   });
   $("go").addEventListener("click", () => lookUp($("variant").value, $("position").value).catch(showError));
   $("back").addEventListener("click", stepBack);
-  $("opponent").addEventListener("change", () => { render(); perfectReply(); });
+  $("opponent").addEventListener("change", () => { render(); computerReply(); });
+  $("strategy").addEventListener("change", () => { clearTimeout(game.timer); render(); computerReply(); });
   $("measure").addEventListener("change", () => drawDistribution().catch(showError));
 }
 
