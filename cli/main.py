@@ -6,6 +6,7 @@ result. Errors are turned into one line on stderr in `main`, and nowhere else.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 import json
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 import typer
 
 from zeckdb import api
+from zeckdb.queries import NamedQuery
 from zeckdb.errors import UsageError, ZeckdbError, as_flag, caused_by_ctrl_c
 from zeckdb.render import seat_words, team_words
 
@@ -187,7 +189,7 @@ class _Progress:
 
 
 @contextmanager
-def _progress(total: int, verb: str):
+def _progress(total: int, verb: str) -> Iterator[Callable[[int, str], None]]:
     """_Progress as a block: yields its advance."""
     bar = _Progress()
     bar.start(total, verb)
@@ -439,7 +441,7 @@ def query(
     _print_result(result, fmt)
 
 
-def _params_text(query) -> str:
+def _params_text(query: NamedQuery) -> str:
     parts = ["--variant" + (f" ({', '.join(query.variants)})" if query.variants else "")]
     if query.takes_ns:
         parts.append("--n")
@@ -447,11 +449,11 @@ def _params_text(query) -> str:
     return "; ".join(parts)
 
 
-def _limits(timeout: float, max_rows: int):
+def _limits(timeout: float, max_rows: int) -> api.Limits:
     return api.Limits(timeout=timeout, max_rows=None if max_rows == 0 else max_rows)  # it checks both
 
 
-def _print_result(result, fmt: str) -> None:
+def _print_result(result: api.Result, fmt: str) -> None:
     from zeckdb.render import render
 
     typer.echo(render(result.columns, result.rows, fmt))

@@ -109,7 +109,7 @@ class PositionInfo:
         return out
 
 
-def open_db(db: str | os.PathLike | None = None) -> Store:
+def open_db(db: str | os.PathLike[str] | None = None) -> Store:
     """Open a built database read-only (--db, else $ZECKDB_DB, else ./zeckdb.duckdb)."""
     return Store.open_read(db)
 
@@ -128,7 +128,7 @@ def resolve_position(variant: Variant, position: str | Position | None, start: i
     return pos, variant.layer_of(pos)
 
 
-def _rank(move: Move, players: int) -> tuple:
+def _rank(move: Move, players: int) -> tuple[Any, ...]:
     if players != 2:  # the mover still forcing after the move (the child's last mover) first
         return (0,) if move.forcing_seat == players else (1,)
     # A move to a lost position wins for the mover: fastest first; then losing moves, slowest first.
@@ -317,7 +317,7 @@ def plot(store: Store, kind: str, variant: str, ns: list[int] | None = None, mea
     return figure
 
 
-def run_sql_apart(db: str | os.PathLike | None, sql: str, limits: Limits, fmt: str, write: Callable[[str], Any],
+def run_sql_apart(db: str | os.PathLike[str] | None, sql: str, limits: Limits, fmt: str, write: Callable[[str], Any],
                   memory_limit: str | None = None) -> tuple[int, int | None]:
     """Run one ad-hoc statement as `zeckdb sql` does: in a process of its own, which the operating
     system bounds in memory and which is killed at the time limit, its rows rendered in `fmt`
@@ -334,7 +334,7 @@ def run_sql_apart(db: str | os.PathLike | None, sql: str, limits: Limits, fmt: s
     return run_in_child(path, sql, limits, fmt, write, memory_limit or DEFAULT_MEMORY_LIMIT)
 
 
-def sql_workers(db: str | os.PathLike | None, count: int, memory_limit: str) -> SqlWorkers:
+def sql_workers(db: str | os.PathLike[str] | None, count: int, memory_limit: str) -> SqlWorkers:
     """`count` worker processes that run SQL and named queries on the database at `db`, each
     killed at its deadline (zeckdb.sqlworkers: the service's heavy requests)."""
     from .sqlworkers import SqlWorkers
@@ -406,7 +406,7 @@ def verify(store: Store, variant: str | list[str] | None = None, ns: list[int] |
     return check(store, variant, ns, progress=progress)
 
 
-def upgrade(db: str | os.PathLike | None = None) -> tuple[Path, str | None, str]:
+def upgrade(db: str | os.PathLike[str] | None = None) -> tuple[Path, str | None, str]:
     """Create the database or bring it to the newest schema: (its path, the revision it had, the newest)."""
     from .store import resolve_db_path, upgrade as migrate
 
@@ -415,7 +415,7 @@ def upgrade(db: str | os.PathLike | None = None) -> tuple[Path, str | None, str]
     return path, before, after
 
 
-def schema_revision(db: str | os.PathLike | None = None) -> tuple[Path, str | None, bool]:
+def schema_revision(db: str | os.PathLike[str] | None = None) -> tuple[Path, str | None, bool]:
     """(the database's path, its schema revision or None, whether that is the newest)."""
     from .errors import DatabaseError
     from .store import resolve_db_path, schema_revision as revision
@@ -469,7 +469,7 @@ class BuildProgress(Protocol):
     def stop(self) -> None: ...
 
 
-def build(db: str | os.PathLike | None, variants: list[str] | None, ns: str | list[int], *,
+def build(db: str | os.PathLike[str] | None, variants: list[str] | None, ns: str | list[int], *,
           force: bool = False, summary_only: bool = False, lean: bool = False, executor: str = "local",
           address: str | None = None, shards: str | None = None, shards_only: bool = False,
           progress: BuildProgress | None = None, notify: Callable[[str], None] | None = None) -> BuildResult:
@@ -585,7 +585,7 @@ def _notify_default_build(skipped: dict[str, list[int]], say: Callable[[str], No
             + (f"; {v.beyond_max_n}" if v.beyond_max_n else ""))
 
 
-def _build_summaries(db: str | os.PathLike | None, names: list[str], ns: list[int], force: bool, lean: bool,
+def _build_summaries(db: str | os.PathLike[str] | None, names: list[str], ns: list[int], force: bool, lean: bool,
                      progress: BuildProgress | None, say: Callable[[str], None]) -> BuildResult:
     from .engine.limits import summary_memory
     from .summaries import build_summaries, check_summary_targets, plan_summaries

@@ -34,7 +34,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -92,7 +92,7 @@ def error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, sql_max_rows: int = 10_000,
+def create_app(db: str | os.PathLike[str] | None = None, sql_timeout: float = 10.0, sql_max_rows: int = 10_000,
                max_heavy: int = MAX_HEAVY, memory_limit: str = MEMORY_LIMIT,
                sql_max_bytes: int = SQL_MAX_BYTES, queue_seconds: float = QUEUE_SECONDS) -> FastAPI:
     """The service over the database at `db`; it is opened (and checked) at once, read-only.
@@ -130,7 +130,7 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
     def status() -> dict[str, Any]:
         with store() as s:
             info = api.status(s)
-        return plain({**info, "database": reader.path.name})  # its name, not where it lies
+        return cast(dict[str, Any], plain({**info, "database": reader.path.name}))  # its name, not where it lies
 
     @app.get("/v1/queries", summary="The named queries and their parameters")
     def queries() -> list[dict[str, Any]]:
@@ -168,7 +168,7 @@ def create_app(db: str | os.PathLike | None = None, sql_timeout: float = 10.0, s
     @app.get("/v1/{variant}/summary", summary="The per-n summary rows (n: 7, 1..150 or 1..20,30)")
     def summary(variant: str, n: str | None = None) -> list[dict[str, Any]]:
         with store() as s:
-            return plain(api.summary(s, variant, api.parse_ns(n) if n else None))
+            return cast(list[dict[str, Any]], plain(api.summary(s, variant, api.parse_ns(n) if n else None)))
 
     @app.get("/v1/{variant}/starts/{n}", summary="The start of n: value and every move ranked best first")
     def start(variant: str, n: str) -> dict[str, Any]:
@@ -244,12 +244,12 @@ class _Guard:
     def __init__(self, app: Any):
         self.app = app
 
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
 
-        async def guarded_send(message: dict) -> None:
+        async def guarded_send(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 message = {**message, "headers": [*message.get("headers", []), *SECURITY_HEADERS]}
             await send(message)
@@ -272,12 +272,13 @@ class _Guard:
                     return
             given = False
 
-            async def replay() -> dict:
+            async def replay() -> dict[str, Any]:
                 nonlocal given
                 if not given:
                     given = True
                     return {"type": "http.request", "body": body, "more_body": False}
-                return await receive()
+                after: dict[str, Any] = await receive()  # the disconnect, when it comes
+                return after
 
             await self.app(scope, replay, guarded_send)
             return
@@ -435,12 +436,12 @@ def _n(text: str) -> int:
     return api.parse_n(text, "n")
 
 
-def _line(line: list) -> dict[str, Any]:
+def _line(line: list[tuple[str | None, api.PositionInfo]]) -> dict[str, Any]:
     first = line[0][1]
     return {"from": first.to_json(), "line": api.line_json(line)}
 
 
-def serve(db: str | os.PathLike | None, host: str, port: int, sql_timeout: float, sql_max_rows: int,
+def serve(db: str | os.PathLike[str] | None, host: str, port: int, sql_timeout: float, sql_max_rows: int,
           max_heavy: int = MAX_HEAVY, memory_limit: str = MEMORY_LIMIT, *, max_connections: int = MAX_CONNECTIONS,
           header_timeout: float = HEADER_SECONDS, queue_seconds: float = QUEUE_SECONDS) -> None:
     """Run the service with uvicorn until interrupted."""
