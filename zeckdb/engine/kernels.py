@@ -605,43 +605,37 @@ def profile_lengths(offsets, targets, start, max_len, first, second):
     """The distribution of the length of a game from `start` when the player to move there plays
     by the edge weights `first` and the other by `second` (per edge, the probability that the
     mover at its source takes it; they alternate, `first` at even lengths). One length step at
-    a time over the positions holding probability (a list of them and a mark per position)."""
+    a time, sweeping the nodes that may hold mass in id order, as length_distribution does (and
+    for its reason: the scattered writes move forward together)."""
     n = offsets.shape[0] - 1
+    first_child, last_child = _child_span(offsets, targets)
     out = np.zeros(max_len + 1, dtype=np.float64)
     cur = np.zeros(n, dtype=np.float64)
     nxt = np.zeros(n, dtype=np.float64)
-    active = np.empty(n, dtype=np.int64)
-    upcoming = np.empty(n, dtype=np.int64)
-    marked = np.zeros(n, dtype=np.bool_)
     cur[start] = 1.0
-    active[0] = start
-    count = 1
+    lo_id, hi_id = start, start  # nodes holding mass lie in [lo_id, hi_id]
     for length in range(max_len + 1):
         weights = first if length % 2 == 0 else second
-        found = 0
-        for a in range(count):
-            v = active[a]
+        new_lo, new_hi = n, -1
+        for node in range(lo_id, hi_id + 1):
+            v = np.uint64(node)
             mass = cur[v]
+            if mass == 0.0:
+                continue
             cur[v] = 0.0
-            lo, hi = offsets[v], offsets[v + 1]
+            lo, hi = np.uint64(offsets[v]), np.uint64(offsets[v + np.uint64(1)])
             if lo == hi:
                 out[length] += mass
                 continue
             for e in range(lo, hi):
                 w = weights[e]
                 if w > 0.0:
-                    c = targets[e]
-                    nxt[c] += mass * w
-                    if not marked[c]:
-                        marked[c] = True
-                        upcoming[found] = c
-                        found += 1
-        for a in range(found):
-            marked[upcoming[a]] = False
+                    nxt[np.uint64(targets[e])] += mass * w
+            new_lo = min(new_lo, first_child[v])
+            new_hi = max(new_hi, last_child[v])
         cur, nxt = nxt, cur
-        active, upcoming = upcoming, active
-        count = found
-        if count == 0:
+        lo_id, hi_id = new_lo, new_hi
+        if hi_id < 0:
             break
     return out
 
