@@ -9,10 +9,9 @@ of n into Fibonacci numbers); its moves are more, each a rule "take m times, put
 
 from __future__ import annotations
 
-from ..fib import fib, z_count
-from ..engine.contract import Position
-from .chips import ChipGame, Rule
-from .zeckendorf import BINS, MAX_N, forward_rules
+from ..fib import fib
+from .chips import Rule
+from .zeckendorf import BINS, MAX_N, Zeckendorf, forward_rules
 
 
 def accelerated_rules(bins: int, top: int) -> tuple[Rule, ...]:
@@ -28,22 +27,15 @@ def accelerated_rules(bins: int, top: int) -> tuple[Rule, ...]:
     return tuple(rules)
 
 
-class Accelerated(ChipGame):
+class Accelerated(Zeckendorf):
+    """The Zeckendorf game's positions, start and layers; its moves made m times at once."""
+
     name = "accelerated"
     title = "The accelerated Zeckendorf game: a Zeckendorf move made m times at once"
     source = "The accelerated Zeckendorf game of the Polymath REU (2020)"
-    max_n = MAX_N
     full_bytes_per_position = 1024  # several times the Zeckendorf game's moves per position
-    layers_are_partitions = True  # the Zeckendorf game's positions
-    weights = tuple(fib(i) for i in range(1, BINS + 1))
+    shortest_is_n_minus_terms = False  # a turn may combine many chips at once
     rules = accelerated_rules(BINS, MAX_N)
 
-    def start(self, n: int) -> Position:
-        return (n,)
-
-    def decomposition_terms(self, n: int) -> int:
-        return z_count(n)
-
-    def game_for(self, n: int) -> tuple[tuple[int, ...], tuple[Rule, ...]]:
-        bins = max(BINS, max(i for i in range(1, 40) if fib(i) <= n))
-        return tuple(fib(i) for i in range(1, bins + 1)), accelerated_rules(bins, max(n, MAX_N))
+    def rules_on(self, bins: int, n: int) -> tuple[Rule, ...]:
+        return accelerated_rules(bins, max(n, MAX_N))

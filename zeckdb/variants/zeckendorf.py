@@ -43,4 +43,8 @@ class Zeckendorf(ChipGame):
 
     def game_for(self, n: int) -> tuple[tuple[int, ...], tuple[Rule, ...]]:
         bins = max(BINS, max(i for i in range(1, 40) if fib(i) <= n))
-        return tuple(fib(i) for i in range(1, bins + 1)), forward_rules(bins)
+        return tuple(fib(i) for i in range(1, bins + 1)), self.rules_on(bins, n)
+
+    def rules_on(self, bins: int, n: int) -> tuple[Rule, ...]:
+        """The moves on bins 1..bins, for layers of value up to n."""
+        return forward_rules(bins)
