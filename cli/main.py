@@ -376,10 +376,21 @@ def play(
             typer.echo(f"  Player 1 plays   {move['move']} -> {move['text']}"
                        + ("" if move["probability"] == 1 else f"  (probability {move['probability']:.6g})"))
     assert result.lengths is not None  # asked for
-    top = max(result.lengths.values())
+    # a row per length; past PLAY_ROWS of them, the lengths of the visible bars and a row for each tail
+    # (--json has every length)
+    lengths = result.lengths
+    top = max(lengths.values())
+    shown = [t for t, p in lengths.items() if len(lengths) <= PLAY_ROWS or p >= top / 1000]
     typer.echo("  length  probability")
-    for length, p in result.lengths.items():
-        typer.echo(f"  {length:>6}  {p:<12.6g} {'#' * max(1, round(40 * p / top))}")
+    if shown[0] > min(lengths):
+        typer.echo(f"  {'< ' + str(shown[0]):>6}  {sum(p for t, p in lengths.items() if t < shown[0]):<12.6g}")
+    for length in shown:
+        typer.echo(f"  {length:>6}  {lengths[length]:<12.6g} {'#' * max(1, round(40 * lengths[length] / top))}")
+    if shown[-1] < max(lengths):
+        typer.echo(f"  {'> ' + str(shown[-1]):>6}  {sum(p for t, p in lengths.items() if t > shown[-1]):<12.6g}")
+
+
+PLAY_ROWS = 40  # the most rows `zeckdb play` prints of a length distribution
 
 
 def _start(text: str | None) -> int | None:

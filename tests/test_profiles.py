@@ -278,3 +278,21 @@ def test_the_computed_rows_are_seen_by_their_query_alone(db):
         api.run_query(store, "play", "zeckendorf", [3], {})
         with pytest.raises(UsageError, match="profile_games"):
             api.run_sql(store, "SELECT * FROM profile_games")
+
+
+def test_a_long_distribution_prints_its_visible_lengths_and_the_tails(capsys, db, monkeypatch):
+    import zeckdb.cli.main
+
+    monkeypatch.setattr(zeckdb.cli.main, "PLAY_ROWS", 3)
+    code, out, err = run(capsys, "play", "zeckendorf", "--start", str(TOP), "--p1", "random", "--p2", "random",
+                         "--db", str(db))
+    assert code == 0, err
+    rows = out.split("length  probability\n")[1].splitlines()
+    want = lengths("zeckendorf", (TOP,), ("random", "random"))
+    peak = max(want.values())
+    visible = {t: q for t, q in want.items() if q >= peak / 1000}
+    assert len(want) > 3 and len(visible) < len(want)  # the tails are there to fold
+    printed = {int(r.split()[0]): float(r.split()[1]) for r in rows if r.split()[0].isdigit()}
+    assert printed == pytest.approx({t: float(q) for t, q in visible.items()}, rel=1e-5)
+    tails = sum(float(r.split()[2]) for r in rows if r.split()[0] in "<>")
+    assert tails == pytest.approx(float(sum(want.values()) - sum(visible.values())), rel=1e-5)
