@@ -123,7 +123,7 @@ def unbracket(text: str) -> str:
     """A position's text without the one pair of brackets, ( ) or [ ], that may enclose it."""
     raw = text.strip()
     if raw[:1] in ("(", "[") and raw[-1:] == {"(": ")", "[": "]"}[raw[0]]:
-        raw = raw[1:-1].strip()
+        raw = raw[1:-1].strip(" ")  # spaces only, as parse_count takes them: no tab or newline inside
     return raw
 
 
@@ -314,7 +314,7 @@ class Variant(ABC):
         if len(parts) > len(self.columns) + 64:  # trailing zeros are allowed, without end they are not
             raise UsageError(f"position {shown} has {len(parts)} bins; {self.name} has at most {len(self.columns)}")
         counts = [parse_count(p) for p in parts]
-        if any(c is None and parse_count(p.strip().removeprefix("-")) is not None for c, p in zip(counts, parts, strict=False)):
+        if any(c is None and parse_count(p.strip(" ").removeprefix("-")) is not None for c, p in zip(counts, parts, strict=False)):
             raise UsageError(f"malformed position {shown}: counts cannot be negative")
         if any(c is None for c in counts):
             raise UsageError(f"malformed position {shown}: write whole numbers (ASCII digits) separated by commas, "
