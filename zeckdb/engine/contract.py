@@ -314,7 +314,9 @@ class Variant(ABC):
         if len(parts) > len(self.columns) + 64:  # trailing zeros are allowed, without end they are not
             raise UsageError(f"position {shown} has {len(parts)} bins; {self.name} has at most {len(self.columns)}")
         counts = [parse_count(p) for p in parts]
-        if any(c is None and parse_count(p.strip(" ").removeprefix("-")) is not None for c, p in zip(counts, parts, strict=False)):
+        negative = [c is None and parse_count(p.strip(" ").removeprefix("-")) is not None for c, p in zip(counts, parts,
+                                                                                                        strict=True)]
+        if any(negative):
             raise UsageError(f"malformed position {shown}: counts cannot be negative")
         if any(c is None for c in counts):
             raise UsageError(f"malformed position {shown}: write whole numbers (ASCII digits) separated by commas, "
