@@ -18,7 +18,6 @@ from typing import Any
 import typer
 
 from zeckdb import api
-from zeckdb.queries import NamedQuery
 from zeckdb.errors import UsageError, ZeckdbError, as_flag, caused_by_ctrl_c
 from zeckdb.render import seat_words, team_words
 
@@ -452,7 +451,7 @@ def query(
     _print_result(result, fmt)
 
 
-def _params_text(query: NamedQuery) -> str:
+def _params_text(query: api.NamedQuery) -> str:
     parts = ["--variant" + (f" ({', '.join(query.variants)})" if query.variants else "")]
     if query.takes_ns:
         parts.append("--n")

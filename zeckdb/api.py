@@ -28,7 +28,7 @@ from collections.abc import Callable
 from .errors import NotBuiltError, UsageError, caused_by_ctrl_c, opt
 from .executor import Limits, Result, check_memory_limit, real
 from .outputs import check_file, check_folder, write_file  # the one rule of where zeckdb writes
-from .queries import get_query, list_queries, parse_params, run_query, run_sql
+from .queries import NamedQuery, get_query, list_queries, parse_params, run_query, run_sql
 from .ranges import format_ns, parse_count, parse_n, parse_ns
 from .reader import SharedReader
 from .store import SCHEMA_HEAD, Store
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from .sqlworkers import SqlWorkers
     from .verify import Report
 
-__all__ = ["BuildInterrupted", "BuildProgress", "BuildResult", "Limits", "Move", "PositionInfo", "Result",
+__all__ = ["BuildInterrupted", "BuildProgress", "BuildResult", "Limits", "Move", "NamedQuery", "PositionInfo", "Result",
            "SharedReader", "build", "check_memory_limit", "draw", "export", "figure_image", "format_ns", "get_query",
            "line_json", "list_queries", "open_db", "play", "parse_count", "parse_n", "parse_ns", "parse_params", "plot",
            "principal_line", "probe", "run_query", "run_sql", "run_sql_apart", "schema_revision", "simulate",
