@@ -26,6 +26,7 @@ SUFFIXES = (".png", ".svg")
 MAX_PANELS = 12
 PHI = (1 + 5 ** 0.5) / 2
 EXACT = "exact: every game counted from the solved game graph (zeckdb)"
+PLOT_SECONDS = 600  # a figure's time limit on the command line (the service sets its own)
 
 
 @dataclass
@@ -251,9 +252,6 @@ def profiles(store: Store, variant: str, ns: list[int] | None) -> Plot:
     ax.legend(fontsize=7, loc="best")
     _source(fig, "exact: computed from the solved game graph (zeckdb play); best-response answers the other's profile")
     return Plot(fig, list(RELATION_COLUMNS), rows)
-
-
-PLOT_SECONDS = 600  # a figure's time limit on the command line (the service sets its own)
 
 
 def make(store: Store, kind: str, variant: str, ns: list[int] | None = None, measure: str = "P") -> Plot:
