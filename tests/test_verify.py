@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import duckdb
@@ -100,14 +101,36 @@ TAMPERING = [
 ]
 
 
-@pytest.mark.parametrize("sql, expected", TAMPERING, ids=[t[0][:40] for t in TAMPERING])
-def test_rows_changed_by_hand_are_caught(capsys, small_db, tmp_path, sql, expected):
+def scope(message: str) -> list[str]:
+    """verify's options for the layer a message names ("checks: VARIANT n=K: ...", "catalog: graph
+    VARIANT n=K: ...", "catalog: VARIANT: ..."): verifying one layer, not all of them, keeps the
+    cases quick; the whole database is verified in the tests beside this one."""
+    found = re.match(r"[a-z ]+: (?:graph )?([a-z0-9-]+)(?: n=(\d+))?", message)
+    assert found, message
+    variant, n = found.groups()
+    return ["--variant", variant, *(["--n", n] if n else [])]
+
+
+def tamper(small_db, tmp_path, sql: str):
     path = tmp_path / "tampered.duckdb"
     shutil.copy(small_db, path)
     con = duckdb.connect(str(path))
     con.execute(sql)
     con.close()
-    code, out, err = run(capsys, "verify", "--db", str(path))
+    return path
+
+
+def test_an_edit_is_caught_by_a_verify_of_everything(capsys, small_db, tmp_path):
+    sql, expected = TAMPERING[0]
+    code, out, err = run(capsys, "verify", "--db", str(tamper(small_db, tmp_path, sql)))
+    assert code == 1 and "every check passed" not in out
+    assert all(text in err for text in expected), err
+
+
+@pytest.mark.parametrize("sql, expected", TAMPERING, ids=[t[0][:40] for t in TAMPERING])
+def test_rows_changed_by_hand_are_caught(capsys, small_db, tmp_path, sql, expected):
+    path = tamper(small_db, tmp_path, sql)
+    code, out, err = run(capsys, "verify", *scope(expected[0]), "--db", str(path))
     assert code == 1 and "every check passed" not in out
     assert "zeckdb: verify found mismatches; the first of them:\n" in err
     for text in expected:
