@@ -198,6 +198,9 @@ def _progress(total: int, verb: str) -> Iterator[Callable[[int, str], None]]:
         bar.stop()
 
 
+VARIANTS_TITLE_ROOM = 16  # the fewest characters of a game's title worth showing
+
+
 @app.command()
 def variants(
     name: str | None = typer.Argument(None, metavar="NAME",
@@ -225,12 +228,21 @@ def variants(
     if fmt != "table":
         shown["source"] = "source"
     rows = [tuple("-" if g[key] is None else g[key] for key in shown) for g in games]
-    if fmt == "table":  # fit the terminal: the game's title takes what the other columns leave
-        fixed = sum(max(len(title), *(len(str(r[i])) for r in rows)) + 2 for i, title in enumerate(shown.values())
-                    if title != "game")
-        room = max(shutil.get_terminal_size((100, 24)).columns - fixed, 20)
-        rows = [(*r[:-1], r[-1] if len(r[-1]) <= room else r[-1][: room - 3] + "...") for r in rows]
-    typer.echo(render(list(shown.values()), rows, fmt))
+    left_out = []
+    if fmt == "table":  # fit the terminal: the game's title takes what the other columns leave, if enough
+        columns = shutil.get_terminal_size((100, 24)).columns
+        widths = [max(len(title), *(len(str(r[i])) for r in rows)) for i, title in enumerate(shown.values())]
+        room = columns - sum(w + 2 for w in widths[:-1])
+        if room < VARIANTS_TITLE_ROOM:
+            left_out.append("game")
+            if sum(w + 2 for w in widths[:-1]) - 2 > columns:
+                left_out.append("start of 5")
+        else:
+            rows = [(*r[:-1], r[-1] if len(r[-1]) <= room else r[-1][: room - 3] + "...") for r in rows]
+    kept = [i for i, title in enumerate(shown.values()) if title not in left_out]
+    typer.echo(render([list(shown.values())[i] for i in kept], [tuple(r[i] for i in kept) for r in rows], fmt))
+    if left_out:
+        typer.echo(f"(left out to fit the terminal: {' and '.join(left_out)}; --format markdown has all)")
 
 
 @app.command()

@@ -195,6 +195,19 @@ def test_variants_lists_every_game_once(capsys):
         get_variant(name)  # every advertised member is accepted
 
 
+def test_variants_fits_the_terminal(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    code, wide, _ = run(capsys, "variants")
+    assert code == 0 and wide.splitlines()[0].split()[-1] == "game" and "The Zeckendorf game" in wide
+    assert max(len(line) for line in wide.splitlines()) <= 200 and "left out" not in wide
+    monkeypatch.setenv("COLUMNS", "100")
+    code, narrow, _ = run(capsys, "variants")
+    lines = narrow.splitlines()
+    assert code == 0 and max(len(line) for line in lines) <= 100, narrow
+    assert lines[0].split()[-3:] == ["start", "of", "5"] and "The Zeckendorf game" not in narrow
+    assert lines[-1] == "(left out to fit the terminal: game; --format markdown has all)"
+
+
 def test_query_lists_and_runs_in_every_format(capsys, small_db):
     import csv
     import io
