@@ -67,10 +67,10 @@ DbOption = typer.Option(None, "--db",
 StartOption = typer.Option(None, "--start", metavar="N", help="Use the start position of this n instead of POSITION.",
                            show_default=False)
 FormatOption = typer.Option("table", "--format", "-f", metavar="FORMAT", help="Output format: table, csv, json or markdown.")
-TimeoutOption = typer.Option(60.0, "--timeout", metavar="SECONDS", help="Stop the query after this many seconds.")
-MaxRowsOption = typer.Option(10_000, "--max-rows",
-                             metavar="ROWS", help="Print at most this many rows (0: all); a notice on stderr "
-                             "says how many were cut.")
+TimeoutOption = typer.Option(None, "--timeout", metavar="SECONDS", help=api.setting_help("sql_timeout"),
+                             show_default=False)
+MaxRowsOption = typer.Option(None, "--max-rows", metavar="ROWS", help=api.setting_help("sql_max_rows")
+                             + " A notice on stderr says how many were cut.", show_default=False)
 VariantFilterOption = typer.Option(None, "--variant", metavar="VARIANT", help="Only this variant (default: every built variant).",
                                    show_default=False)
 NFilterOption = typer.Option(None, "--n", metavar="N", help="Only these n: 7, 1..150 or 1..20,30 (default: every built n).",
@@ -424,8 +424,8 @@ def query(
     param: list[str] | None = typer.Option(None, "--param", metavar="KEY=VALUE",
                                            help="A query parameter KEY=VALUE (repeatable).", show_default=False),
     fmt: str = FormatOption,
-    timeout: float = TimeoutOption,
-    max_rows: int = MaxRowsOption,
+    timeout: float | None = TimeoutOption,
+    max_rows: int | None = MaxRowsOption,
     db: str | None = DbOption,
 ) -> None:
     """Run a named query from sql/ (without NAME: list them with their descriptions).
@@ -471,8 +471,9 @@ def _params_text(query: api.NamedQuery) -> str:
     return "; ".join(parts)
 
 
-def _limits(timeout: float, max_rows: int) -> api.Limits:
-    return api.Limits(timeout=timeout, max_rows=None if max_rows == 0 else max_rows)  # it checks both
+def _limits(timeout: float | None, max_rows: int | None) -> api.Limits:
+    settings = api.current_settings().changed(sql_timeout=timeout, sql_max_rows=max_rows)
+    return api.Limits(timeout=settings.sql_timeout, max_rows=settings.sql_max_rows or None)
 
 
 def _print_result(result: api.Result, fmt: str) -> None:
@@ -489,8 +490,8 @@ def _print_result(result: api.Result, fmt: str) -> None:
 def sql(
     statement: str = typer.Argument(..., metavar="SQL", help="The SQL to run, or - to read it from standard input."),
     fmt: str = FormatOption,
-    timeout: float = TimeoutOption,
-    max_rows: int = MaxRowsOption,
+    timeout: float | None = TimeoutOption,
+    max_rows: int | None = MaxRowsOption,
     db: str | None = DbOption,
 ) -> None:
     """Run one ad-hoc SQL statement on the database, read-only (the schema is in docs/schema.md).
@@ -550,30 +551,23 @@ def verify(
     raise typer.Exit(1)
 
 
+def _setting_option(name: str, flag: str, metavar: str) -> Any:
+    """An option that sets one of zeckdb.settings for this run (None: the environment's or the default)."""
+    return typer.Option(None, flag, metavar=metavar, help=api.setting_help(name), show_default=False)
+
+
 @app.command()
 def serve(
     db: str | None = DbOption,
     host: str = typer.Option("127.0.0.1", "--host", metavar="ADDRESS", help="Address to listen on (loopback by default)."),
     port: int = typer.Option(8000, "--port", metavar="PORT", help="Port to listen on.", min=1, max=65535),
-    sql_timeout: float = typer.Option(10.0, "--sql-timeout",
-                                      metavar="SECONDS", help="Time limit of each POST /v1/sql, in seconds."),
-    sql_max_rows: int = typer.Option(10_000, "--sql-max-rows",
-                                     metavar="ROWS", help="Rows returned by POST /v1/sql at most.", min=1),
-    max_heavy: int = typer.Option(2, "--max-heavy",
-                                  metavar="COUNT", min=1, max=64, help="SQL and named-query worker processes (and "
-                                  "plots drawn at once); a request beyond them waits its turn (--queue-seconds), "
-                                  "then gets 429, so lookups stay fast."),
-    queue_seconds: float = typer.Option(1.0, "--queue-seconds",
-                                        metavar="SECONDS", min=0.0, max=600, help="How long a heavy request waits "
-                                        "for a free worker before it gets 429."),
-    memory_limit: str = typer.Option("2GB", "--memory-limit", metavar="SIZE", help="DuckDB's memory limit for the service's "
-                                     "queries, e.g. 2GB or 512MB (a query over it fails with 408)."),
-    max_connections: int = typer.Option(512, "--max-connections",
-                                        metavar="COUNT", min=4, max=100_000, help="Connections open at once; "
-                                        "one more is closed at once."),
-    header_timeout: float = typer.Option(10.0, "--header-timeout",
-                                         metavar="SECONDS", min=0.1, max=3600, help="Seconds a connection has "
-                                         "to send a request's head; a silent or slow one is closed."),
+    sql_timeout: float | None = _setting_option("serve_sql_timeout", "--sql-timeout", "SECONDS"),
+    sql_max_rows: int | None = _setting_option("serve_sql_max_rows", "--sql-max-rows", "ROWS"),
+    max_heavy: int | None = _setting_option("serve_max_heavy", "--max-heavy", "COUNT"),
+    queue_seconds: float | None = _setting_option("serve_queue_seconds", "--queue-seconds", "SECONDS"),
+    memory_limit: str | None = _setting_option("serve_memory_limit", "--memory-limit", "SIZE"),
+    max_connections: int | None = _setting_option("serve_max_connections", "--max-connections", "COUNT"),
+    header_timeout: float | None = _setting_option("serve_header_seconds", "--header-timeout", "SECONDS"),
 ) -> None:
     """Serve the database read-only over HTTP: a web page at / and a JSON API at /v1 (documented at /docs).
 
@@ -587,8 +581,11 @@ def serve(
     """
     from zeckdb.service import serve as run_service
 
-    run_service(db, host, port, sql_timeout, sql_max_rows, max_heavy, api.check_memory_limit(memory_limit),
-                max_connections=max_connections, header_timeout=header_timeout, queue_seconds=queue_seconds)
+    settings = api.current_settings().changed(
+        serve_sql_timeout=sql_timeout, serve_sql_max_rows=sql_max_rows, serve_max_heavy=max_heavy,
+        serve_queue_seconds=queue_seconds, serve_memory_limit=memory_limit, serve_max_connections=max_connections,
+        serve_header_seconds=header_timeout)
+    run_service(db, host, port, settings)
 
 
 @app.command()

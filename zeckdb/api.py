@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from collections.abc import Callable
 
 from .errors import NotBuiltError, UsageError, caused_by_ctrl_c, opt
-from .executor import Limits, Result, check_memory_limit, real
+from .executor import Limits, Result, real
+from .settings import Settings, current as current_settings, help_text as setting_help
 from .outputs import check_file, check_folder, write_file  # the one rule of where zeckdb writes
 from .queries import NamedQuery, get_query, list_queries, parse_params, run_query, run_sql
 from .ranges import format_ns, parse_count, parse_n, parse_ns
@@ -42,7 +43,8 @@ if TYPE_CHECKING:
     from .verify import Report
 
 __all__ = ["BuildInterrupted", "BuildProgress", "BuildResult", "Limits", "Move", "NamedQuery", "PositionInfo", "Result",
-           "SharedReader", "build", "check_memory_limit", "draw", "export", "figure_image", "format_ns", "get_query",
+           "SharedReader", "Settings", "build", "current_settings", "draw", "export", "figure_image", "format_ns",
+           "get_query", "setting_help",
            "line_json", "list_queries", "open_db", "play", "parse_count", "parse_n", "parse_ns", "parse_params", "plot",
            "principal_line", "probe", "run_query", "run_sql", "run_sql_apart", "schema_revision", "simulate",
            "sql_workers", "status", "summary", "summary_games", "upgrade", "variant_labels", "variants", "verify",
@@ -324,23 +326,22 @@ def run_sql_apart(db: str | os.PathLike[str] | None, sql: str, limits: Limits, f
     (table, csv, json, markdown) and handed to `write` piece by piece; (rows shown, every row's
     count or None). The in-process run_sql is the library's; this bounds what a statement can
     take from the caller."""
-    from .executor import DEFAULT_MEMORY_LIMIT
     from .sqlworkers import run_in_child
     from .store import resolve_db_path
 
     path = resolve_db_path(db)
     if not path.exists():
         Store.open_read(path)  # the one-line error of a missing database
-    return run_in_child(path, sql, limits, fmt, write, memory_limit or DEFAULT_MEMORY_LIMIT)
+    return run_in_child(path, sql, limits, fmt, write, memory_limit or current_settings().memory_limit)
 
 
-def sql_workers(db: str | os.PathLike[str] | None, count: int, memory_limit: str) -> SqlWorkers:
-    """`count` worker processes that run SQL and named queries on the database at `db`, each
-    killed at its deadline (zeckdb.sqlworkers: the service's heavy requests)."""
+def sql_workers(db: str | os.PathLike[str] | None, settings: Settings) -> SqlWorkers:
+    """settings.serve_max_heavy worker processes that run SQL and named queries on the database
+    at `db`, each killed at its deadline (zeckdb.sqlworkers: the service's heavy requests)."""
     from .sqlworkers import SqlWorkers
     from .store import resolve_db_path
 
-    return SqlWorkers(resolve_db_path(db), count, memory_limit)
+    return SqlWorkers(resolve_db_path(db), settings.serve_max_heavy, settings.serve_memory_limit, settings)
 
 
 def figure_image(figure: Plot, fmt: str = "svg") -> bytes:

@@ -30,9 +30,8 @@ deadline), the connection's memory limit, and a row limit on what is returned
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import functools
-import os
 import sys
 import threading
 import time
@@ -42,10 +41,10 @@ import warnings
 import duckdb
 import numpy as np
 
+from . import settings
 from .errors import DatabaseError, QueryLimitError, UsageError, opt
 
 ALLOWED_KINDS = "SELECT, WITH ... SELECT, VALUES, DESCRIBE, SUMMARIZE, SHOW, or EXPLAIN without ANALYZE"
-DEFAULT_MEMORY_LIMIT = os.environ.get("ZECKDB_MEMORY_LIMIT", "4GB")  # per process, as DuckDB shares one instance
 DEFAULT_THREADS = 2
 # catalog functions, views and macros whose rows show the host (paths, home, secrets, versions)
 HOST_REVEALING = frozenset({
@@ -67,32 +66,11 @@ def sandbox_config(memory_limit: str | None = None, threads: int = DEFAULT_THREA
         "autoload_known_extensions": False,
         "allow_community_extensions": False,
         "temp_directory": "",  # nothing spills to disk: a query over the memory limit fails instead
-        "memory_limit": memory_limit or DEFAULT_MEMORY_LIMIT,
+        "memory_limit": memory_limit or settings.current().memory_limit,
         "threads": threads,
         "secret_directory": "/nonexistent",  # DuckDB's default is under the home folder
         "lock_configuration": True,  # last: no SET, PRAGMA or CALL can undo the above
     }
-
-
-MEMORY_SIZE = r"([0-9]{1,6}(?:\.[0-9]{1,3})?) ?(KB|MB|GB|TB|KiB|MiB|GiB|TiB)"
-MEMORY_UNITS = {"kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-                "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
-
-
-def check_memory_limit(text: str) -> str:
-    """A memory limit as DuckDB takes it (e.g. 2GB, 512MB, 1.5GiB), or a UsageError."""
-    memory_bytes(text)
-    return text.strip()
-
-
-def memory_bytes(text: str) -> int:
-    """A memory limit's bytes: 2GB is 2 * 10**9, 1GiB 2**30."""
-    import re
-
-    match = re.fullmatch(MEMORY_SIZE, text.strip(), re.IGNORECASE)
-    if match is None:
-        raise UsageError(f"bad memory limit {text[:30]!r}: give a size such as 2GB or 512MB")
-    return int(float(match[1]) * MEMORY_UNITS[match[2].lower()])
 
 
 @dataclass(frozen=True)
@@ -100,8 +78,8 @@ class Limits:
     """Bounds of one run: seconds, rows returned (None: all of them), and the size of what
     is returned, in bytes of Python objects (None: no bound; the service sets one)."""
 
-    timeout: float = 60.0
-    max_rows: int | None = 1000
+    timeout: float = field(default_factory=lambda: settings.current().sql_timeout)
+    max_rows: int | None = field(default_factory=lambda: settings.current().sql_max_rows or None)
     max_bytes: int | None = None
     budget: float | None = None  # seconds left of `timeout` when part of it went elsewhere (a queue)
 
@@ -226,9 +204,11 @@ def _check_explain(con: duckdb.DuckDBPyConnection, sql: str) -> None:
 
 
 def run(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None,
-        limits: Limits = Limits()) -> Result:
-    """Run one read-only statement (parameters bound, never spliced) within the limits."""
+        limits: Limits | None = None) -> Result:
+    """Run one read-only statement (parameters bound, never spliced) within the limits (default:
+    the settings' sql_timeout and sql_max_rows)."""
     kept: list[tuple] = []
+    limits = limits or Limits()
     columns, shown, total = stream(con, sql, params, limits, lambda _, rows: kept.extend(rows), in_blocks=False)
     return Result(columns, kept, total)
 

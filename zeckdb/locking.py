@@ -39,9 +39,9 @@ except ImportError:  # pragma: no cover - not POSIX
     SHARED = EXCLUSIVE = 0
 
 from .errors import DatabaseError, opt
+from .settings import current
 
 POLL_SECONDS = 0.005  # between tries of a lock; the longest a waiting side sleeps past its turn
-READ_WAIT_SECONDS = 30.0  # how long a reader waits for a build's commit before giving up with "busy"
 
 
 def lock_dir(db: Path) -> Path:
@@ -176,10 +176,11 @@ class Gate:
         return False
 
     # -- readers -----------------------------------------------------------
-    def acquire_read(self, timeout: float = READ_WAIT_SECONDS) -> None:
+    def acquire_read(self, timeout: float | None = None) -> None:
         """Wait (at most `timeout` s) until no writer has the file, and keep it from taking it."""
         if fcntl is None:
             return
+        timeout = current().read_wait_seconds if timeout is None else timeout
         deadline = time.monotonic() + timeout
         self._wait("want", SHARED, deadline)  # only ever held exclusively for an instant
         try:

@@ -15,6 +15,7 @@ from typing import Any, BinaryIO
 from .errors import UsageError, opt
 from .executor import Limits
 from .queries import run_query
+from .settings import current
 from .store import Store
 from .variants import get_variant
 
@@ -26,7 +27,6 @@ SUFFIXES = (".png", ".svg")
 MAX_PANELS = 12
 PHI = (1 + 5 ** 0.5) / 2
 EXACT = "exact: every game counted from the solved game graph (zeckdb)"
-PLOT_SECONDS = 600  # a figure's time limit on the command line (the service sets its own)
 
 
 @dataclass
@@ -37,7 +37,7 @@ class Plot:
 
 
 def _rows(store: Store, query: str, variant: str, ns: list[int] | None, params: dict | None = None):
-    result = run_query(store, query, variant, ns, params or {}, Limits(timeout=PLOT_SECONDS, max_rows=None))
+    result = run_query(store, query, variant, ns, params or {}, Limits(timeout=current().plot_seconds, max_rows=None))
     if not result.rows:
         raise UsageError(f"nothing to plot: {query} has no rows for {variant}"
                          + ("" if ns is None else " at these n") + f": build them with `zeckdb build --variant {variant}`")
@@ -237,7 +237,7 @@ def profiles(store: Store, variant: str, ns: list[int] | None) -> Plot:
                          f"`zeckdb build --variant {variant}`")
     if ns is not None:
         check_built_ns({variant: built}, ns, variant)
-    table = starts(store, v, sorted(ns or built), PROFILE_PAIRS, time.monotonic() + PLOT_SECONDS)
+    table = starts(store, v, sorted(ns or built), PROFILE_PAIRS, time.monotonic() + current().plot_seconds)
     rows = list(zip(*(table.column(c).to_pylist() for c in RELATION_COLUMNS), strict=True))
     fig, (ax,) = _figure(1)
     colours = ["#4a78c2", "#d1495b", "#2a9d8f", "#e9a03b", "#555555"]

@@ -124,7 +124,6 @@ class NamedQuery:
 
 # the library's default for named queries and SQL alike: every row, within the default time limit
 # (the command line and the service pass their own limits); Limits is frozen, so one object serves
-ALL_ROWS = Limits(max_rows=None)
 
 
 def _parse(path: Path) -> NamedQuery:
@@ -178,9 +177,11 @@ def parse_params(pairs: list[str]) -> dict[str, str]:
 
 
 def run_query(store: Store, name: str, variant: str | None = None, ns: list[int] | None = None,
-              params: dict[str, str] | None = None, limits: Limits = ALL_ROWS) -> Result:
-    """Run a named query; every argument is checked first, so a bad one is a one-line
-    error naming what is allowed, never an empty answer or a DuckDB error."""
+              params: dict[str, str] | None = None, limits: Limits | None = None) -> Result:
+    """Run a named query (limits: default every row, in the sql_timeout setting's time); every
+    argument is checked first, so a bad one is a one-line error naming what is allowed, never an
+    empty answer or a DuckDB error."""
+    limits = limits or Limits(max_rows=None)
     query = get_query(name)
     params = dict(params or {})
     unknown = set(params) - set(query.params)
@@ -323,6 +324,7 @@ def _check_team(text: str, built: dict[str, set[int]], name: str) -> list[int]:
     return team
 
 
-def run_sql(store: Store, sql: str, limits: Limits = ALL_ROWS) -> Result:
-    """Run one ad-hoc read-only statement (see zeckdb.executor for what is allowed)."""
-    return store.run(sql, None, limits)
+def run_sql(store: Store, sql: str, limits: Limits | None = None) -> Result:
+    """Run one ad-hoc read-only statement (see zeckdb.executor for what is allowed; limits:
+    default every row, in the sql_timeout setting's time)."""
+    return store.run(sql, None, limits or Limits(max_rows=None))

@@ -14,7 +14,8 @@ import time
 import numpy as np
 
 from .errors import DatabaseError
-from .locking import READ_WAIT_SECONDS, Gate
+from .locking import Gate
+from .settings import current
 from .store import Store, resolve_db_path
 
 
@@ -63,13 +64,13 @@ class SharedReader:
 
     WATCH_SECONDS = 0.05
 
-    def __init__(self, db: str | os.PathLike | None, wait: float = READ_WAIT_SECONDS, memory_limit: str | None = None):
+    def __init__(self, db: str | os.PathLike | None, wait: float | None = None, memory_limit: str | None = None):
         self.path = resolve_db_path(db)
-        self.wait = wait
+        self.wait = current().read_wait_seconds if wait is None else wait
         self.memory_limit = memory_limit
         self.probe = Gate(self.path)  # only looks: whether a writer waits
         self.changed = threading.Condition()
-        self.current: Store | None = self._open(wait)
+        self.current: Store | None = self._open(self.wait)
         self.running = 0
         self.opening = self.draining = False
         self.stopped = threading.Event()

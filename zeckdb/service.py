@@ -8,22 +8,24 @@ sandboxed executor as `zeckdb sql`, with the service's own limits.
 
 Lookups, lines and summaries run on cursors of one read-only connection (FastAPI
 runs plain endpoints in a thread pool). Ad-hoc SQL, named queries and plots run in
-`max_heavy` worker processes of their own (zeckdb.sqlworkers: their own memory,
+`serve_max_heavy` worker processes of their own (zeckdb.sqlworkers: their own memory,
 killed at their deadline); their requests wait for a turn on the event loop, not in
-the lookups' threads, and one that finds no turn within a second is answered with 429
+the lookups' threads, and one that finds no turn in time (serve_queue_seconds) is answered with 429
 (Too Many Requests) and a JSON error, so lookups keep their threads, cores and memory.
 Every SQL request is bounded in time, memory, rows and bytes.
 
-The connection itself is bounded too (serve, _Guard): at most MAX_CONNECTIONS at once (one
-more is closed at once), a request's head must arrive within HEADER_SECONDS and an idle
-connection is closed after KEEP_ALIVE_SECONDS, a body is read only up to MAX_BODY_BYTES (413
-past it, as soon as its length says so), and every answer carries a Content-Security-Policy
+The connection itself is bounded too (serve, _Guard): at most serve_max_connections at once
+(one more is closed at once), a request's head must arrive within serve_header_seconds and an
+idle connection is closed after serve_keep_alive_seconds, a body is read only up to
+serve_max_body_bytes (413 past it, as soon as its length says so), and every answer carries a Content-Security-Policy
 that allows the page's own files only, X-Content-Type-Options: nosniff and no framing. /docs
 is Swagger UI from the package's own files (it works offline).
 
 Strangers learn nothing of the host: errors and /v1/status name the database by
 its file name only, and the SQL surface refuses the catalog functions that show
 paths, settings and versions (zeckdb.executor).
+
+Every limit named here is a setting of zeckdb.settings (`zeckdb serve`'s options, the environment).
 
 While a build writes the database, that connection is closed for each of the
 build's commits and opened again after it (zeckdb.reader, through zeckdb.api).
@@ -49,12 +51,6 @@ from .render import plain
 from .resources import web_dir
 
 log = logging.getLogger("zeckdb.service")
-MAX_CONNECTIONS = 512  # open at once; far below the file limit, so silent sockets cannot exhaust it
-HEADER_SECONDS = 10.0  # for a request's head (a connection's first, or the next on a kept-alive one)
-KEEP_ALIVE_SECONDS = 5.0
-MAX_BODY_BYTES = 1 << 20  # a JSON body: the SQL is at most MAX_SQL_CHARS
-QUEUE_SECONDS = 1.0  # a heavy request's wait for its turn before 429 (default)
-PLOT_SECONDS = 60.0  # a figure's time limit in its worker (at least the SQL's)
 SECURITY_HEADERS = [
     (b"content-security-policy", b"default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
                                  b"form-action 'self'; frame-ancestors 'none'"),
@@ -63,16 +59,12 @@ SECURITY_HEADERS = [
     (b"referrer-policy", b"no-referrer"),
 ]
 DOCS_ASSETS = ("swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png")
-MAX_SQL_CHARS = 100_000
-MAX_HEAVY = 2  # SQL, named-query and plot requests at once: one per core
-MEMORY_LIMIT = "2GB"  # DuckDB's, for the service's readers
-SQL_MAX_BYTES = 32_000_000  # the rows of one SQL answer, before JSON
 MEDIA_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
                ".css": "text/css; charset=utf-8", ".png": "image/png"}
 
 
 class SqlRequest(BaseModel):
-    sql: str = Field(..., max_length=MAX_SQL_CHARS, description="One read-only statement (SELECT, WITH, VALUES, "
+    sql: str = Field(..., description="One read-only statement (SELECT, WITH, VALUES, "
                      "DESCRIBE, SUMMARIZE, SHOW, EXPLAIN)")
 
 
@@ -92,25 +84,19 @@ def error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def create_app(db: str | os.PathLike[str] | None = None, sql_timeout: float = 10.0, sql_max_rows: int = 10_000,
-               max_heavy: int = MAX_HEAVY, memory_limit: str = MEMORY_LIMIT,
-               sql_max_bytes: int = SQL_MAX_BYTES, queue_seconds: float = QUEUE_SECONDS) -> FastAPI:
+def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings | None = None) -> FastAPI:
     """The service over the database at `db`; it is opened (and checked) at once, read-only.
-
-    max_heavy: SQL and named-query worker processes, and plots drawn at once (more wait for a
-    turn up to queue_seconds, then get 429);
-    memory_limit: DuckDB's (the process's readers share it); sql_max_bytes: the size of one
-    SQL answer's rows."""
-    if max_heavy < 1:
-        raise UsageError(f"bad max_heavy {max_heavy}: at least one heavy request must be able to run")
-    reader = api.SharedReader(db, memory_limit=memory_limit)
-    workers = api.sql_workers(reader.path, max_heavy, memory_limit)
+    Its limits are the serve_* and worker_* settings (default: api.current_settings())."""
+    settings = settings or api.current_settings()
+    reader = api.SharedReader(db, memory_limit=settings.serve_memory_limit)
+    workers = api.sql_workers(reader.path, settings)
     store = reader.store
     hide = _Scrubber(reader.path)
-    sql_limits = api.Limits(timeout=sql_timeout, max_rows=sql_max_rows, max_bytes=sql_max_bytes)
-    heavy = _Turns(max_heavy, queue_seconds)
+    sql_limits = api.Limits(timeout=settings.serve_sql_timeout, max_rows=settings.serve_sql_max_rows,
+                            max_bytes=settings.serve_sql_max_bytes)
+    heavy = _Turns(settings.serve_max_heavy, settings.serve_queue_seconds)
     # a figure's time: a worker's first one imports matplotlib, which alone can take seconds
-    plot_limits = api.Limits(timeout=max(PLOT_SECONDS, sql_timeout))
+    plot_limits = api.Limits(timeout=max(settings.serve_plot_seconds, settings.serve_sql_timeout))
 
     app = FastAPI(title="zeckdb", version=__version__, docs_url=None, redoc_url=None,
                   description="Exhaustive position database of the Zeckendorf game family: lookups, principal lines, "
@@ -118,7 +104,7 @@ def create_app(db: str | os.PathLike[str] | None = None, sql_timeout: float = 10
 
     _add_error_handlers(app, hide)
     _add_pages(app)
-    app.add_middleware(_Guard)
+    app.add_middleware(_Guard, max_body_bytes=settings.serve_max_body_bytes)
 
     @app.get("/v1/variants", summary="The games, each with the n built (in full: positions can be looked up) "
                                      "and the n built with --summary-only")
@@ -155,6 +141,8 @@ def create_app(db: str | os.PathLike[str] | None = None, sql_timeout: float = 10
 
     @app.post("/v1/sql", summary="Ad-hoc read-only SQL through the sandboxed executor")
     async def sql(body: SqlRequest) -> Response:
+        if len(body.sql) > settings.serve_max_sql_chars:
+            raise UsageError(f"bad request: the SQL is over {settings.serve_max_sql_chars:,} characters: send less")
         limits = {"timeout_s": sql_limits.timeout, "max_rows": sql_limits.max_rows}
         answer = await heavy.run(workers.run_sql, body.sql, sql_limits, "json", {"limits": limits})
         return Response(answer, media_type="application/json")
@@ -213,7 +201,7 @@ class _Turns:
     thread of its own, so that they never hold the threads the lookups run in; a request waits
     for its turn on the event loop at most `queue_seconds`, then is refused (BusyError: 429)."""
 
-    def __init__(self, count: int, queue_seconds: float = QUEUE_SECONDS):
+    def __init__(self, count: int, queue_seconds: float):
         import anyio
 
         self.count = count
@@ -239,10 +227,10 @@ class _Turns:
 
 class _Guard:
     """ASGI middleware: the security headers on every answer, and a request body read only up to
-    MAX_BODY_BYTES (413 past it, at once when its Content-Length says so)."""
+    max_body_bytes (413 past it, at once when its Content-Length says so)."""
 
-    def __init__(self, app: Any):
-        self.app = app
+    def __init__(self, app: Any, max_body_bytes: int):
+        self.app, self.max_body_bytes = app, max_body_bytes
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -255,9 +243,9 @@ class _Guard:
             await send(message)
 
         length = dict(scope.get("headers", [])).get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+        if length is not None and (not length.isdigit() or int(length) > self.max_body_bytes):
             await self._refuse(guarded_send, 413 if length.isdigit() else 400, "the request body is over "
-                               f"{MAX_BODY_BYTES:,} bytes: send less" if length.isdigit() else "bad Content-Length")
+                               f"{self.max_body_bytes:,} bytes: send less" if length.isdigit() else "bad Content-Length")
             return
         if scope.get("method") in ("POST", "PUT", "PATCH"):
             body, more = b"", True
@@ -267,8 +255,9 @@ class _Guard:
                     return
                 body += message.get("body", b"")
                 more = message.get("more_body", False)
-                if len(body) > MAX_BODY_BYTES:
-                    await self._refuse(guarded_send, 413, f"the request body is over {MAX_BODY_BYTES:,} bytes: send less")
+                if len(body) > self.max_body_bytes:
+                    await self._refuse(guarded_send, 413, f"the request body is over {self.max_body_bytes:,} bytes: "
+                                       "send less")
                     return
             given = False
 
@@ -295,7 +284,7 @@ class _Guard:
         await send({"type": "http.response.body", "body": body})
 
 
-def guarded_protocol(max_connections: int = MAX_CONNECTIONS, header_seconds: float = HEADER_SECONDS) -> type:
+def guarded_protocol(max_connections: int, header_seconds: float) -> type:
     """uvicorn's HTTP/1.1 protocol with the limits it lacks: a connection beyond max_connections
     is closed at once, and one whose request head has not arrived within header_seconds (a
     silent socket, a head sent a byte at a time) is closed."""
@@ -441,13 +430,13 @@ def _line(line: list[tuple[str | None, api.PositionInfo]]) -> dict[str, Any]:
     return {"from": first.to_json(), "line": api.line_json(line)}
 
 
-def serve(db: str | os.PathLike[str] | None, host: str, port: int, sql_timeout: float, sql_max_rows: int,
-          max_heavy: int = MAX_HEAVY, memory_limit: str = MEMORY_LIMIT, *, max_connections: int = MAX_CONNECTIONS,
-          header_timeout: float = HEADER_SECONDS, queue_seconds: float = QUEUE_SECONDS) -> None:
-    """Run the service with uvicorn until interrupted."""
+def serve(db: str | os.PathLike[str] | None, host: str, port: int, settings: api.Settings | None = None) -> None:
+    """Run the service with uvicorn until interrupted (its limits: create_app's)."""
     import uvicorn
 
-    app = create_app(db, sql_timeout, sql_max_rows, max_heavy, memory_limit, queue_seconds=queue_seconds)
+    settings = settings or api.current_settings()
+    app = create_app(db, settings)
     print(f"zeckdb: serving {Path(app.state.reader.path).resolve()} on http://{host}:{port} (API at /docs)", flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="info", http=guarded_protocol(max_connections, header_timeout),
-                timeout_keep_alive=int(KEEP_ALIVE_SECONDS))
+    protocol = guarded_protocol(settings.serve_max_connections, settings.serve_header_seconds)
+    uvicorn.run(app, host=host, port=port, log_level="info", http=protocol,
+                timeout_keep_alive=settings.serve_keep_alive_seconds)

@@ -11,7 +11,7 @@ guide recommends process isolation for untrusted SQL; here it is:
   zeckdb.locking like any reader), its memory limit, and an address-space limit set by
   the operating system: an allocation past it fails inside DuckDB (an out-of-memory
   error, answered 408) instead of growing the server.
-- A job waits for a free worker at most QUEUE_SECONDS (a burst of cheap queries is served in
+- A job waits for a free worker at most the service's queue time (a burst of cheap queries is served in
   turn), then is refused (BusyError, 429): expensive SQL from many clients cannot pile up.
   Every wait (for a worker, for a new worker to start) counts against the request's time limit;
   the service waits for its first workers before it answers anything (wait_ready).
@@ -37,14 +37,9 @@ import time
 from typing import Any
 
 from .errors import BusyError, QueryLimitError, ZeckdbError
-from .executor import Limits, memory_bytes
+from .executor import Limits
+from .settings import Settings, current, memory_bytes
 
-QUEUE_SECONDS = 1.0  # a job's wait for a free worker before it is refused
-GRACE_SECONDS = 0.5  # past the time limit, before a silent worker is killed
-RESPONSE_SECONDS = 0.5  # of a request's time limit, kept back to send the rows
-WORKER_NICENESS = 10  # added to the workers' scheduling niceness
-START_SECONDS = 60.0  # for a new worker to import zeckdb and say it is ready, before it is replaced
-RETIRE_FRACTION = 0.75  # of its address-space limit: a worker past it is replaced after its answer
 
 
 @dataclass(eq=False)  # each worker is itself (hashable by identity)
@@ -58,10 +53,11 @@ class _Worker:
 class SqlWorkers:
     """A pool of `count` SQL worker processes over the database at `db`."""
 
-    def __init__(self, db: Path, count: int, memory_limit: str):
+    def __init__(self, db: Path, count: int, memory_limit: str, settings: Settings | None = None):
         self.db = db
         self.count = count
         self.memory_limit = memory_limit
+        self.settings = settings or current()  # the queue's wait and the worker_* settings
         self.context = multiprocessing.get_context("spawn")  # no copy of the server's threads and DuckDB
         self.idle: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
         self.all: set[_Worker] = set()
@@ -72,7 +68,7 @@ class SqlWorkers:
 
     def _start(self) -> _Worker:
         parent, child = self.context.Pipe()
-        process = self.context.Process(target=_work, args=(child, str(self.db), self.memory_limit),
+        process = self.context.Process(target=_work, args=(child, str(self.db), self.memory_limit, self.settings),
                                        name="zeckdb-sql", daemon=True)
         process.start()
         child.close()
@@ -87,7 +83,7 @@ class SqlWorkers:
             workers = list(self.all)
         for worker in workers:
             if not worker.ready:
-                self._ready(worker, worker.started + START_SECONDS)
+                self._ready(worker, worker.started + self.settings.worker_start_seconds)
 
     def run_sql(self, sql: str, limits: Limits, fmt: str = "json", extra: dict[str, Any] | None = None) -> bytes:
         """The answer's body as render.result_body gives it (fmt: json or csv; extra: more JSON fields)."""
@@ -109,7 +105,7 @@ class SqlWorkers:
     def _run(self, job: tuple, limits: Limits) -> bytes:
         deadline = time.monotonic() + limits.timeout  # the request's time limit covers every wait
         try:
-            worker = self.idle.get(timeout=min(QUEUE_SECONDS, limits.timeout / 2))
+            worker = self.idle.get(timeout=min(self.settings.serve_queue_seconds, limits.timeout / 2))
         except queue.Empty:
             raise BusyError(f"the service is running its limit of {self.count} SQL and query requests at once: "
                             "try again in a moment") from None
@@ -119,9 +115,9 @@ class SqlWorkers:
                 healthy = True  # still starting: it goes back to the pool
                 raise BusyError("the service's SQL workers are starting: try again in a moment")
             # the worker stops early enough for its rows to be turned into the response in time
-            budget = max(deadline - time.monotonic() - min(RESPONSE_SECONDS, limits.timeout / 4), 0.01)
+            budget = max(deadline - time.monotonic() - min(self.settings.worker_response_seconds, limits.timeout / 4), 0.01)
             worker.conn.send((job, dataclasses.replace(limits, budget=budget)))
-            if not worker.conn.poll(budget + GRACE_SECONDS):
+            if not worker.conn.poll(budget + self.settings.worker_grace_seconds):
                 raise QueryLimitError(f"the query was stopped at its time limit of {limits.timeout:g} s: narrow it "
                                       "(e.g. a WHERE on variant and n)")
             kind, value, retired = worker.conn.recv()
@@ -135,8 +131,7 @@ class SqlWorkers:
             raise value
         return value
 
-    @staticmethod
-    def _ready(worker: _Worker, until: float) -> bool:
+    def _ready(self, worker: _Worker, until: float) -> bool:
         """Wait for a new worker to be ready, at most until `until` (a request leaves its query some
         of its time): False if it is still starting; QueryLimitError if it never will be."""
         if worker.conn.poll(max(until - time.monotonic(), 0.0)):
@@ -144,7 +139,7 @@ class SqlWorkers:
                 worker.ready = worker.conn.recv() == "ready"
             except (EOFError, OSError):  # it died starting
                 worker.ready = False
-        elif time.monotonic() - worker.started < START_SECONDS:
+        elif time.monotonic() - worker.started < self.settings.worker_start_seconds:
             return False
         if not worker.ready:
             raise QueryLimitError("the service's SQL worker did not start: try again in a moment")
@@ -183,10 +178,10 @@ class SqlWorkers:
             self._stop(worker)
 
 
-def _work(conn: Connection, db: str, memory_limit: str) -> None:
+def _work(conn: Connection, db: str, memory_limit: str, settings: Settings) -> None:
     """A worker: run jobs until the pipe closes. Each job opens the database read-only."""
     # below the service's own priority (its start-up too): a greedy query yields the CPU to the lookups
-    os.nice(WORKER_NICENESS)
+    os.nice(settings.worker_niceness)
     import resource
 
     from . import api
@@ -226,7 +221,7 @@ def _work(conn: Connection, db: str, memory_limit: str) -> None:
                                                "(e.g. a WHERE on variant and n, fewer columns)"))
         # memory freed by a greedy query stays mapped in this process: a worker near its limit
         # answers, then makes way for a fresh one
-        retire = _address_space() > RETIRE_FRACTION * limit
+        retire = _address_space() > settings.worker_retire_fraction * limit
         conn.send((*answer, retire))
         if retire:
             return
@@ -255,11 +250,11 @@ def run_in_child(db: Path, sql: str, limits: Limits, fmt: str, write: Any, memor
                               name="zeckdb-sql", daemon=True)
     process.start()
     child.close()
-    started = time.monotonic()
+    started, settings = time.monotonic(), current()
     deadline: float | None = None  # set once the child is ready: its start-up is not the query's time
     try:
         while True:
-            until = (started + START_SECONDS) if deadline is None else deadline
+            until = (started + settings.worker_start_seconds) if deadline is None else deadline
             if not parent.poll(max(until - time.monotonic(), 0.0)):
                 raise QueryLimitError(f"the query was stopped at its time limit of {limits.timeout:g} s: narrow it "
                                       "(e.g. a WHERE on variant and n) or raise the limit (--timeout)"
@@ -270,7 +265,7 @@ def run_in_child(db: Path, sql: str, limits: Limits, fmt: str, write: Any, memor
                 raise QueryLimitError("the query needs more memory than its limit: narrow it (e.g. a WHERE on "
                                       "variant and n, fewer columns)") from None
             if kind == "ready":
-                deadline = time.monotonic() + limits.timeout + GRACE_SECONDS
+                deadline = time.monotonic() + limits.timeout + settings.worker_grace_seconds
             elif kind == "text":
                 write(value[0])
             elif kind == "done":

@@ -23,7 +23,8 @@ import numpy as np
 from . import ENGINE_VERSION
 from .errors import DatabaseError, NotBuiltError, interrupted_statement, opt
 from .executor import Limits, Result, run as execute, sandbox_config, stream as execute_streaming
-from .locking import POLL_SECONDS, READ_WAIT_SECONDS, Gate
+from .locking import POLL_SECONDS, Gate
+from .settings import current
 from .variants import Variant
 
 if TYPE_CHECKING:
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 
 SCHEMA_HEAD = "0015"  # tests check this equals Alembic's head revision
 HEAD_SCHEMA_FILE = "head.sql"  # a new file's schema (_write_head_schema)
-DEFAULT_DB = "zeckdb.duckdb"
 POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
                     "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal",
                     "in_winning_strategies", "legal_moves"]
@@ -205,7 +205,7 @@ def resolve_db_path(db: str | os.PathLike | None) -> Path:
 
     from .outputs import DATABASE_SIDE_FILES
 
-    given = Path(db or os.environ.get("ZECKDB_DB") or DEFAULT_DB)
+    given = Path(db or current().db)
     shown = str(given)[:200]
     path = Path(os.path.realpath(given))
     try:
@@ -363,7 +363,7 @@ def schema_revision(path: Path) -> str | None:
     gate = Gate(path)
     try:
         gate.acquire_read()
-        return _file_schema_state(path, time.monotonic() + READ_WAIT_SECONDS)[0]
+        return _file_schema_state(path, time.monotonic() + current().read_wait_seconds)[0]
     finally:
         gate.close()
 
@@ -623,12 +623,14 @@ class Store:
 
     # -- opening -----------------------------------------------------------
     @classmethod
-    def open_read(cls, db: str | os.PathLike | None = None, timeout: float = READ_WAIT_SECONDS,
+    def open_read(cls, db: str | os.PathLike | None = None, timeout: float | None = None,
                   memory_limit: str | None = None) -> Store:
         """Open a built database read-only; while a build writes it, wait for its current
-        commit (at most `timeout` s) and read what is committed. memory_limit: DuckDB's for
-        this process's readers (e.g. "2GB"), else $ZECKDB_MEMORY_LIMIT or 4GB."""
+        commit (at most `timeout` s, default the read_wait_seconds setting) and read what is
+        committed. memory_limit: DuckDB's for this process's readers (e.g. "2GB"), default the
+        memory_limit setting."""
         path = resolve_db_path(db)
+        timeout = current().read_wait_seconds if timeout is None else timeout
         if not path.exists():
             raise DatabaseError(
                 f"no database at {path}: build one with `zeckdb build` (or pass {opt('db')} PATH / set ZECKDB_DB)"

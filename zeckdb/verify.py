@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 import time
 from collections.abc import Callable
 
+from .settings import current
 from .store import Store
 from .variants import Variant, get_variant
 
-EXAMPLES = 5  # mismatches kept per check
 BATCH_POSITIONS = 1_000_000
 
 
@@ -40,7 +40,7 @@ class Check:
         self.example(text)
 
     def example(self, text: str) -> None:
-        if len(self.examples) < EXAMPLES:
+        if len(self.examples) < current().verify_examples:
             self.examples.append(text)
 
 
@@ -76,7 +76,7 @@ def verify(store: Store, variant: str | list[str] | None = None, ns: list[int] |
         Check("summary checksums", "each layer's builds, random_play and length rows hash to the summary "
                                    "checksum recorded with them (summary layers too)"),
         Check("summary layers", "layers built with --summary-only solved again (up to "
-                                f"{RESOLVE_POSITIONS:,} positions) give their stored row"),
+                                f"{current().verify_resolve_positions:,} positions) give their stored row"),
         Check("catalog", "each variant's stored facts, move names and columns are the game's; each graph "
                          "layer's size is its stored rows'"),
     ]}
@@ -213,6 +213,7 @@ def _players_sql(v: Variant) -> tuple[str, str]:
 
 def _solved_sql(v: Variant) -> str:
     player_aggregates, player_checks = _players_sql(v)
+    examples = current().verify_examples
     counts = ", ".join(f"coalesce({c}, 0)" for c in v.columns)
     value = " + ".join(f"{w} * coalesce({c}, 0)" for c, w in zip(v.columns, v.column_weights, strict=False) if w)
     return f"""
@@ -275,9 +276,9 @@ def _solved_sql(v: Variant) -> str:
            count(*),
            count(*) FILTER (WHERE len(misplaced) > 0),
            list(text || ': ' || array_to_string(misplaced, '; '))
-               FILTER (WHERE len(misplaced) > 0)[:{EXAMPLES}],
+               FILTER (WHERE len(misplaced) > 0)[:{examples}],
            count(*) FILTER (WHERE len(wrong) > 0),
-           list(text || ': ' || array_to_string(wrong, '; ')) FILTER (WHERE len(wrong) > 0)[:{EXAMPLES}]
+           list(text || ': ' || array_to_string(wrong, '; ')) FILTER (WHERE len(wrong) > 0)[:{examples}]
     FROM named
     GROUP BY n ORDER BY n"""
 
@@ -363,7 +364,6 @@ def _check_layers(store: Store, v: Variant, ns: list[int], start_games: dict[int
                       "(rows changed or deleted by hand?)")
 
 
-RESOLVE_POSITIONS = 2_000_000  # summary layers up to this size are solved again by `zeckdb verify`
 
 
 def _summary_layers(store: Store, variant: str | list[str] | None, ns: list[int] | None) -> list[tuple[str, int]]:
@@ -447,7 +447,7 @@ def _check_summary_layers(store: Store, layers: list[tuple[str, int]], check: Ch
     fields = ["positions", "edges", "start_id", "winner", "min_length", "max_length", "start_remoteness", "teams"]
     for name, n in layers:
         v = get_variant(name)
-        if v.summary_refusal is not None or v.summary_size(n) > RESOLVE_POSITIONS:
+        if v.summary_refusal is not None or v.summary_size(n) > current().verify_resolve_positions:
             continue
         (row,) = store.build_rows(name, [n])
         played = store.rows("SELECT p1_wins_random, p1_wins_p1_perfect, p1_wins_p2_perfect FROM random_play "

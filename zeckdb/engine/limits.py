@@ -20,6 +20,7 @@ import os
 import numpy as np
 
 from ..errors import UsageError, opt
+from ..settings import current, env_name
 from .contract import Variant
 
 #: The shares of the machine's memory a full build's layer and summary mode's state may take.
@@ -27,8 +28,6 @@ BUILD_SHARE = 0.25
 SUMMARY_SHARE = 0.4
 #: Where the machine does not say how much memory it has.
 FALLBACK_MEMORY = 8 << 30
-BUILD_MEMORY_ENV = "ZECKDB_BUILD_MEMORY"
-SUMMARY_MEMORY_ENV = "ZECKDB_SUMMARY_MEMORY"
 
 # summary mode's state per position (engine.summary): remoteness, shortest and longest
 # game as int16 (and a padding column); the float columns are kept only while they fit
@@ -45,27 +44,20 @@ def physical_memory() -> int:
         return FALLBACK_MEMORY
 
 
-def _budget(env: str, share: float) -> int:
-    text = os.environ.get(env, "")
-    if not text:
-        return int(physical_memory() * share)
-    try:
-        gib = float(text)
-    except ValueError:
-        gib = -1.0
-    if not 0.01 <= gib <= 1 << 20:
-        raise UsageError(f"{env}={text[:20]!r} is not a memory size: write GiB, e.g. 7 or 0.5")
-    return int(gib * 2**30)
+def _budget(gib: float | None, share: float) -> int:
+    return int(physical_memory() * share) if gib is None else int(gib * 2**30)
 
 
 def build_memory() -> int:
-    """A full build's budget for one layer, in bytes: ZECKDB_BUILD_MEMORY GiB, else a quarter of memory."""
-    return _budget(BUILD_MEMORY_ENV, BUILD_SHARE)
+    """A full build's budget for one layer, in bytes: the build_memory setting (GiB,
+    $ZECKDB_BUILD_MEMORY), else a quarter of memory."""
+    return _budget(current().build_memory, BUILD_SHARE)
 
 
 def summary_memory() -> int:
-    """Summary mode's budget for its state, in bytes: ZECKDB_SUMMARY_MEMORY GiB, else 40 % of memory."""
-    return _budget(SUMMARY_MEMORY_ENV, SUMMARY_SHARE)
+    """Summary mode's budget for its state, in bytes: the summary_memory setting (GiB,
+    $ZECKDB_SUMMARY_MEMORY), else 40 % of memory."""
+    return _budget(current().summary_memory, SUMMARY_SHARE)
 
 
 def summary_bytes(variant: Variant, floats: bool = False) -> int:
@@ -136,7 +128,7 @@ def check_full(variant: Variant, n: int, budget: int, limit: int | None = None) 
     raise UsageError(f"n = {n} of {variant.name} needs about {_gib(need)} for layer n = {first} alone "
                      f"({positions:,.0f} positions, {variant.full_bytes_per_position} bytes each); the limit is "
                      f"{_gib(budget)}, which a full build reaches to n = {limit}: {alternative}set "
-                     f"{BUILD_MEMORY_ENV} (GiB)")
+                     f"{env_name('build_memory')} (GiB)")
 
 
 def check_summary(variant: Variant, n: int, budget: int, summary_games: list[str]) -> None:
@@ -160,5 +152,5 @@ def check_summary(variant: Variant, n: int, budget: int, summary_games: list[str
     size, each = float(variant.layer_sizes(n)[n]), summary_bytes(variant)
     raise UsageError(f"n = {n} needs {_gib(size * each)} in summary mode ({variant.name}: {size:,.0f} positions, "
                      f"{each} bytes each), more than the budget of {_gib(budget)}, which reaches n = {limit}: "
-                     f"choose a smaller n or raise {SUMMARY_MEMORY_ENV} (GiB)")
+                     f"choose a smaller n or raise {env_name('summary_memory')} (GiB)")
 

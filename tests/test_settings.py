@@ -1,0 +1,79 @@
+"""One settings object: every limit defined once, set by the environment or an option, listed
+in docs/commands.md, and refused in one line when out of range."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+from zeckdb.settings import DEFAULTS, Settings, markdown
+
+from .conftest import run
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_docs_list_every_setting():
+    text = (ROOT / "docs" / "commands.md").read_text()
+    assert markdown() in text
+    for f in fields(Settings):
+        assert f"| `{f.name}` |" in text and f"`ZECKDB_{f.name.upper()}`" in text
+
+
+def test_every_default_is_in_its_own_range():
+    """A default outside the range a setting declares would be refused when set by hand."""
+    for f in fields(Settings):
+        if f.default is not None:
+            assert DEFAULTS.changed(**{f.name: f.default}) == DEFAULTS, f.name
+
+
+def test_every_option_named_by_a_setting_is_the_commands(capsys):
+    for f in fields(Settings):
+        option = f.metadata["option"]
+        if option is None:
+            continue
+        *commands, flag = option.split()
+        for command in (commands[0].split("/") if commands else ["status"]):
+            code, out, _ = run(capsys, command, "--help")
+            assert code == 0 and flag in out, (f.name, command, flag)
+
+
+@pytest.mark.parametrize("env, value, message", [
+    ("ZECKDB_SQL_MAX_ROWS", "many", "ZECKDB_SQL_MAX_ROWS='many' is not a whole number from 0 to 1e+12"),
+    ("ZECKDB_SQL_TIMEOUT", "0", "ZECKDB_SQL_TIMEOUT='0' is not a number from 0.1 to 86400"),
+    ("ZECKDB_READ_WAIT_SECONDS", "-1", "ZECKDB_READ_WAIT_SECONDS='-1' is not a number from 0 to 3600"),
+    ("ZECKDB_MEMORY_LIMIT", "lots", "ZECKDB_MEMORY_LIMIT='lots' is not a memory size: give e.g. 2GB or 512MB"),
+    ("ZECKDB_SERVE_MAX_HEAVY", "1.5", "ZECKDB_SERVE_MAX_HEAVY='1.5' is not a whole number from 1 to 64"),
+])
+def test_a_bad_environment_value_is_one_line(capsys, monkeypatch, small_db, env, value, message):
+    monkeypatch.setenv(env, value)
+    code, out, err = run(capsys, "sql", "SELECT 1 AS x", "--db", str(small_db))
+    assert code == 2 and not out and err == f"zeckdb: error: {message}\n"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["serve", "--max-heavy", "0"], "--max-heavy 0 is not a whole number from 1 to 64"),
+    (["serve", "--queue-seconds", "601"], "--queue-seconds 601 is not a number from 0 to 600"),
+    (["serve", "--memory-limit", "2 potatoes"], "--memory-limit 2 potatoes is not a memory size"),
+    (["serve", "--header-timeout", "0"], "--header-timeout 0 is not a number from 0.1 to 3600"),
+    (["sql", "SELECT 1", "--timeout", "-3"], "--timeout -3 is not a number from 0.1 to 86400"),
+    (["query", "winners", "--max-rows", "-1"], "--max-rows -1 is not a whole number from 0"),
+])
+def test_a_bad_option_value_is_one_line(capsys, tmp_path, args, message):
+    code, out, err = run(capsys, *args, "--db", str(tmp_path / "none.duckdb"))
+    assert code == 2 and not out and message in err and err.count("\n") == 1, err
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_environment_sets_a_limit_and_an_option_overrides_it(capsys, monkeypatch, small_db):
+    sql = "SELECT range AS x FROM range(10)"
+    monkeypatch.setenv("ZECKDB_SQL_MAX_ROWS", "3")
+    code, out, err = run(capsys, "sql", sql, "--format", "csv", "--db", str(small_db))
+    assert code == 0 and out.splitlines() == ["x", "0", "1", "2"] and "10" in err
+    code, out, _ = run(capsys, "sql", sql, "--format", "csv", "--max-rows", "5", "--db", str(small_db))
+    assert code == 0 and out.splitlines() == ["x", "0", "1", "2", "3", "4"]
+    monkeypatch.setenv("ZECKDB_DB", str(small_db))
+    code, out, _ = run(capsys, "status")
+    assert code == 0 and small_db.name in out

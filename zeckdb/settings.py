@@ -1,0 +1,204 @@
+"""zeckdb's tunable limits, each defined once.
+
+A limit has one default, here. The environment (`ZECKDB_` and the setting's name in capitals)
+sets it for every command and the service; a command-line option, where there is one, sets
+it for that run. The command line, the service and the library all read the same `Settings`
+object, so a limit is the same wherever it applies. docs/commands.md lists them (a test
+checks that list against this module).
+
+Left out on purpose: block sizes and algorithm thresholds (rows fetched at a time, when a
+sweep switches method), which change speed but never an answer or a refusal.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from .errors import UsageError
+
+ENV_PREFIX = "ZECKDB_"
+MEMORY_SIZE = r"([0-9]{1,6}(?:\.[0-9]{1,3})?) ?(KB|MB|GB|TB|KiB|MiB|GiB|TiB)"
+MEMORY_UNITS = {"kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+                "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def memory_bytes(text: str) -> int:
+    """A memory limit's bytes, as DuckDB reads it: 2GB is 2 * 10**9, 1GiB 2**30."""
+    match = re.fullmatch(MEMORY_SIZE, text.strip(), re.IGNORECASE)
+    if match is None:
+        raise UsageError(f"bad memory limit {text[:30]!r}: give a size such as 2GB or 512MB")
+    return int(float(match[1]) * MEMORY_UNITS[match[2].lower()])
+
+
+def _setting(default: Any, help: str, *, low: float | None = None, high: float | None = None,
+             option: str | None = None, memory: bool = False) -> Any:
+    return field(default=default, metadata={"help": help, "low": low, "high": high, "option": option,
+                                            "memory": memory})
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every tunable limit; `current()` gives the defaults with the environment's values."""
+
+    # -- the database and this process's reads -------------------------------------------
+    db: str = _setting("zeckdb.duckdb", "the database file", option="--db")
+    memory_limit: str = _setting("4GB", "DuckDB's memory limit for the command line's and the library's "
+                                 "readers (zeckdb sql, query, position, ...)", memory=True)
+    read_wait_seconds: float = _setting(30.0, "how long a reader waits for a build's commit before it gives up "
+                                        "as busy", low=0.0, high=3600)
+    # -- builds ----------------------------------------------------------------------------
+    build_memory: float | None = _setting(None, "a full build's budget for one layer, in GiB (default: a quarter "
+                                          "of this machine's memory); sets how far each game builds", low=0.01,
+                                          high=1 << 20)
+    summary_memory: float | None = _setting(None, "summary mode's budget for its state, in GiB (default: 40 % of "
+                                            "this machine's memory)", low=0.01, high=1 << 20)
+    # -- the command line's queries, plots and checks -----------------------------------------
+    sql_timeout: float = _setting(60.0, "seconds a query of zeckdb sql or zeckdb query may run", low=0.1,
+                                  high=86_400, option="sql/query --timeout")
+    sql_max_rows: int = _setting(10_000, "rows zeckdb sql or zeckdb query prints at most (0: all of them)",
+                                 low=0, high=10**12, option="sql/query --max-rows")
+    plot_seconds: float = _setting(600.0, "seconds zeckdb plot may take to read and draw a figure", low=1,
+                                   high=86_400)
+    verify_examples: int = _setting(5, "mismatches zeckdb verify shows per check", low=1, high=10_000)
+    verify_resolve_positions: int = _setting(2_000_000, "summary layers up to this many positions are solved "
+                                             "again by zeckdb verify", low=0, high=10**10)
+    # -- the service (zeckdb serve) ------------------------------------------------------------
+    serve_sql_timeout: float = _setting(10.0, "seconds a POST /v1/sql or a named query may run", low=0.1,
+                                        high=3600, option="serve --sql-timeout")
+    serve_sql_max_rows: int = _setting(10_000, "rows a POST /v1/sql returns at most", low=1, high=10**7,
+                                       option="serve --sql-max-rows")
+    serve_sql_max_bytes: int = _setting(32_000_000, "bytes of the rows of one SQL answer, before JSON", low=1000,
+                                        high=1 << 34)
+    serve_max_sql_chars: int = _setting(100_000, "characters of one POST /v1/sql statement", low=10,
+                                        high=10**7)
+    serve_max_body_bytes: int = _setting(1 << 20, "bytes of a request's body (413 past it)", low=1000,
+                                         high=1 << 30)
+    serve_plot_seconds: float = _setting(60.0, "seconds a figure of /v1/plots may take (at least the SQL's)",
+                                         low=1, high=3600)
+    serve_max_heavy: int = _setting(2, "SQL and named-query worker processes, and plots drawn at once; a "
+                                    "request beyond them waits its turn, then gets 429", low=1, high=64,
+                                    option="serve --max-heavy")
+    serve_queue_seconds: float = _setting(1.0, "how long a heavy request waits for a free worker before 429",
+                                          low=0.0, high=600, option="serve --queue-seconds")
+    serve_memory_limit: str = _setting("2GB", "DuckDB's memory limit for the service's queries (a query over it "
+                                       "gets 408)", option="serve --memory-limit", memory=True)
+    serve_max_connections: int = _setting(512, "connections open at once; one more is closed at once", low=4,
+                                          high=100_000, option="serve --max-connections")
+    serve_header_seconds: float = _setting(10.0, "seconds a connection has to send a request's head", low=0.1,
+                                           high=3600, option="serve --header-timeout")
+    serve_keep_alive_seconds: int = _setting(5, "seconds an idle kept-alive connection stays open", low=1,
+                                             high=3600)
+    # -- the service's SQL worker processes ----------------------------------------------------
+    worker_start_seconds: float = _setting(60.0, "seconds a new worker has to start before it is replaced",
+                                           low=1, high=3600)
+    worker_grace_seconds: float = _setting(0.5, "seconds past its time limit before a silent worker is killed",
+                                           low=0.0, high=60)
+    worker_response_seconds: float = _setting(0.5, "seconds of a request's time limit kept back to send its rows",
+                                              low=0.0, high=60)
+    worker_niceness: int = _setting(10, "added to the workers' scheduling niceness, so lookups keep their pace",
+                                    low=0, high=19)
+    worker_retire_fraction: float = _setting(0.75, "of a worker's memory cap: past it, the worker is replaced "
+                                             "after its answer", low=0.1, high=1.0)
+
+    def changed(self, **values: Any) -> Settings:
+        """These settings with some replaced (None keeps a setting), each checked as the
+        environment's values are."""
+        known = {f.name: f for f in fields(self)}
+        checked = {}
+        for name, value in values.items():
+            if value is not None:
+                option = known[name].metadata["option"] or name
+                shown = f"{value:g}" if isinstance(value, float) else value
+                checked[name] = _checked(known[name], value, f"{option.split()[-1]} {shown}")
+        return replace(self, **checked)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> Settings:
+        """The defaults, with each setting the environment names."""
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            text = environ.get(env_name(f.name), "").strip()
+            if text:
+                values[f.name] = _checked(f, _parsed(f, text), f"{env_name(f.name)}={text[:30]!r}")
+        return cls(**values)
+
+
+DEFAULTS = Settings()
+
+
+def current() -> Settings:
+    """The defaults with what the environment sets, read now (a change of the environment
+    shows at once)."""
+    return Settings.from_env(os.environ)
+
+
+def env_name(name: str) -> str:
+    return ENV_PREFIX + name.upper()
+
+
+def documented() -> list[tuple[str, str, str, str]]:
+    """(setting, default, how to set it, what it bounds) per setting, as docs/commands.md lists them."""
+    rows = []
+    for f in fields(Settings):
+        ways = f"`{env_name(f.name)}`" + (f", `{f.metadata['option']}`" if f.metadata["option"] else "")
+        default = "a share of memory" if f.default is None else f"{f.default:,}" if isinstance(
+            f.default, int | float) else str(f.default)
+        rows.append((f.name, default, ways, f.metadata["help"]))
+    return rows
+
+
+def markdown() -> str:
+    """The table of docs/commands.md's "Settings" (`python -m zeckdb.settings` prints it)."""
+    lines = ["| setting | default | set by | what it bounds |", "|---|---|---|---|"]
+    lines += [f"| `{name}` | {default} | {ways} | {what} |" for name, default, ways, what in documented()]
+    return "\n".join(lines)
+
+
+def help_text(name: str) -> str:
+    """A setting's help, as an option's: what it bounds, its default and its environment variable."""
+    f = next(f for f in fields(Settings) if f.name == name)
+    default = f"{f.default:,}" if isinstance(f.default, int | float) else f.default
+    return f"{f.metadata['help'][0].upper()}{f.metadata['help'][1:]} (default: {default}, or ${env_name(name)})."
+
+
+def _expected(f: Any) -> str:
+    if f.metadata["memory"]:
+        return "a memory size: give e.g. 2GB or 512MB"
+    if f.name.endswith("_memory"):
+        return "a memory size: write GiB, e.g. 7 or 0.5"
+    if isinstance(f.default, str):
+        return "a name"
+    kind = "a whole number" if isinstance(f.default, int) else "a number"
+    return f"{kind} from {f.metadata['low']:g} to {f.metadata['high']:g}"
+
+
+def _parsed(f: Any, text: str) -> Any:
+    """The environment's text as the setting's type."""
+    if isinstance(f.default, str):
+        return text
+    try:
+        return (int if isinstance(f.default, int) else float)(text)
+    except ValueError:
+        raise UsageError(f"{env_name(f.name)}={text[:30]!r} is not {_expected(f)}") from None
+
+
+def _checked(f: Any, value: Any, source: str) -> Any:
+    """value if the setting takes it, else a UsageError that says what it takes."""
+    if f.metadata["memory"]:
+        try:
+            memory_bytes(value)
+        except UsageError:
+            raise UsageError(f"{source} is not {_expected(f)}") from None
+        return value.strip()
+    low, high = f.metadata["low"], f.metadata["high"]
+    if low is not None and not low <= value <= high:
+        raise UsageError(f"{source} is not {_expected(f)}")
+    return value
+
+
+if __name__ == "__main__":
+    print(markdown())
