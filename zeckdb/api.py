@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from .profiles import PlayResult
     from .plots import Plot
     from .simulate import Simulation
-    from .sqlworkers import SqlWorkers
     from .verify import Report
 
 __all__ = ["BuildInterrupted", "BuildProgress", "BuildResult", "Limits", "Move", "NamedQuery", "PositionInfo", "Result",
@@ -47,7 +46,7 @@ __all__ = ["BuildInterrupted", "BuildProgress", "BuildResult", "Limits", "Move",
            "get_query", "setting_help",
            "line_json", "list_queries", "open_db", "play", "parse_count", "parse_n", "parse_ns", "parse_params", "plot",
            "principal_line", "probe", "run_query", "run_sql", "run_sql_apart", "schema_revision", "simulate",
-           "sql_workers", "status", "summary", "summary_games", "upgrade", "variant_labels", "variants", "verify",
+           "status", "summary", "summary_games", "upgrade", "variant_labels", "variants", "verify",
            "verify_size"]
 
 
@@ -326,22 +325,13 @@ def run_sql_apart(db: str | os.PathLike[str] | None, sql: str, limits: Limits, f
     (table, csv, json, markdown) and handed to `write` piece by piece; (rows shown, every row's
     count or None). The in-process run_sql is the library's; this bounds what a statement can
     take from the caller."""
-    from .sqlworkers import run_in_child
+    from .apart import run_in_child
     from .store import resolve_db_path
 
     path = resolve_db_path(db)
     if not path.exists():
         Store.open_read(path)  # the one-line error of a missing database
     return run_in_child(path, sql, limits, fmt, write, memory_limit or current_settings().memory_limit)
-
-
-def sql_workers(db: str | os.PathLike[str] | None, settings: Settings) -> SqlWorkers:
-    """settings.serve_max_heavy worker processes that run SQL and named queries on the database
-    at `db`, each killed at its deadline (zeckdb.sqlworkers: the service's heavy requests)."""
-    from .sqlworkers import SqlWorkers
-    from .store import resolve_db_path
-
-    return SqlWorkers(resolve_db_path(db), settings.serve_max_heavy, settings.serve_memory_limit, settings)
 
 
 def figure_image(figure: Plot, fmt: str = "svg") -> bytes:

@@ -49,6 +49,7 @@ from .errors import (BusyError, NotBuiltError, QueryLimitError, UnknownQueryErro
                      ZeckdbError)
 from .render import plain
 from .resources import web_dir
+from .sqlworkers import SqlWorkers
 
 log = logging.getLogger("zeckdb.service")
 SECURITY_HEADERS = [
@@ -89,7 +90,7 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
     Its limits are the serve_* and worker_* settings (default: api.current_settings())."""
     settings = settings or api.current_settings()
     reader = api.SharedReader(db, memory_limit=settings.serve_memory_limit)
-    workers = api.sql_workers(reader.path, settings)
+    workers = SqlWorkers(reader.path, settings.serve_max_heavy, settings.serve_memory_limit, settings)
     store = reader.store
     hide = _Scrubber(reader.path)
     sql_limits = api.Limits(timeout=settings.serve_sql_timeout, max_rows=settings.serve_sql_max_rows,

@@ -1,0 +1,113 @@
+"""One ad-hoc statement in a process of its own (`zeckdb sql`): the operating system bounds its
+memory (an address-space limit) and it is killed at its deadline, so a statement cannot take
+from the caller what no limit of DuckDB's covers. Its rows are rendered in the child and handed
+on piece by piece, so neither process holds them all. (The service's pool of such processes
+is zeckdb.sqlworkers.)"""
+
+from __future__ import annotations
+
+import multiprocessing
+from multiprocessing.connection import Connection
+import os
+from pathlib import Path
+import time
+from typing import Any
+
+from .errors import QueryLimitError, ZeckdbError
+from .executor import Limits
+from .settings import current, memory_bytes
+
+TEXT_BYTES = 1 << 16  # rendered text is sent to the parent in pieces of about this size
+
+
+def run_in_child(db: Path, sql: str, limits: Limits, fmt: str, write: Any, memory_limit: str) -> tuple[int, int | None]:
+    """Run one statement in a child process with an address-space limit, killed at its deadline,
+    its rows rendered there (render.StreamedRender) and handed to `write` piece by piece as they
+    come (so that neither process holds them all); returns (rows shown, every row's count, None
+    where counting the rest hit the time limit). Errors come back as the child raised them."""
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter: no copy of this one's DuckDB
+    parent, child = context.Pipe(duplex=False)
+    process = context.Process(target=_run_one, args=(child, str(db), sql, limits, fmt, memory_limit),
+                              name="zeckdb-sql", daemon=True)
+    process.start()
+    child.close()
+    started, settings = time.monotonic(), current()
+    deadline: float | None = None  # set once the child is ready: its start-up is not the query's time
+    try:
+        while True:
+            until = (started + settings.worker_start_seconds) if deadline is None else deadline
+            if not parent.poll(max(until - time.monotonic(), 0.0)):
+                raise QueryLimitError(f"the query was stopped at its time limit of {limits.timeout:g} s: narrow it "
+                                      "(e.g. a WHERE on variant and n) or raise the limit (--timeout)"
+                                      if deadline is not None else "the SQL process did not start: try again")
+            try:
+                kind, *value = parent.recv()
+            except (EOFError, OSError):  # killed by the operating system: what no other limit caught
+                raise QueryLimitError("the query needs more memory than its limit: narrow it (e.g. a WHERE on "
+                                      "variant and n, fewer columns)") from None
+            if kind == "ready":
+                deadline = time.monotonic() + limits.timeout + settings.worker_grace_seconds
+            elif kind == "text":
+                write(value[0])
+            elif kind == "done":
+                return value[0], value[1]
+            else:
+                raise value[0]
+    finally:
+        if process.is_alive():
+            process.kill()
+        process.join(5)
+        parent.close()
+
+
+def _run_one(conn: Connection, db: str, sql: str, limits: Limits, fmt: str, memory_limit: str) -> None:
+    """The child of run_in_child: open the database, limit its own address space, stream the rows."""
+    import resource
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops it; a Ctrl-C goes to both
+    from .render import StreamedRender
+    from .store import Store
+
+    pending: list[str] = []
+    size = 0
+
+    def send(text: str) -> None:
+        nonlocal size
+        pending.append(text)
+        size += len(text)
+        if size >= TEXT_BYTES:
+            flush()
+
+    def flush() -> None:
+        nonlocal size
+        if pending:
+            conn.send(("text", "".join(pending)))
+            pending.clear()
+            size = 0
+
+    try:
+        with Store.open_read(db, memory_limit=memory_limit) as store:
+            limit = address_space() + 2 * memory_bytes(memory_limit)
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            conn.send(("ready",))
+            rendered = StreamedRender(fmt, send)
+            _, shown, total = store.stream(sql, None, limits, rendered.emit)
+            rendered.finish()
+            flush()
+        conn.send(("done", shown, total))
+    except ZeckdbError as exc:
+        conn.send(("error", exc))
+    except (MemoryError, RuntimeError):  # no memory for an object, or for a thread's stack
+        conn.send(("error", QueryLimitError("the query needs more memory than its limit: narrow it (e.g. a WHERE "
+                                            "on variant and n, fewer columns)")))
+    finally:
+        conn.close()
+
+
+def address_space() -> int:
+    with open(f"/proc/{os.getpid()}/status") as f:
+        for line in f:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    return 0
