@@ -15,7 +15,7 @@ import pytest
 
 from zeckdb.builder import build
 from zeckdb.engine.summary import solve_summary, supports_summary
-from zeckdb.variants.chips.summary import rank_direction
+from zeckdb.variants.chips.rules import rank_direction
 from zeckdb.store import Store
 from zeckdb.variants import get_variant, variant_names
 from zeckdb.variants.chips import Rule

@@ -10,30 +10,13 @@ stays free of numba's start-up cost.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
 from ...errors import UsageError
 from ...engine.contract import Position, Variant
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One move: take `take` chips and put `put` chips, as ((bin, count), ...), bins from 1.
-
-    `fallback` rules are legal only in positions where no other rule applies
-    (the quilt game's rule 2a).
-    """
-
-    name: str
-    take: tuple[tuple[int, int], ...]
-    put: tuple[tuple[int, int], ...]
-    fallback: bool = False
-
-    def reverse(self, name: str) -> Rule:
-        return Rule(name, self.put, self.take, self.fallback)
+from .rules import Rule, leaves_layer, rank_direction, rule_arrays
 
 
 class ChipGame(Variant):
@@ -78,20 +61,6 @@ class ChipGame(Variant):
         """OPTIONAL: bin weights and rules (in the direction of play) covering any n, for
         simulations and summaries beyond max_n; by default those of the exhaustive builds."""
         return self.weights, self.play_rules
-
-    @staticmethod
-    def rule_arrays(rules: tuple[Rule, ...]) -> tuple[np.ndarray, ...]:
-        """Rules as count arithmetic for the kernels that play on count vectors: per rule
-        and slot, the bin (from 0) and count taken and put, and whether it is a fallback."""
-        width = max((max(len(r.take), len(r.put)) for r in rules), default=1)
-        arrays = [np.zeros((len(rules), width), dtype=np.int64) for _ in range(4)]
-        take_bin, take_count, put_bin, put_count = arrays
-        for r, rule in enumerate(rules):
-            for j, (b, c) in enumerate(rule.take):
-                take_bin[r, j], take_count[r, j] = b - 1, c
-            for j, (b, c) in enumerate(rule.put):
-                put_bin[r, j], put_count[r, j] = b - 1, c
-        return take_bin, take_count, put_bin, put_count, np.array([r.fallback for r in rules], dtype=np.bool_)
 
     # -- positions -------------------------------------------------------
     def value(self, position: Position) -> int:
@@ -237,14 +206,10 @@ class ChipGame(Variant):
     @property
     def has_summary_pass(self) -> bool:
         """A chip game has a one-pass summary when its moves stay in the layer and all go one way in rank."""
-        from .summary import rank_direction
-
         return rank_direction(*self.game_for(self.max_n)) != 0
 
     @property
     def summary_refusal(self) -> str | None:
-        from .summary import leaves_layer
-
         if self.has_summary_pass or self.players > self.MAX_TEAM_PLAYERS:
             return super().summary_refusal
         if leaves_layer(*self.game_for(self.max_n)):
@@ -254,12 +219,13 @@ class ChipGame(Variant):
     def summary_size(self, n: int) -> int:
         from .summary import layer_size
 
-        return layer_size(self, n)
+        return layer_size(self.game_for(n)[0], n)
 
     def summary_pass(self, n: int, ints: np.ndarray, floats: np.ndarray, teams: np.ndarray) -> tuple[int, int]:
         from .summary import summary_pass
 
-        return summary_pass(self, n, ints, floats, teams)
+        weights, rules = self.game_for(n)
+        return summary_pass(self.name, weights, rules, self.start(n), self.players, n, ints, floats, teams)
 
     def random_lengths(self, n: int, games: int, seed: int) -> np.ndarray:
         """Played by a compiled loop on the rule data (game_for: any n)."""
@@ -268,7 +234,7 @@ class ChipGame(Variant):
         weights, rules = self.game_for(n)
         start = np.zeros(len(weights), dtype=np.int64)
         start[: len(self.start(n))] = self.start(n)
-        return random_game_lengths(start, *self.rule_arrays(rules), games, seed)  # type: ignore[call-arg]
+        return random_game_lengths(start, *rule_arrays(rules), games, seed)  # type: ignore[call-arg]
 
     def play_moves(self, position: Position) -> list[tuple[int, Position]]:
         counts = list(position) + [0] * (len(self.weights) - len(position))

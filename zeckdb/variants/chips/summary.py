@@ -8,37 +8,11 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import UsageError
-from .game import ChipGame, Rule
+from .rules import Rule, rank_direction, rule_arrays
 
 
 class SummaryEngineError(RuntimeError):
     """A move went the wrong way in rank: the game cannot be solved in one pass (a bug)."""
-
-
-def rank_direction(weights: tuple[int, ...], rules: tuple[Rule, ...]) -> int:
-    """+1 if every move leads to a higher colex rank, -1 if every move to a lower one,
-    0 if neither, or if a move changes the value (it leaves the layer).
-
-    A move changes no bin above the highest one it touches, so its net change
-    there decides (the heaviest bin is the most significant digit of the rank)."""
-    signs = set()
-    for rule in rules:
-        net: dict[int, int] = {}
-        for b, cnt in rule.put:
-            net[b] = net.get(b, 0) + cnt
-        for b, cnt in rule.take:
-            net[b] = net.get(b, 0) - cnt
-        if sum(weights[b - 1] * d for b, d in net.items()):
-            return 0
-        top = max(b for b, d in net.items() if d)
-        signs.add(0 if top == 1 else 1 if net[top] > 0 else -1)
-    return signs.pop() if len(signs) == 1 else 0
-
-
-def leaves_layer(weights: tuple[int, ...], rules: tuple[Rule, ...]) -> bool:
-    """Whether some move changes the value (a chip leaves the board)."""
-    return any(sum(weights[b - 1] * c for b, c in rule.put) != sum(weights[b - 1] * c for b, c in rule.take)
-               for rule in rules)
 
 
 def ways_table(weights: tuple[int, ...], n: int) -> np.ndarray:
@@ -56,21 +30,21 @@ def ways_table(weights: tuple[int, ...], n: int) -> np.ndarray:
     return table
 
 
-def layer_size(game: ChipGame, n: int) -> int:
-    weights, _ = game.game_for(n)
+def layer_size(weights: tuple[int, ...], n: int) -> int:
+    """How many count vectors of value n the bins hold."""
     return int(ways_table(weights, n)[-1, n])
 
 
-def summary_pass(game: ChipGame, n: int, ints: np.ndarray, floats: np.ndarray, teams: np.ndarray) -> tuple[int, int]:
+def summary_pass(name: str, weights: tuple[int, ...], rules: tuple[Rule, ...], start_counts: tuple[int, ...],
+                 players: int, n: int, ints: np.ndarray, floats: np.ndarray, teams: np.ndarray) -> tuple[int, int]:
     """Layer n into ints and floats (one row per id, as kernels.solve_from_children fills
     them) and, for a game of three or more players, teams (kernels.teams_of_children); the
     start's id and the number of moves."""
     from .kernels import colex_rank, summary_layer
 
-    weights, rules = game.game_for(n)
     direction = rank_direction(weights, rules)
     if direction == 0:
-        raise UsageError(f"{game.name} has no summary mode: its moves do not all go one way in rank "
+        raise UsageError(f"{name} has no summary mode: its moves do not all go one way in rank "
                          "(or leave the layer); build it in full")
     # only the bins a vector of value n can use (the others would be 0 throughout)
     used = sum(1 for w in weights if w <= n) if all(a <= b for a, b in zip(weights, weights[1:], strict=False)) else len(weights)
@@ -78,10 +52,10 @@ def summary_pass(game: ChipGame, n: int, ints: np.ndarray, floats: np.ndarray, t
     rules = tuple(r for r in rules if all(b <= used for b, _ in r.take + r.put))
     ways = ways_table(weights, n)
     w = np.asarray(weights, dtype=np.int64)
-    edges = summary_layer(n, w, ways, *ChipGame.rule_arrays(rules), direction > 0, ints, floats,  # type: ignore[call-arg]
-                          game.players, teams)
+    edges = summary_layer(n, w, ways, *rule_arrays(rules), direction > 0, ints, floats,  # type: ignore[call-arg]
+                          players, teams)
     if edges < 0:
-        raise SummaryEngineError(f"{game.name}, n = {n}: a move from id {-1 - edges} goes the wrong way in rank")
+        raise SummaryEngineError(f"{name}, n = {n}: a move from id {-1 - edges} goes the wrong way in rank")
     start = np.zeros(len(weights), dtype=np.int64)
-    start[: len(game.start(n))] = game.start(n)
+    start[: len(start_counts)] = start_counts
     return int(colex_rank(start, w, ways, n)), int(edges)
