@@ -15,6 +15,10 @@ from zeckdb.store import SCHEMA_HEAD
 
 from .conftest import run
 
+# one worker exports the small database once for every test here (a module fixture runs once
+# per worker that gets a test of the module)
+pytestmark = pytest.mark.xdist_group("export")
+
 
 @pytest.fixture(scope="module")
 def exported(small_db, tmp_path_factory):
