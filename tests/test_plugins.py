@@ -78,3 +78,39 @@ def test_a_plugin_cannot_take_a_name_of_zeckdbs_own(plugin, tmp_path):
         assert shown.returncode == 0 and json.loads(shown.stdout)[0]["game"] == "The Zeckendorf game"
     finally:
         info.write_text(original)
+
+
+def test_the_capability_check_names_what_a_game_lacks():
+    """Solving, the lookups and summary mode each need their members (engine.contract's
+    protocols): a game without them, or one claiming summary mode without a pass, is named."""
+    import dataclasses
+
+    from zeckdb.testing import check_capabilities
+    from zeckdb.variants import get_variant
+
+    zeckendorf = get_variant("zeckendorf")
+    check_capabilities(zeckendorf)  # the real game has them all
+
+    class Claims(type(zeckendorf)):  # type: ignore[misc]
+        @property
+        def summary_refusal(self):
+            return None
+
+        has_summary_pass = False
+
+    with pytest.raises(AssertionError, match="no summary pass"):
+        check_capabilities(Claims())
+
+    @dataclasses.dataclass
+    class Half:  # looks like a game to the lookups, but cannot be solved
+        name: str = "half"
+        players: int = 2
+        summary_refusal: str = "none"
+
+        def parse(self, text): ...
+        def format(self, position): ...
+        def layer_of(self, position): ...
+        def play_moves(self, position): ...
+
+    with pytest.raises(AssertionError, match="not solvable"):
+        check_capabilities(Half())  # type: ignore[arg-type]

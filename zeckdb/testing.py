@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .engine.contract import Variant, check_contract
+from .engine.contract import Playable, Solvable, Summarisable, Variant, check_contract
 from .engine.solve import solve_in_memory
 
 SAMPLED = 20_000  # positions round-tripped per layer at most
@@ -64,6 +64,15 @@ def check_moves(variant: Variant, n: int, graph_owner: Variant | None = None) ->
     assert played == edges, (variant.name, n, sorted(played ^ edges)[:5])
 
 
+def check_capabilities(variant: Variant) -> None:
+    """The game has the members solving needs and the lookups need, and summary mode's where
+    it says summary mode takes it."""
+    assert isinstance(variant, Solvable), (variant.name, "not solvable")
+    assert isinstance(variant, Playable), (variant.name, "no lookups")
+    if variant.summary_refusal is None:
+        assert isinstance(variant, Summarisable) and variant.has_summary_pass, (variant.name, "no summary pass")
+
+
 def check_move_names(variant: Variant) -> None:
     names = list(variant.move_names)
     assert len(set(names)) == len(names), (variant.name, "two moves share a name")
@@ -73,6 +82,7 @@ def conformance(variant: Variant, ns: Iterable[int] = (1, 2, 5, 12), graph_owner
     """Every check of the contract on layers `ns` (each at most the game's max_n); graph_owner:
     the game whose graph a reversed game plays (default: the game itself)."""
     check_contract(variant)
+    check_capabilities(variant)
     check_move_names(variant)
     for n in ns:
         n = min(max(n, variant.min_n), variant.max_n)

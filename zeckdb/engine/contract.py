@@ -3,6 +3,11 @@ enumerate, link, solve and store it, and the lookups can find and play its posit
 game (zeckdb/variants/, or a plugin: docs/adding-a-game.md) subclasses Variant; it imports
 no database, CLI or file code. The engine imports nothing of the games.
 
+The contract in three parts, as typing.Protocols below: Solvable (what solving a layer
+needs: engine.solve takes it), Playable (the lookups') and Summarisable (summary mode's, an
+optional capability: engine.summary takes it). Variant, the base class games subclass,
+supplies defaults for what can be derived and requires the rest.
+
 REQUIRED by the engine (build, store):
   name, title, source      registry name, human title, paper it comes from
   columns                  names of the count columns a position has (c1, c2, ...)
@@ -81,6 +86,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -92,6 +98,66 @@ Position = tuple[int, ...]
 
 MAX_COUNT_COLUMNS = 16  # positions.c1 .. c16
 MAX_PLAYERS = 6  # teams: a 64-bit mask over the 2^P seat sets
+
+
+@runtime_checkable
+class Solvable(Protocol):
+    """What solving a layer needs of a game, and no more (engine.solve's functions take it):
+    its layer's keys in id order, their moves, the start and the players. Variant below
+    supplies the rest of the contract's members with defaults, or requires them."""
+
+    name: str
+    players: int
+    reversed: bool  # its moves are the graph's edges backwards
+
+    @property
+    def move_names(self) -> list[str]: ...
+
+    def check_n(self, n: int) -> None: ...
+
+    def closure(self, n: int) -> list[int]: ...
+
+    def start(self, n: int) -> Position: ...
+
+    def id_of(self, position: Position) -> int: ...
+
+    def layer_keys(self, n: int) -> np.ndarray: ...
+
+    def graph_edges(self, n: int, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+
+    def lower_layers(self, n: int) -> list[int]: ...
+
+    def layers_of(self, keys: np.ndarray) -> np.ndarray: ...
+
+
+@runtime_checkable
+class Summarisable(Protocol):
+    """The summary-mode capability (engine.summary's functions take it): a layer solved in
+    one pass over its ids, without its moves."""
+
+    name: str
+    players: int
+    summary_overhead: int
+
+    def summary_size(self, n: int) -> int: ...
+
+    def summary_pass(self, n: int, ints: np.ndarray, floats: np.ndarray, teams: np.ndarray) -> tuple[int, int]: ...
+
+
+@runtime_checkable
+class Playable(Protocol):
+    """The lookups' capability (position, line, the service, simulate): positions as users
+    write them, and the moves from one of them."""
+
+    name: str
+
+    def parse(self, text: str) -> Position: ...
+
+    def format(self, position: Sequence[int]) -> str: ...
+
+    def layer_of(self, position: Position) -> int: ...
+
+    def play_moves(self, position: Position) -> list[tuple[int, Position]]: ...
 
 
 class ContractError(ValueError):

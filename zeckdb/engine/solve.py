@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .contract import Variant
+from .contract import Solvable
 from . import kernels
 
 
@@ -175,7 +175,7 @@ class SolvedLayer:
         return cls(graph.n, graph.keys[by_key], by_key, values, solution.exact[:size].copy(), *moves)
 
 
-def build_graph(variant: Variant, n: int, lower: dict[int, SolvedLayer] | None = None) -> Graph:
+def build_graph(variant: Solvable, n: int, lower: dict[int, SolvedLayer] | None = None) -> Graph:
     """Enumerate layer n and link its moves; `lower` holds the solved layers that
     variant.lower_layers(n) names (moves into them link to their positions)."""
     variant.check_n(n)
@@ -226,7 +226,7 @@ def build_graph(variant: Variant, n: int, lower: dict[int, SolvedLayer] | None =
     return graph
 
 
-def _link(variant: Variant, n: int, sorted_keys: np.ndarray, ids: np.ndarray | None, child_keys: np.ndarray,
+def _link(variant: Solvable, n: int, sorted_keys: np.ndarray, ids: np.ndarray | None, child_keys: np.ndarray,
           code: np.ndarray, n_codes: int) -> np.ndarray:
     """The ids (`ids` of the sorted keys; None: their positions) of the child keys."""
     found = kernels.link(sorted_keys, child_keys, code, n_codes)
@@ -236,7 +236,7 @@ def _link(variant: Variant, n: int, sorted_keys: np.ndarray, ids: np.ndarray | N
     return found if ids is None else ids[found]
 
 
-def _grouped(variant: Variant, n: int, keys: np.ndarray, src_id: np.ndarray, dst: np.ndarray, code: np.ndarray,
+def _grouped(variant: Solvable, n: int, keys: np.ndarray, src_id: np.ndarray, dst: np.ndarray, code: np.ndarray,
              nodes: int, dst_n: np.ndarray | None = None, dst_id: np.ndarray | None = None) -> Graph:
     """The layer's graph: edges grouped by source id, own nodes ordered topologically."""
     if len(src_id) and bool(np.all(src_id[1:] >= src_id[:-1])):  # grouped already (ids in key order)
@@ -272,7 +272,7 @@ def _id_order(src: np.ndarray, dst: np.ndarray, size: int) -> np.ndarray | None:
     return None
 
 
-def play_graph(variant: Variant, graph: Graph) -> Play:
+def play_graph(variant: Solvable, graph: Graph) -> Play:
     if variant.reversed:  # children have larger keys
         if graph.lower:
             raise EngineError(f"{variant.name}: a reversed variant cannot play a graph whose moves leave the layer")
@@ -291,7 +291,7 @@ def mirrors(a: Solution, b: Solution) -> bool:
     return a.play is not b.play and only_terminal(a) == b.start and only_terminal(b) == a.start
 
 
-def solve_graph(variant: Variant, graph: Graph, solved: Sequence[Solution] = (),
+def solve_graph(variant: Solvable, graph: Graph, solved: Sequence[Solution] = (),
                 lower: dict[int, SolvedLayer] | None = None) -> Solution:
     """Solve a layer in the variant's direction of play. `solved`: solutions of other
     variants on the same graph layer; a mirror among them lends its game count.
@@ -331,7 +331,7 @@ def solve_graph(variant: Variant, graph: Graph, solved: Sequence[Solution] = (),
     return sol
 
 
-def union_play(variant: Variant, graph: Graph, lower: dict[int, SolvedLayer]) -> Play | None:
+def union_play(variant: Solvable, graph: Graph, lower: dict[int, SolvedLayer]) -> Play | None:
     """The graph of every layer a game from the start of n can reach, own nodes first
     (so the start keeps its id); None when it is too big or a layer's moves were dropped."""
     layers = variant.closure(graph.n)[1:]
@@ -408,7 +408,7 @@ def _limbs_to_int(limbs: np.ndarray, bits: int = kernels.LIMB_BITS) -> int:
     return sum(int(limb) << (bits * j) for j, limb in enumerate(limbs))
 
 
-def solve_in_memory(variant: Variant, n: int) -> tuple[Graph, Solution, dict[int, SolvedLayer]]:
+def solve_in_memory(variant: Solvable, n: int) -> tuple[Graph, Solution, dict[int, SolvedLayer]]:
     """Layer n solved with every layer its games reach, nothing stored (tests, small n)."""
     lower: dict[int, SolvedLayer] = {}
     for low in reversed(variant.closure(n)[1:]):

@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from .contract import Variant
+from .contract import Summarisable, Variant
 from .limits import summary_bytes
 from .solve import seats_of
 
@@ -64,7 +64,7 @@ class Summary:
     teams: int | None = None  # games of three or more players: the start's team mask (kernels.team_masks)
 
 
-def solve_summary(variant: Variant, n: int, floats: bool = True) -> Summary:
+def solve_summary(variant: Summarisable, n: int, floats: bool = True) -> Summary:
     """Layer n solved in one pass; its start's values."""
     t0 = time.perf_counter()
     size = variant.summary_size(n)
@@ -81,7 +81,7 @@ def solve_summary(variant: Variant, n: int, floats: bool = True) -> Summary:
     return summary
 
 
-def _summary(variant: Variant, n: int, size: int, edges: int, s: int, ints: np.ndarray, state: np.ndarray | None,
+def _summary(variant: Summarisable, n: int, size: int, edges: int, s: int, ints: np.ndarray, state: np.ndarray | None,
              t0: float) -> Summary:
     """The Summary of a solved layer: the start's row (id s) of ints and state (None: no floats)."""
     remoteness = int(ints[s, 0])
