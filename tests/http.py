@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 import json
+import os
 from pathlib import Path
 import socket
 import subprocess
@@ -30,13 +31,14 @@ class Base(str):
 
 
 @contextmanager
-def serving(db: Path, *options: str) -> Iterator[Base]:
-    """Run `zeckdb serve` over db until the block ends; yields the base URL once it answers."""
+def serving(db: Path, *options: str, env: dict[str, str] | None = None) -> Iterator[Base]:
+    """Run `zeckdb serve` over db until the block ends (env: more environment variables);
+    yields the base URL once it answers."""
     port = free_port()
     log = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed with the server) - not a pipe: a server logging thousands of requests would fill it and block
     proc = subprocess.Popen([sys.executable, "-m", "zeckdb.cli.main", "serve", "--db", str(db),
                              "--port", str(port), *options],
-                            stdout=log, stderr=subprocess.STDOUT, text=True)
+                            stdout=log, stderr=subprocess.STDOUT, text=True, env={**os.environ, **(env or {})})
     base = Base(f"http://127.0.0.1:{port}")
     base.pid = proc.pid
     deadline = time.time() + 60

@@ -41,7 +41,7 @@ def test_every_option_named_by_a_setting_is_the_commands(capsys):
 
 
 @pytest.mark.parametrize("env, value, message", [
-    ("ZECKDB_SQL_MAX_ROWS", "many", "ZECKDB_SQL_MAX_ROWS='many' is not a whole number from 0 to 1e+12"),
+    ("ZECKDB_SQL_MAX_ROWS", "many", "ZECKDB_SQL_MAX_ROWS='many' is not a whole number from 0 to 1,000,000,000,000"),
     ("ZECKDB_SQL_TIMEOUT", "0", "ZECKDB_SQL_TIMEOUT='0' is not a number from 0.1 to 86400"),
     ("ZECKDB_READ_WAIT_SECONDS", "-1", "ZECKDB_READ_WAIT_SECONDS='-1' is not a number from 0 to 3600"),
     ("ZECKDB_MEMORY_LIMIT", "lots", "ZECKDB_MEMORY_LIMIT='lots' is not a memory size: give e.g. 2GB or 512MB"),
@@ -59,7 +59,8 @@ def test_a_bad_environment_value_is_one_line(capsys, monkeypatch, small_db, env,
     (["serve", "--memory-limit", "2 potatoes"], "--memory-limit 2 potatoes is not a memory size"),
     (["serve", "--header-timeout", "0"], "--header-timeout 0 is not a number from 0.1 to 3600"),
     (["sql", "SELECT 1", "--timeout", "-3"], "--timeout -3 is not a number from 0.1 to 86400"),
-    (["query", "winners", "--max-rows", "-1"], "--max-rows -1 is not a whole number from 0"),
+    (["query", "winners", "--max-rows", "-1"], "--max-rows -1 is not a whole number from 0 to 1,000,000,000,000"),
+    (["serve", "--sql-max-rows", "0"], "--sql-max-rows 0 is not a whole number from 1 to 10,000,000"),
 ])
 def test_a_bad_option_value_is_one_line(capsys, tmp_path, args, message):
     code, out, err = run(capsys, *args, "--db", str(tmp_path / "none.duckdb"))
@@ -77,3 +78,16 @@ def test_the_environment_sets_a_limit_and_an_option_overrides_it(capsys, monkeyp
     monkeypatch.setenv("ZECKDB_DB", str(small_db))
     code, out, _ = run(capsys, "status")
     assert code == 0 and small_db.name in out
+
+
+def test_the_service_reads_the_same_settings(small_db):
+    """The environment sets the service's limits as it sets the command line's; its options win."""
+    from .http import post_sql, serving
+
+    sql = {"sql": "SELECT range AS x FROM range(10)"}
+    with serving(small_db, env={"ZECKDB_SERVE_SQL_MAX_ROWS": "3", "ZECKDB_SERVE_SQL_TIMEOUT": "7"}) as base:
+        code, body, _ = post_sql(base, sql)
+        assert code == 200 and body["rows"] == [[0], [1], [2]] and body["limits"] == {"timeout_s": 7, "max_rows": 3}
+    with serving(small_db, "--sql-max-rows", "5", env={"ZECKDB_SERVE_SQL_MAX_ROWS": "3"}) as base:
+        code, body, _ = post_sql(base, sql)
+        assert code == 200 and len(body["rows"]) == 5 and body["limits"]["max_rows"] == 5

@@ -172,8 +172,9 @@ def _expected(f: Any) -> str:
         return "a memory size: write GiB, e.g. 7 or 0.5"
     if isinstance(f.default, str):
         return "a name"
-    kind = "a whole number" if isinstance(f.default, int) else "a number"
-    return f"{kind} from {f.metadata['low']:g} to {f.metadata['high']:g}"
+    if isinstance(f.default, int):
+        return f"a whole number from {int(f.metadata['low']):,} to {int(f.metadata['high']):,}"
+    return f"a number from {f.metadata['low']:g} to {f.metadata['high']:g}"
 
 
 def _parsed(f: Any, text: str) -> Any:
