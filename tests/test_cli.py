@@ -323,13 +323,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_the_command_line_and_the_service_go_through_the_api_only():
     """cli/main.py imports zeckdb.api, zeckdb.render and zeckdb.errors, and the service to
-    start it; the service imports zeckdb.api, render and errors, and its page's files: every
-    command and endpoint is a call of the library's one public door. The command's entry
-    point imports only errors before it loads the command line."""
+    start it; the service imports zeckdb.api, render and errors, its page's files and its own
+    pool of worker processes (whose jobs are calls of zeckdb.api): every command and endpoint
+    is a call of the library's one public door. The command's entry point imports only errors
+    before it loads the command line."""
     assert zeckdb_imports(ROOT / "cli" / "main.py", "zeckdb.cli") <= {
         "zeckdb.api", "zeckdb.render", "zeckdb.errors", "zeckdb.service", "zeckdb.__version__"}
     assert zeckdb_imports(ROOT / "zeckdb" / "service.py", "zeckdb") <= {
-        "zeckdb.api", "zeckdb.render", "zeckdb.errors", "zeckdb.resources", "zeckdb.__version__"}
+        "zeckdb.api", "zeckdb.render", "zeckdb.errors", "zeckdb.resources", "zeckdb.sqlworkers",
+        "zeckdb.__version__"}
+    assert zeckdb_imports(ROOT / "zeckdb" / "sqlworkers.py", "zeckdb") <= {
+        "zeckdb.api", "zeckdb.render", "zeckdb.errors", "zeckdb.store", "zeckdb.executor", "zeckdb.apart",
+        "zeckdb.settings"}
     assert zeckdb_imports(ROOT / "cli" / "__init__.py", "zeckdb.cli") <= {"zeckdb.errors", "zeckdb.cli.main"}
 
 
