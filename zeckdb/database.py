@@ -67,9 +67,11 @@ class Database:
         """A named query (sql/NAME.sql); its own parameters as keywords, e.g. position="3,1,0,2"."""
         return api.run_query(self._store, name, variant, _ns(n), {k: str(v) for k, v in params.items()})
 
-    def sql(self, text: str, *, timeout: float = 60.0, max_rows: int | None = None) -> Result:
-        """One read-only statement through the sandboxed executor."""
-        return api.run_sql(self._store, text, Limits(timeout=timeout, max_rows=max_rows))
+    def sql(self, text: str, *, timeout: float | None = None, max_rows: int | None = None) -> Result:
+        """One read-only statement through the sandboxed executor: every row (or max_rows of
+        them) within `timeout` seconds (default: the sql_timeout setting, zeckdb.settings)."""
+        limits = Limits(max_rows=max_rows) if timeout is None else Limits(timeout=timeout, max_rows=max_rows)
+        return api.run_sql(self._store, text, limits)
 
     def status(self) -> dict[str, Any]:
         return api.status(self._store)
