@@ -10,13 +10,16 @@ import pytest
 
 from zeckdb.executor import Limits
 from zeckdb.errors import BusyError
+from zeckdb.settings import DEFAULTS
 from zeckdb.sqlworkers import SqlWorkers
+
+ONE_SMALL = DEFAULTS.changed(serve_max_heavy=1, serve_memory_limit="200MB")  # one worker, DuckDB at 200MB
 
 
 def test_a_request_does_not_wait_past_its_limit_for_a_starting_worker(small_db):
     """The request is refused while its worker is still starting (a process's start takes far
     longer than the request's 0.2 s), not once it has started: no wall-clock bound."""
-    workers = SqlWorkers(small_db, 1, "200MB")  # its one worker is still importing zeckdb
+    workers = SqlWorkers(small_db, ONE_SMALL)  # its one worker is still importing zeckdb
     try:
         with pytest.raises(BusyError, match="starting: try again"):
             workers.run_sql("SELECT 1", Limits(timeout=0.2))
@@ -49,7 +52,7 @@ def test_a_greedy_query_is_answered_before_its_worker_is_replaced(small_db):
     (at once, 408) comes while its replacement is still held back from starting."""
     from zeckdb.errors import QueryLimitError
 
-    workers = HeldReplacement(small_db, 1, "200MB")
+    workers = HeldReplacement(small_db, ONE_SMALL)
     try:
         workers.run_sql("SELECT 1", Limits(timeout=60))  # ready
         (first,) = workers.all
@@ -73,7 +76,7 @@ def test_workers_yield_the_cpu_to_the_service(small_db):
     """A greedy query runs below the service's priority, so lookups keep their pace."""
     import os
 
-    workers = SqlWorkers(small_db, 1, "200MB")
+    workers = SqlWorkers(small_db, ONE_SMALL)
     try:
         workers.run_sql("SELECT 1", Limits(timeout=60))  # its one worker has started and answered
         mine = os.getpriority(os.PRIO_PROCESS, 0)
@@ -85,7 +88,7 @@ def test_workers_yield_the_cpu_to_the_service(small_db):
 
 def test_a_map_keyed_by_floats_is_answered_in_json(small_db):
     """JSON names keys in text: a map's NaN or infinite key is named, not refused."""
-    workers = SqlWorkers(small_db, 1, "200MB")
+    workers = SqlWorkers(small_db, ONE_SMALL)
     try:
         answer = workers.run_sql("SELECT map(['nan'::DOUBLE, 'inf'::DOUBLE, 1.5], [1, 2, 3]) AS m", Limits(timeout=60))
         assert json.loads(answer)["rows"] == [[{"nan": 1, "inf": 2, "1.5": 3}]]

@@ -106,6 +106,7 @@ def _run_one(conn: Connection, db: str, sql: str, limits: Limits, fmt: str, memo
 
 
 def address_space() -> int:
+    """This process's address space in bytes (its VmSize; 0 where /proc does not say)."""
     with open(f"/proc/{os.getpid()}/status") as f:
         for line in f:
             if line.startswith("VmSize:"):

@@ -122,10 +122,6 @@ class NamedQuery:
                                         for name in self.variants)
 
 
-# the library's default for named queries and SQL alike: every row, within the default time limit
-# (the command line and the service pass their own limits); Limits is frozen, so one object serves
-
-
 def _parse(path: Path) -> NamedQuery:
     text = path.read_text()
     header: dict[str, str] = {}

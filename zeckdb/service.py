@@ -90,7 +90,7 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
     Its limits are the serve_* and worker_* settings (default: api.current_settings())."""
     settings = settings or api.current_settings()
     reader = api.SharedReader(db, memory_limit=settings.serve_memory_limit)
-    workers = SqlWorkers(reader.path, settings.serve_max_heavy, settings.serve_memory_limit, settings)
+    workers = SqlWorkers(reader.path, settings)
     store = reader.store
     hide = _Scrubber(reader.path)
     sql_limits = api.Limits(timeout=settings.serve_sql_timeout, max_rows=settings.serve_sql_max_rows,

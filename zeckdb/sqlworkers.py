@@ -5,7 +5,7 @@ query can still build a vector of huge strings, and every query of a process sha
 one limit, so a greedy query would starve the lookups beside it. DuckDB's own security
 guide recommends process isolation for untrusted SQL; here it is:
 
-- `count` worker processes (the service's heavy-request slots), at a lower CPU priority
+- serve_max_heavy worker processes (the service's heavy-request slots), at a lower CPU priority
   than the service (so lookups keep their pace), each with its own DuckDB
   instance opened read-only per job (so it takes turns with a build through
   zeckdb.locking like any reader), its memory limit, and an address-space limit set by
@@ -52,19 +52,21 @@ class _Worker:
 
 
 class SqlWorkers:
-    """A pool of `count` SQL worker processes over the database at `db`."""
+    """A pool of SQL worker processes over the database at `db`: settings.serve_max_heavy of
+    them, each with DuckDB's limit settings.serve_memory_limit; the queue's wait and the
+    worker_* settings are the same object's (default: zeckdb.settings.current())."""
 
-    def __init__(self, db: Path, count: int, memory_limit: str, settings: Settings | None = None):
+    def __init__(self, db: Path, settings: Settings | None = None):
         self.db = db
-        self.count = count
-        self.memory_limit = memory_limit
-        self.settings = settings or current()  # the queue's wait and the worker_* settings
+        self.settings = settings or current()
+        self.count = self.settings.serve_max_heavy
+        self.memory_limit = self.settings.serve_memory_limit
         self.context = multiprocessing.get_context("spawn")  # no copy of the server's threads and DuckDB
         self.idle: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
         self.all: set[_Worker] = set()
         self.lock = threading.Lock()
         self.closed = False
-        for _ in range(count):
+        for _ in range(self.count):
             self.idle.put(self._start())
 
     def _start(self) -> _Worker:

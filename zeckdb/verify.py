@@ -34,13 +34,14 @@ class Check:
     checked: int = 0  # rows (or layers) checked
     failed: int = 0
     examples: list[str] = field(default_factory=list)
+    keep: int = field(default_factory=lambda: current().verify_examples)  # examples kept at most
 
     def fail(self, text: str) -> None:
         self.failed += 1
         self.example(text)
 
     def example(self, text: str) -> None:
-        if len(self.examples) < current().verify_examples:
+        if len(self.examples) < self.keep:
             self.examples.append(text)
 
 
@@ -445,9 +446,10 @@ def _check_summary_layers(store: Store, layers: list[tuple[str, int]], check: Ch
     from .engine.summary import solve_summary
 
     fields = ["positions", "edges", "start_id", "winner", "min_length", "max_length", "start_remoteness", "teams"]
+    most = current().verify_resolve_positions
     for name, n in layers:
         v = get_variant(name)
-        if v.summary_refusal is not None or v.summary_size(n) > current().verify_resolve_positions:
+        if v.summary_refusal is not None or v.summary_size(n) > most:
             continue
         (row,) = store.build_rows(name, [n])
         played = store.rows("SELECT p1_wins_random, p1_wins_p1_perfect, p1_wins_p2_perfect FROM random_play "

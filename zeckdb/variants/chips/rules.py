@@ -47,6 +47,8 @@ def rank_direction(weights: tuple[int, ...], rules: tuple[Rule, ...]) -> int:
 
     A move changes no bin above the highest one it touches, so its net change
     there decides (the heaviest bin is the most significant digit of the rank)."""
+    if leaves_layer(weights, rules):
+        return 0
     signs = set()
     for rule in rules:
         net: dict[int, int] = {}
@@ -54,8 +56,6 @@ def rank_direction(weights: tuple[int, ...], rules: tuple[Rule, ...]) -> int:
             net[b] = net.get(b, 0) + cnt
         for b, cnt in rule.take:
             net[b] = net.get(b, 0) - cnt
-        if sum(weights[b - 1] * d for b, d in net.items()):
-            return 0
         top = max(b for b, d in net.items() if d)
         signs.add(0 if top == 1 else 1 if net[top] > 0 else -1)
     return signs.pop() if len(signs) == 1 else 0
