@@ -145,9 +145,7 @@ def documented() -> list[tuple[str, str, str, str]]:
     rows = []
     for f in fields(Settings):
         ways = f"`{env_name(f.name)}`" + (f", `{f.metadata['option']}`" if f.metadata["option"] else "")
-        default = "a share of memory" if f.default is None else f"{f.default:,}" if isinstance(
-            f.default, int | float) else str(f.default)
-        rows.append((f.name, default, ways, f.metadata["help"]))
+        rows.append((f.name, _default_text(f), ways, f.metadata["help"]))
     return rows
 
 
@@ -161,8 +159,13 @@ def markdown() -> str:
 def help_text(name: str) -> str:
     """A setting's help, as an option's: what it bounds, its default and its environment variable."""
     f = next(f for f in fields(Settings) if f.name == name)
-    default = f"{f.default:,}" if isinstance(f.default, int | float) else f.default
-    return f"{f.metadata['help'][0].upper()}{f.metadata['help'][1:]} (default: {default}, or ${env_name(name)})."
+    return f"{f.metadata['help'][0].upper()}{f.metadata['help'][1:]} (default: {_default_text(f)}, or ${env_name(name)})."
+
+
+def _default_text(f: Any) -> str:
+    if f.default is None:
+        return "a share of memory"
+    return f"{f.default:,}" if isinstance(f.default, int | float) else str(f.default)
 
 
 def _expected(f: Any) -> str:
