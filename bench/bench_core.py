@@ -48,20 +48,20 @@ def measure_lookups(db: Path, max_n: int, samples: int = 200) -> float:
     from zeckdb import api
 
     rng = random.Random(1)
-    with api.open_db(db) as store:
-        sizes = store.rows("SELECT variant, n, positions FROM builds WHERE n > ?", [max_n - 20])
+    with api.open(db) as database:
+        sizes = database.sql(f"SELECT variant, n, positions FROM builds WHERE n > {max_n - 20}").rows
         positions = []
         for _ in range(samples):  # random positions of the 20 largest n
             variant, n, size = rng.choice(sizes)
             i = rng.randrange(size)
-            cols = store.rows(f"SELECT {', '.join(f'coalesce(c{k}, 0)' for k in range(1, 17))} FROM positions "
-                              "WHERE variant = ? AND n = ? AND id = ?", [variant, n, i])[0]
+            cols = database.sql(f"SELECT {', '.join(f'coalesce(c{k}, 0)' for k in range(1, 17))} FROM positions "
+                                f"WHERE variant = '{variant}' AND n = {n} AND id = {i}").rows[0]
             positions.append((variant, tuple(cols)))
-        api.probe(store, *positions[0])  # warm up
+        database.position(*positions[0])  # warm up
         times = []
         for variant, pos in positions:
             t0 = time.perf_counter()
-            api.probe(store, variant, pos)
+            database.position(variant, pos)
             times.append(time.perf_counter() - t0)
     return statistics.median(times) * 1000
 

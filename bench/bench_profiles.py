@@ -37,27 +37,27 @@ def main() -> None:
     from zeckdb import api
 
     n = args.n
-    everything = api.Limits(timeout=3600, max_rows=None)
-    with api.open_db(args.db) as store:
-        api.play(store, "zeckendorf", start=8)  # warm: kernels loaded
+    everything = {"timeout": 3600, "max_rows": 0}
+    with api.open(args.db) as database:
+        database.play("zeckendorf", start=8)  # warm: kernels loaded
         print(f"strategy profiles on {args.db}, n = {n}; target {TARGET_S:g} s for one n")
         for variant in ("zeckendorf", "reversed"):
             for p1, p2 in PAIRS:
                 if variant != "zeckendorf" and "split-smallest" in (p1, p2):
                     continue  # the preferences are the Zeckendorf game's
-                seconds, result = timed(partial(api.play, store, variant, start=n, p1=p1, p2=p2))
+                seconds, result = timed(partial(database.play, variant, start=n, p1=p1, p2=p2))
                 print(f"  play {variant:<10} {p1:>14} vs {p2:<15} {seconds:6.2f} s  ratio {seconds / TARGET_S:4.2f}"
                       f"  P1 wins {result.p1_wins:.6f}")
-        seconds, _ = timed(lambda: api.run_query(store, "play", "zeckendorf", [n], {"p1": "perfect", "p2": "random"},
-                                                 everything))
+        seconds, _ = timed(lambda: database.query("play", variant="zeckendorf", n=n, p1="perfect", p2="random",
+                                                  **everything))
         print(f"  query play, n = {n}                       {seconds:6.2f} s  ratio {seconds / TARGET_S:4.2f}")
-        seconds, _ = timed(lambda: api.run_query(store, "deterministic", None, [n], {}, everything))
+        seconds, _ = timed(lambda: database.query("deterministic", n=n, **everything))
         print(f"  query deterministic, n = {n}              {seconds:6.2f} s  ratio {seconds / TARGET_S:4.2f}")
         every = list(range(1, n + 1))
-        seconds, _ = timed(lambda: api.run_query(store, "deterministic", None, every, {}, everything))
+        seconds, _ = timed(lambda: database.query("deterministic", n=every, **everything))
         print(f"  query deterministic, n = 1..{n}           {seconds:6.2f} s  (no target)")
-        seconds, _ = timed(lambda: api.run_query(store, "play", "zeckendorf", every, {"p1": "perfect", "p2": "random"},
-                                                 everything))
+        seconds, _ = timed(lambda: database.query("play", variant="zeckendorf", n=every, p1="perfect", p2="random",
+                                                  **everything))
         print(f"  query play perfect/random, n = 1..{n}     {seconds:6.2f} s  (no target)")
     print(f"  peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB")
 

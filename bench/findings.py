@@ -133,8 +133,9 @@ def collect(db: str | Path, games: Iterable[str] | None = None) -> Data:
     from zeckdb import api
 
     data = Data()
-    with api.open_db(db) as store:
-        rows = api.run_sql(store, "SELECT variant, n, winner, teams FROM builds WHERE n >= 1 ORDER BY variant, n").rows
+    with api.open(db) as database:
+        rows = database.sql("SELECT variant, n, winner, teams FROM builds WHERE n >= 1 ORDER BY variant, n",
+                            max_rows=0).rows
     by_game: dict[str, list[tuple[int, int | None, int | None]]] = {}
     for variant, n, winner, teams in rows:
         by_game.setdefault(variant, []).append((n, winner, teams))
@@ -159,19 +160,18 @@ def collect_profiles(db: str | Path, data: Data) -> None:
     """The Zeckendorf game's strategy-profile data, from n = 1 to the first n not built in full."""
     from zeckdb import api
 
-    with api.open_db(db) as store:
-        built = store.built_ns("zeckendorf")
+    with api.open(db) as database:
+        built = set(database.built().get("zeckendorf", ([], []))[0])
         top = next(n for n in range(1, max(built, default=0) + 2) if n not in built) - 1
         if top < 1:
             return
         ns = list(range(1, top + 1))
-        everything = api.Limits(timeout=3600, max_rows=None)
-        for _, p1, p2, length, _ in api.run_query(store, "deterministic", None, ns, limits=everything).rows:
+        for _, p1, p2, length, _ in database.query("deterministic", n=ns, timeout=3600, max_rows=0).rows:
             data.deterministic.setdefault((p1, p2), []).append(length)
-        rows = api.run_sql(store, "SELECT b.n, b.winner, b.min_length, b.max_length, r.p1_wins_p1_perfect, "
-                                  "r.p1_wins_p2_perfect FROM builds b JOIN random_play r USING (variant, n) "
-                                  f"WHERE variant = 'zeckendorf' AND b.n BETWEEN 1 AND {top} ORDER BY b.n",
-                           everything).rows
+        rows = database.sql("SELECT b.n, b.winner, b.min_length, b.max_length, r.p1_wins_p1_perfect, "
+                            "r.p1_wins_p2_perfect FROM builds b JOIN random_play r USING (variant, n) "
+                            f"WHERE variant = 'zeckendorf' AND b.n BETWEEN 1 AND {top} ORDER BY b.n",
+                            timeout=3600, max_rows=0).rows
     for _, winner, shortest, longest, first_best, second_best in rows:
         data.extremes.append((shortest, longest))
         loser = 3 - winner

@@ -6,8 +6,6 @@ result. Errors are turned into one line on stderr in `main`, and nowhere else.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 import json
 from pathlib import Path
 import sys
@@ -18,6 +16,8 @@ from typing import Any
 import typer
 
 from zeckdb import api
+from zeckdb.ranges import format_ns, parse_n, parse_ns
+from zeckdb.settings import help_text as setting_help
 from zeckdb.errors import UsageError, ZeckdbError, as_flag, caused_by_ctrl_c
 from zeckdb.render import seat_words, team_words
 
@@ -67,9 +67,9 @@ DbOption = typer.Option(None, "--db",
 StartOption = typer.Option(None, "--start", metavar="N", help="Use the start position of this n instead of POSITION.",
                            show_default=False)
 FormatOption = typer.Option("table", "--format", "-f", metavar="FORMAT", help="Output format: table, csv, json or markdown.")
-TimeoutOption = typer.Option(None, "--timeout", metavar="SECONDS", help=api.setting_help("sql_timeout"),
+TimeoutOption = typer.Option(None, "--timeout", metavar="SECONDS", help=setting_help("sql_timeout"),
                              show_default=False)
-MaxRowsOption = typer.Option(None, "--max-rows", metavar="ROWS", help=api.setting_help("sql_max_rows")
+MaxRowsOption = typer.Option(None, "--max-rows", metavar="ROWS", help=setting_help("sql_max_rows")
                              + " A notice on stderr says how many were cut.", show_default=False)
 VariantFilterOption = typer.Option(None, "--variant", metavar="VARIANT", help="Only this variant (default: every built variant).",
                                    show_default=False)
@@ -134,7 +134,7 @@ def build(
         result = api.build(db, variant, n, force=force, summary_only=summary_only, lean=lean, executor=executor,
                            address=address, shards=shards, shards_only=shards_only, progress=bar, notify=_echo_err)
     except api.BuildInterrupted as interrupt:  # click would print "Aborted!"; say what is kept
-        done = ("nothing is" if not interrupt.committed else f"n = {api.format_ns(interrupt.committed)} are") \
+        done = ("nothing is" if not interrupt.committed else f"n = {format_ns(interrupt.committed)} are") \
             if interrupt.committed is not None else "every finished n is"
         _echo_err(f"zeckdb: interrupted; {done} committed, run the same command again to resume")
         raise typer.Exit(130) from None
@@ -144,20 +144,20 @@ def build(
                    f"stored); query them with DuckDB, e.g. SELECT * FROM read_parquet('{result.shards}/positions/*/*/"
                    "*.parquet', hive_partitioning = true)")
     elif not result.built:
-        typer.echo(f"nothing to build: {names} for n = {api.format_ns(result.ns)} already "
+        typer.echo(f"nothing to build: {names} for n = {format_ns(result.ns)} already "
                    + (f"summarised or built in {result.path} (--force recomputes summaries)" if result.summary_only
                       else f"in {result.path} (--force rebuilds)"))
     elif result.summary_only:
-        typer.echo(f"summarised {names} for n = {api.format_ns(result.ns)}: {result.positions:,} positions, "
+        typer.echo(f"summarised {names} for n = {format_ns(result.ns)}: {result.positions:,} positions, "
                    f"{result.edges:,} moves solved in {result.seconds:.1f} s, nothing but the summaries stored "
                    f"-> {result.path}")
     else:
-        typer.echo(f"built {names} for n = {api.format_ns(sorted({k for _, k in result.built}))}: "
+        typer.echo(f"built {names} for n = {format_ns(sorted({k for _, k in result.built}))}: "
                    f"{result.positions:,} positions, {result.edges:,} edges in {result.seconds:.1f} s -> {result.path}")
 
 
 class _Progress:
-    """A progress bar on a terminal, plain log lines otherwise (api.BuildProgress)."""
+    """A progress bar on a terminal, plain log lines otherwise (api.Progress)."""
 
     def __init__(self) -> None:
         self.bar: Any = None  # a rich Progress on a terminal
@@ -185,17 +185,6 @@ class _Progress:
         if self.bar is not None:
             self.bar.stop()
             self.bar = None
-
-
-@contextmanager
-def _progress(total: int, verb: str) -> Iterator[Callable[[int, str], None]]:
-    """_Progress as a block: yields its advance."""
-    bar = _Progress()
-    bar.start(total, verb)
-    try:
-        yield bar.advance
-    finally:
-        bar.stop()
 
 
 VARIANTS_TITLE_ROOM = 16  # the fewest characters of a game's title worth showing
@@ -250,8 +239,8 @@ def status(db: str | None = DbOption) -> None:
     """List what the database holds: per variant the n built, positions, edges, and
     which n hold only their summary (built with --summary-only)."""
 
-    with api.open_db(db) as store:
-        info = api.status(store)
+    with api.open(db) as database:
+        info = database.status()
     rows = info["variants"]
     typer.echo(f"database {info['database']}: {info['size_bytes'] / 1e6:,.1f} MB, "
                f"schema revision {info['schema_revision']}")
@@ -281,8 +270,8 @@ def position(
 ) -> None:
     """Show a position: outcome, remoteness, game lengths, counts, and every move ranked best first."""
 
-    with api.open_db(db) as store:
-        info = api.probe(store, variant, position, _start(start))
+    with api.open(db) as database:
+        info = database.position(variant, position, start=_start(start))
     if as_json:
         typer.echo(json.dumps(info.to_json()))
         return
@@ -328,11 +317,11 @@ def line(
     db: str | None = DbOption,
 ) -> None:
     """Play the principal line from a position: optimal play by both sides, one move per line."""
-    with api.open_db(db) as store:
-        steps = api.principal_line(store, variant, position, _start(start))
+    with api.open(db) as database:
+        steps = database.line(variant, position, start=_start(start))
     first = steps[0][1]
     if as_json:
-        typer.echo(json.dumps(api.line_json(steps)))
+        typer.echo(json.dumps(steps.to_json()))
         return
     if first.players != 2:
         typer.echo(f"{first.variant} from {first.text}: {seat_words(first.forcing_seat, first.players, first.is_start)}; "
@@ -372,8 +361,8 @@ def play(
     smallest place. Prints each player's chance to win, the expected length and the
     distribution of the length, from the stored graph of the layer.
     """
-    with api.open_db(db) as store:
-        result = api.play(store, variant, position, _start(start), p1, p2)
+    with api.open(db) as database:
+        result = database.play(variant, position, start=_start(start), p1=p1, p2=p2)
     if as_json:
         typer.echo(json.dumps(result.to_json()))
         return
@@ -405,7 +394,7 @@ PLAY_ROWS = 40  # the most rows `zeckdb play` prints of a length distribution
 
 
 def _start(text: str | None) -> int | None:
-    return None if text is None else api.parse_n(text, "--start")
+    return None if text is None else parse_n(text, "--start")
 
 
 def _check_format(fmt: str) -> None:
@@ -437,7 +426,7 @@ def query(
 
     _check_format(fmt)
     if name is None:
-        listing = [(q.name, q.description, _params_text(q)) for q in api.list_queries()]
+        listing = [(q.name, q.description, _params_text(q)) for q in api.queries()]
         if fmt != "table":
             typer.echo(render(["query", "description", "parameters"], listing, fmt))
             return
@@ -449,17 +438,17 @@ def query(
             typer.echo(textwrap.fill(f"takes: {parameters}", 100, initial_indent="    ", subsequent_indent="        "))
         typer.echo("\nrun one: zeckdb query NAME [--variant V] [--n RANGE] [--param KEY=VALUE]")
         return
-    api.get_query(name)
+    api.named_query(name)  # an unknown name is named before anything else
     if variant and len(variant) > 1:
         from zeckdb.errors import UsageError
 
         raise UsageError(f"--variant given {len(variant)} times: a query reads one variant, or every built one "
                          "without --variant (its rows name the variant)")
-    ns = api.parse_ns(n) if n else None
-    params = api.parse_params(param or [])
-    limits = _limits(timeout, max_rows)
-    with api.open_db(db) as store:
-        result = api.run_query(store, name, variant[0] if variant else None, ns, params, limits)
+    ns = parse_ns(n) if n else None
+    params = _params(param or [])
+    limits = _limits(timeout, max_rows)  # every argument checked before the file is opened
+    with api.open(db) as database:
+        result = database.query(name, variant=variant[0] if variant else None, n=ns, params=params, **limits)
     _print_result(result, fmt)
 
 
@@ -471,9 +460,21 @@ def _params_text(query: api.NamedQuery) -> str:
     return "; ".join(parts)
 
 
-def _limits(timeout: float | None, max_rows: int | None) -> api.Limits:
-    settings = api.current_settings().changed(sql_timeout=timeout, sql_max_rows=max_rows)
-    return api.Limits(timeout=settings.sql_timeout, max_rows=settings.sql_max_rows or None)
+def _params(pairs: list[str]) -> dict[str, str]:
+    """--param KEY=VALUE, each."""
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"bad --param {pair[:40]!r}: write KEY=VALUE, e.g. --param position=3,1,0,2")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _limits(timeout: float | None, max_rows: int | None) -> dict[str, Any]:
+    """--timeout and --max-rows over their settings (ZECKDB_SQL_TIMEOUT, ...), each checked."""
+    settings = api.settings().changed(sql_timeout=timeout, sql_max_rows=max_rows)
+    return {"timeout": settings.sql_timeout, "max_rows": settings.sql_max_rows}
 
 
 def _print_result(result: api.Result, fmt: str) -> None:
@@ -505,13 +506,13 @@ def sql(
     """
 
     _check_format(fmt)
-    limits = _limits(timeout, max_rows)
+    limits = _limits(timeout, max_rows)  # checked before the statement is read
     text = sys.stdin.read(1_000_001) if statement == "-" else statement
     if len(text) > 1_000_000:
         from zeckdb.errors import UsageError
 
         raise UsageError("the SQL is over 1,000,000 characters: send a shorter statement")
-    shown, total = api.run_sql_apart(db, text, limits, fmt, lambda piece: typer.echo(piece, nl=False))
+    shown, total = api.run_sql_apart(db, text, fmt, lambda piece: typer.echo(piece, nl=False), **limits)
     if total is None or total > shown:
         counted = f"{total:,}" if total is not None else "more (counting them hit the time limit)"
         _echo_err(f"zeckdb: showing the first {shown:,} of {counted} rows: "
@@ -533,9 +534,9 @@ def verify(
     checksums recorded at build time. Exits 1 and lists the first mismatches if
     anything disagrees.
     """
-    ns = api.parse_ns(n) if n else None
-    with api.open_db(db) as store, _progress(api.verify_size(store, variant or None, ns), "verifying") as advance:
-        report = api.verify(store, variant or None, ns, progress=advance)
+    ns = parse_ns(n) if n else None
+    with api.open(db) as database:
+        report = database.verify(variant or None, ns, progress=_Progress())
     width = max(len(c.name) for c in report.checks)
     typer.echo(f"verified {len(report.layers):,} layers in {report.seconds:.1f} s")
     typer.echo(f"  {'check':<{width}}  {'checked':>12}  {'failed':>8}")
@@ -553,7 +554,7 @@ def verify(
 
 def _setting_option(name: str, flag: str, metavar: str) -> Any:
     """An option that sets one of zeckdb.settings for this run (None: the environment's or the default)."""
-    return typer.Option(None, flag, metavar=metavar, help=api.setting_help(name), show_default=False)
+    return typer.Option(None, flag, metavar=metavar, help=setting_help(name), show_default=False)
 
 
 @app.command()
@@ -581,7 +582,7 @@ def serve(
     """
     from zeckdb.service import serve as run_service
 
-    settings = api.current_settings().changed(
+    settings = api.settings().changed(
         serve_sql_timeout=sql_timeout, serve_sql_max_rows=sql_max_rows, serve_max_heavy=max_heavy,
         serve_queue_seconds=queue_seconds, serve_memory_limit=memory_limit, serve_max_connections=max_connections,
         serve_header_seconds=header_timeout)
@@ -646,8 +647,9 @@ def plot(
     wins and losses by remoteness; profiles: Player 1's chance to win under a few
     pairs of profiles (perfect, random, best-response: see `zeckdb play`)."""
     
-    with api.open_db(db) as store:
-        figure = api.plot(store, kind, variant, api.parse_ns(n) if n else None, measure, out=out, data=data, force=force)
+    ns = parse_ns(n) if n else None
+    with api.open(db) as database:
+        figure = database.plot(kind, variant, ns, measure=measure, out=out, data=data, force=force)
     typer.echo(f"wrote {out}")
     if data is not None:
         typer.echo(f"wrote {data} ({len(figure.rows)} rows)")
@@ -674,12 +676,12 @@ def draw(
     with their names, P- and N-positions are told apart, the winner's strategy
     graph is highlighted, the start and the terminals are marked."""
     
-    layer = api.parse_n(n, "--n")
+    layer = parse_n(n, "--n")
     if fmt == "png" and out is None:
         raise UsageError("--format png writes a binary image: give --out FILE.png")
-    with api.open_db(db) as store:
-        image = api.draw(store, variant, layer, fmt, strategy_only=strategy_only, max_nodes=max_nodes, out=out,
-                         force=force)
+    with api.open(db) as database:
+        image = database.draw(variant, layer, fmt, strategy_only=strategy_only, max_nodes=max_nodes, out=out,
+                              force=force)
     if out is None:
         sys.stdout.write(image.decode())
     else:
@@ -703,10 +705,10 @@ def export(
     DIR/positions/variant=V/n=N/, with a manifest (rows and sha256 per file) and
     a README saying how DuckDB, pandas, polars and pyarrow read them back."""
     
-    ns = api.parse_ns(n) if n else None
+    ns = parse_ns(n) if n else None
     t0 = time.perf_counter()
-    with api.open_db(db) as store:
-        manifest = api.export(store, folder, fmt, variant, ns, progress=_Progress())
+    with api.open(db) as database:
+        manifest = database.export(folder, fmt=fmt, variants=variant, n=ns, progress=_Progress())
     seconds = time.perf_counter() - t0
     files = [f for t in manifest["tables"].values() for f in t["files"]]
     typer.echo(f"exported {sum(t['rows'] for t in manifest['tables'].values()):,} rows in {len(files)} {fmt} files "

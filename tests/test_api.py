@@ -13,7 +13,7 @@ from . import reference as ref
 
 
 class Recorder:
-    """An api.BuildProgress that keeps what it was told."""
+    """An api.Progress that keeps what it was told."""
 
     def __init__(self) -> None:
         self.started: list[tuple[int, str]] = []
@@ -39,8 +39,8 @@ def test_build_then_look_up(tmp_path):
     assert result.positions == sum(sizes.values()) and not result.summary_only and result.path == str(db)
     assert progress.started[0][1] == "building" and progress.advanced == progress.started[0][0]
     assert progress.stopped == 1
-    with api.open_db(db) as store:
-        info = api.probe(store, "ordered", "1,2,1,3")
+    with api.open(db) as database:
+        info = database.position("ordered", "1,2,1,3")
         assert info.text == "[1,2,1,3]" and info.outcome == ("win" if ref.solve("ordered", (1, 2, 1, 3))["win"]
                                                              else "loss")
     again = api.build(db, ["zeckendorf"], [3, 4])

@@ -322,19 +322,26 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_command_line_and_the_service_go_through_the_api_only():
-    """cli/main.py imports zeckdb.api, zeckdb.render and zeckdb.errors, and the service to
-    start it; the service imports zeckdb.api, render and errors, its page's files and its own
-    pool of worker processes (whose jobs are calls of zeckdb.api): every command and endpoint
-    is a call of the library's one public door. The command's entry point imports only errors
-    before it loads the command line."""
-    assert zeckdb_imports(ROOT / "cli" / "main.py", "zeckdb.cli") <= {
-        "zeckdb.api", "zeckdb.render", "zeckdb.errors", "zeckdb.service", "zeckdb.__version__"}
-    assert zeckdb_imports(ROOT / "zeckdb" / "service.py", "zeckdb") <= {
-        "zeckdb.api", "zeckdb.render", "zeckdb.errors", "zeckdb.resources", "zeckdb.sqlworkers",
-        "zeckdb.__version__"}
-    assert zeckdb_imports(ROOT / "zeckdb" / "sqlworkers.py", "zeckdb") <= {
-        "zeckdb.api", "zeckdb.render", "zeckdb.errors", "zeckdb.store", "zeckdb.executor", "zeckdb.apart",
-        "zeckdb.settings"}
+    """cli/main.py imports zeckdb.api, the text helpers (render, errors, the range syntax and
+    the settings' help) and the service to start it; the service imports the same, its page's
+    files and its own pool of worker processes. Each of them uses only the api's public names
+    (zeckdb.api.__all__: the Database object and its results), so every command, endpoint and
+    worker job is a call of the library's one public door, the one a user calls. The
+    command's entry point imports only errors before it loads the command line."""
+    import re
+
+    from zeckdb import api
+
+    helpers = {"zeckdb.api", "zeckdb.render", "zeckdb.errors", "zeckdb.ranges", "zeckdb.settings", "zeckdb.__version__"}
+    assert zeckdb_imports(ROOT / "cli" / "main.py", "zeckdb.cli") <= helpers | {"zeckdb.service"}
+    assert zeckdb_imports(ROOT / "zeckdb" / "service.py", "zeckdb") <= helpers | {"zeckdb.resources",
+                                                                                  "zeckdb.sqlworkers"}
+    assert zeckdb_imports(ROOT / "zeckdb" / "sqlworkers.py", "zeckdb") <= helpers | {"zeckdb.executor",
+                                                                                     "zeckdb.apart"}
+    for path in (ROOT / "cli" / "main.py", ROOT / "zeckdb" / "service.py", ROOT / "zeckdb" / "sqlworkers.py"):
+        used = set(re.findall(r"\bapi\.(\w+)", path.read_text()))
+        assert used and used <= set(api.__all__), (path.name, used - set(api.__all__))
+    assert all(not name.startswith("_") and getattr(api, name) is not None for name in api.__all__)
     assert zeckdb_imports(ROOT / "cli" / "__init__.py", "zeckdb.cli") <= {"zeckdb.errors", "zeckdb.cli.main"}
 
 

@@ -52,3 +52,39 @@ def test_build_takes_a_range_a_list_or_one_n(tmp_path):
     assert zeckdb.build(path, ["zeckendorf"], 6).built == [("zeckendorf", 6)]
     with zeckdb.open(path) as db:
         assert db.status()["variants"][0]["ns"] == "1..6"
+
+
+def test_play_built_and_a_shared_database(small_db):
+    """The verbs the command line and the service call: play against the plain solver's exact
+    odds, the n built, a line as JSON, a figure's bytes, limits as keywords; a shared database
+    (the service's) answers as a private one."""
+    with zeckdb.open(small_db) as db:
+        for n in (5, 9, 12):
+            mover, perfect_first, _ = ref.random_odds("zeckendorf", (n,))
+            assert db.play("zeckendorf", start=n, p1="random", p2="random").p1_wins == pytest.approx(float(mover))
+            assert db.play("zeckendorf", start=n, p1="best-response",
+                           p2="random").p1_wins == pytest.approx(float(perfect_first))
+        full, summary = db.built()["zeckendorf"]
+        assert full == list(range(1, 41)) and summary == []
+        assert db.built()["black-hole-3"][0][0] == 0  # a game that starts at n = 0
+        steps = db.line("zeckendorf", start=6).to_json()
+        assert [s["ply"] for s in steps] == list(range(1, len(steps) + 1)) and steps[-1]["text"] == "(1,0,0,1)"  # 6 = 1 + 5
+        assert db.plot("winners", "zeckendorf", "1..10").image("svg").lstrip().startswith(b"<?xml")
+        assert len(db.query("winners", variant="zeckendorf", max_rows=3).rows) == 3
+        assert db.query("winning-moves", variant="zeckendorf", params={"position": "3,1"}).rows == \
+            db.query("winning-moves", variant="zeckendorf", position="3,1").rows
+        with pytest.raises(UsageError, match="bad timeout 0: give seconds"):
+            db.sql("SELECT 1", timeout=0)
+        own = [db.position("reversed", start=n) for n in range(1, 15)]
+    shared = zeckdb.Database(small_db, shared=True)
+    try:
+        assert [shared.position("reversed", start=n) for n in range(1, 15)] == own
+        assert shared.status()["variants"] and shared.path == own_path(small_db)
+    finally:
+        shared.close()
+
+
+def own_path(path):
+    import os
+
+    return type(path)(os.path.realpath(path))

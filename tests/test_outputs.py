@@ -155,8 +155,8 @@ def test_a_plot_that_fails_while_saving_leaves_the_old_file(db, tmp_path, monkey
         raise RuntimeError("matplotlib broke")
 
     monkeypatch.setattr(zeckdb.plots, "save", broken_save)
-    with api.open_db(db) as store, pytest.raises(RuntimeError):
-        api.plot(store, "winners", "zeckendorf", out=out, force=True)
+    with api.open(db) as database, pytest.raises(RuntimeError):
+        database.plot("winners", "zeckendorf", out=out, force=True)
     assert out.read_text() == "yesterday's figure" and [p.name for p in tmp_path.iterdir()] == ["winners.svg"]
 
 
@@ -178,20 +178,20 @@ def property_root(tmp_path_factory) -> Path:
     return root
 
 
-def _writes(store: Store, path: Path, which: str, force: bool) -> None:
+def _writes(database: api.Database, path: Path, which: str, force: bool) -> None:
     from zeckdb.distributed import TABLE_PARTITIONS
     from zeckdb.outputs import check_folder
 
     if which == "plot":
-        api.plot(store, "winners", "zeckendorf", out=path, force=force)
+        database.plot("winners", "zeckendorf", out=path, force=force)
     elif which == "data":
-        api.plot(store, "winners", "zeckendorf", data=path, force=force)
+        database.plot("winners", "zeckendorf", data=path, force=force)
     elif which == "draw":
-        api.draw(store, "zeckendorf", 5, out=path, force=force)
+        database.draw("zeckendorf", 5, out=path, force=force)
     elif which == "export":
-        api.export(store, path, variants=["zeckendorf"], ns=[3])
+        database.export(path, variants=["zeckendorf"], n=3)
     else:  # what api.build checks before it reaches for the cluster (which then makes the folder)
-        check_folder(path, database=store.path, may_hold=TABLE_PARTITIONS)
+        check_folder(path, database=database.path, may_hold=TABLE_PARTITIONS)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -206,9 +206,9 @@ def test_no_output_path_reaches_the_database(property_root, which, parts, absolu
     cwd = os.getcwd()
     os.chdir(root)
     try:
-        with api.open_db(db_path) as store:
+        with api.open(db_path) as database:
             try:
-                _writes(store, path, which, force)
+                _writes(database, path, which, force)
                 wrote = True
             except ZeckdbError as exc:
                 wrote = False

@@ -91,8 +91,8 @@ def test_outputs_never_touch_the_database(tmp_path_factory, built, shape, force)
     before = digest(db.parent)
     out = make(root, *shape)
     try:
-        with api.open_db(db) as store:
-            api.draw(store, "zeckendorf", 5, "dot", out=out, force=force)
+        with api.open(db) as database:
+            database.draw("zeckendorf", 5, "dot", out=out, force=force)
         wrote = True
     except ZeckdbError as exc:
         assert "\n" not in str(exc)
@@ -144,10 +144,10 @@ def test_a_link_swapped_while_writing_never_reaches_the_database(tmp_path, built
     flipper.start()
     outcomes = []
     try:
-        with api.open_db(db) as store:
+        with api.open(db) as database:
             for _ in range(200):
                 try:
-                    api.draw(store, "zeckendorf", 5, "dot", out=link / "base.duckdb", force=True)
+                    database.draw("zeckendorf", 5, "dot", out=link / "base.duckdb", force=True)
                     outcomes.append("wrote")
                 except ZeckdbError as exc:
                     assert "\n" not in str(exc)

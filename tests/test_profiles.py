@@ -29,8 +29,8 @@ def db(tmp_path_factory):
 
 
 def result(db, variant: str, n: int, p1: str, p2: str):
-    with api.open_db(db) as store:
-        return api.play(store, variant, start=n, p1=p1, p2=p2)
+    with api.open(db) as database:
+        return database.play(variant, start=n, p1=p1, p2=p2)
 
 
 def start(variant: str, n: int) -> tuple[int, ...]:
@@ -106,8 +106,8 @@ def deterministic_length(n: int, p1: str, p2: str) -> int:
 # -- the checks --------------------------------------------------------------------------------
 @pytest.mark.parametrize("variant", ["zeckendorf", "reversed", "nacci-2-2"])
 def test_random_against_random_is_the_stored_random_play(db, variant):
-    with api.open_db(db) as store:
-        stored = {row[1]: row for row in api.run_query(store, "random-winner", variant).rows}
+    with api.open(db) as database:
+        stored = {row[1]: row for row in database.query("random-winner", variant=variant).rows}
     for n in range(1, TOP + 1):
         got = result(db, variant, n, "random", "random")
         q, _, _ = ref.random_odds(variant, start(variant, n))
@@ -120,8 +120,8 @@ def test_random_against_random_is_the_stored_random_play(db, variant):
 def test_a_best_response_against_random_is_the_stored_perfect_odds(db, variant):
     """Against a random player the best responder's chance is what random_play stores for a
     perfect player (the maximum over its moves of the same recursion), both seats."""
-    with api.open_db(db) as store:
-        stored = {row[1]: row for row in api.run_query(store, "random-winner", variant).rows}
+    with api.open(db) as database:
+        stored = {row[1]: row for row in database.query("random-winner", variant=variant).rows}
     for n in range(1, TOP + 1):
         first = result(db, variant, n, "best-response", "random")
         second = result(db, variant, n, "random", "best-response")
@@ -210,8 +210,8 @@ PAIRS = [(v, p1, p2) for v in ("zeckendorf", "reversed", "nacci-2-2")
 
 @pytest.mark.parametrize("variant, p1, p2", PAIRS)
 def test_the_play_query_against_the_plain_solver(db, variant, p1, p2):
-    with api.open_db(db) as store:
-        rows = records(api.run_query(store, "play", variant, None, {"p1": p1, "p2": p2}))
+    with api.open(db) as database:
+        rows = records(database.query("play", variant=variant, p1=p1, p2=p2))
     assert [r["n"] for r in rows] == list(range(1, TOP + 1))
     for row in rows:
         p = start(variant, row["n"])
@@ -230,8 +230,8 @@ def test_the_play_query_against_the_plain_solver(db, variant, p1, p2):
 
 
 def test_the_deterministic_query_plays_the_sixteen_games(db):
-    with api.open_db(db) as store:
-        rows = records(api.run_query(store, "deterministic", None, [3, 9, TOP]))
+    with api.open(db) as database:
+        rows = records(database.query("deterministic", n=[3, 9, TOP]))
     assert len(rows) == 3 * 16
     for row in rows:
         length = deterministic_length(row["n"], row["player_1"], row["player_2"])
@@ -269,15 +269,15 @@ def test_the_queries_refuse_bad_requests_in_one_line(capsys, db, args, says):
 
 
 def test_the_computed_query_keeps_its_time_limit(db):
-    with api.open_db(db) as store, pytest.raises(QueryLimitError, match="stopped at its time limit"):
-        api.run_query(store, "deterministic", None, None, limits=api.Limits(timeout=1e-9))
+    with api.open(db) as database, pytest.raises(QueryLimitError, match="stopped at its time limit"):
+        database.query("deterministic", timeout=1e-9)
 
 
 def test_the_computed_rows_are_seen_by_their_query_alone(db):
-    with api.open_db(db) as store:
-        api.run_query(store, "play", "zeckendorf", [3], {})
+    with api.open(db) as database:
+        database.query("play", variant="zeckendorf", n=3)
         with pytest.raises(UsageError, match="profile_games"):
-            api.run_sql(store, "SELECT * FROM profile_games")
+            database.sql("SELECT * FROM profile_games")
 
 
 def test_a_long_distribution_prints_its_visible_lengths_and_the_tails(capsys, db, monkeypatch):

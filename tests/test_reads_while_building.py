@@ -46,9 +46,9 @@ def test_reads_while_a_build_writes(capsys, tmp_path):
             variant, n = rng.choice(VARIANTS), rng.choice(NS)
             t0 = time.perf_counter()
             try:  # this process, through the library: its own read-only open per lookup
-                with api.open_db(db) as store:
-                    info = api.probe(store, variant, start=n)
-                    rows = api.run_query(store, "winners", variant, [n]).rows
+                with api.open(db) as database:
+                    info = database.position(variant, start=n)
+                    rows = database.query("winners", variant=variant, n=n).rows
                 answers.append(("probe", variant, n, (info.outcome, info.remoteness, info.min_remaining,
                                                       info.max_remaining, str(info.games_to_end))))
                 answers.append(("winners", variant, n, rows))
@@ -82,16 +82,16 @@ def test_reads_while_a_build_writes(capsys, tmp_path):
     assert reads_during_build >= 10 and refused >= 1
     assert any("a build is writing it" in s for s in statuses) or not statuses
     final = {}
-    with api.open_db(db) as store:
+    with api.open(db) as database:
         for variant in VARIANTS:
             for n in NS:
-                info = api.probe(store, variant, start=n)
+                info = database.position(variant, start=n)
                 final["probe", variant, n] = (info.outcome, info.remoteness, info.min_remaining, info.max_remaining,
                                               str(info.games_to_end))
                 final["http", variant, n] = final["probe", variant, n]
-                final["winners", variant, n] = api.run_query(store, "winners", variant, [n]).rows
-                final["count", variant, n] = store.rows(
-                    "SELECT count(*) FROM positions WHERE variant = ? AND n = ?", [variant, n])[0][0]
+                final["winners", variant, n] = database.query("winners", variant=variant, n=n).rows
+                final["count", variant, n] = database.sql(
+                    f"SELECT count(*) FROM positions WHERE variant = '{variant}' AND n = {n}").rows[0][0]
     for kind, variant, n, answer in answers:
         if kind == "count" and answer == 0:
             continue  # not committed yet when asked
@@ -100,8 +100,8 @@ def test_reads_while_a_build_writes(capsys, tmp_path):
         assert [final["probe", variant, n][2] for n in NS] == [n - ref.z_count(n) for n in NS]
     # a reader waits for at most the commit of the layer being written: bounded by the longest
     # layer's own time in this run (a busy machine slows both), with room for starting the reads
-    with api.open_db(db) as store:
-        longest = max(store.rows("SELECT max(seconds) FROM builds")[0][0], 0.1)
+    with api.open(db) as database:
+        longest = max(database.sql("SELECT max(seconds) FROM builds").rows[0][0], 0.1)
     assert max(waits) < 5 + 4 * longest, (sorted(waits)[-5:], longest)
     print(f"{len(waits)} reads during the build: median {sorted(waits)[len(waits) // 2] * 1000:.0f} ms, "
           f"longest {max(waits) * 1000:.0f} ms; {refused} not built yet")

@@ -41,6 +41,7 @@ def test_status_variants_summary_and_queries(server):
     assert code == 200 and body["schema_revision"] and {"variant": "zeckendorf", "ns": "1..40"}.items() <= \
         next(v for v in body["variants"] if v["variant"] == "zeckendorf").items()
     code, body, _ = get(server + "/v1/variants")
+    assert code == 200, body
     games = {g["variant"]: g for g in body}
     assert code == 200 and games["reversed"]["built"] == "1..40" and games["quilt"]["built"] == "1..30"
     assert games["black-hole-M (M = 2..12)"]["built"]["black-hole-4"] == "0..50"
@@ -148,9 +149,9 @@ def test_the_services_cache_of_move_values_answers_as_the_database(small_db):
 
     from .reference import layer_positions, positions
 
-    with api.open_db(small_db) as plain:
-        cached = api.open_db(small_db)
-        cached.move_values = MoveValues(max_bytes=1)  # tiny: layers are dropped and loaded again too
+    with api.open(small_db) as plain:
+        cached = api.Database(small_db, shared=True)  # the service's: its move values from whole layers
+        cached._shared.current.move_values = MoveValues(max_bytes=1)  # tiny: layers dropped and loaded again
         try:
             # layers of both tables behind the view positions (quilt and the games of three
             # players are stored with every column), moves into lower layers (black-hole-3)
@@ -159,9 +160,9 @@ def test_the_services_cache_of_move_values_answers_as_the_database(small_db):
                                    ("zeckendorf-p3", positions("zeckendorf", 11)),
                                    ("black-hole-3", layer_positions("black-hole-3", 14))]:
                 for position in layer:
-                    assert api.probe(cached, variant, position) == api.probe(plain, variant, position)
+                    assert cached.position(variant, position) == plain.position(variant, position)
             with pytest.raises(Exception, match="holds no zeckendorf positions for n = 99"):
-                api.probe(cached, "zeckendorf", start=99)
+                cached.position("zeckendorf", start=99)
         finally:
             cached.close()
 

@@ -212,8 +212,8 @@ def test_lean_summaries_keep_the_four_columns(tmp_path, capsys):
     # the random-play query still lists those n, with their winner, and says the odds are missing (NULL)
     from zeckdb import api
 
-    with api.open_db(db) as store:
-        answer = api.run_query(store, "random-winner", "reversed", [10, 11, 12])
+    with api.open(db) as database:
+        answer = database.query("random-winner", variant="reversed", n=[10, 11, 12])
     answer = [dict(zip(answer.columns, r, strict=False)) for r in answer.rows]
     assert [(r["n"], r["winner"], r["p1_wins_random"]) for r in answer] == [
         (r["n"], r["winner"], None) for r in got]

@@ -14,7 +14,7 @@ ENGINE_VERSION = __version__
 
 def __getattr__(name: str):  # the library's face, imported when first used: `import zeckdb` stays light
     if name in ("open", "build", "Database"):
-        from . import database
+        from . import api
 
-        return getattr(database, name)
+        return getattr(api, name)
     raise AttributeError(f"module 'zeckdb' has no attribute {name!r}")

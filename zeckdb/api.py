@@ -1,36 +1,40 @@
-"""The public Python API: everything the command line and the query service answer.
+"""The public Python API: what the command line and the query service answer, as objects.
 
-    import zeckdb.api as z
-    with z.open_db("zeckdb.duckdb") as db:
-        info = z.probe(db, "zeckendorf", start=10)
+    import zeckdb
+    zeckdb.build("zeckdb.duckdb", ["zeckendorf", "reversed"], "1..40")   # what `zeckdb build` does
+    with zeckdb.open("zeckdb.duckdb") as db:                            # a zeckdb.api.Database
+        info = db.position("zeckendorf", start=10)
         info.outcome, info.moves[0].move
-        z.status(db), z.summary(db, "reversed", [10, 20])
-        z.run_query(db, "winners", variant="reversed").rows
-        z.run_sql(db, "SELECT count(*) FROM positions").rows
-        z.plot(db, "winners", "reversed", out=Path("winners.svg"))   # also draw, export
-    z.build("zeckdb.duckdb", ["zeckendorf"], "1..40")      # what `zeckdb build` does
-    z.simulate("quilt", 200, games=1000).moments()
+        db.line("reversed", "3,1,0,2"), db.play("zeckendorf", start=10, p1="random", p2="perfect")
+        db.status(), db.summary("reversed", "10,20")
+        db.query("winners", variant="reversed").rows                    # .columns, .arrow(), .df()
+        db.sql("SELECT count(*) FROM positions").rows
+        db.plot("winners", "reversed", out="winners.svg")               # also db.draw, db.export, db.verify
+    zeckdb.api.simulate("quilt", 200, games=1000).moments()
 
-Every call raises a ZeckdbError subclass on bad input. `build` writes the database; `plot`,
-`draw` and `export` write only where zeckdb.outputs allows (never over the database's own
-files, an existing file only with force, each file atomically).
+The command line (cli/main.py) and the service (zeckdb.service and its workers) call these
+same objects. Every call raises a zeckdb.errors.ZeckdbError subclass on bad input. `build`
+writes the database; `plot`, `draw` and `export` write only where zeckdb.outputs allows
+(never over the database's own files, an existing file only with force, each file
+atomically).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 import os
 from pathlib import Path
 import time
 from typing import TYPE_CHECKING, Any, Protocol
-from collections.abc import Callable
 
 from .errors import NotBuiltError, UsageError, caused_by_ctrl_c, opt
 from .executor import Limits, Result, real
-from .settings import Settings, current as current_settings, help_text as setting_help
+from .settings import Settings, current as settings
 from .outputs import check_file, check_folder, write_file  # the one rule of where zeckdb writes
-from .queries import NamedQuery, get_query, list_queries, parse_params, run_query, run_sql
-from .ranges import format_ns, parse_count, parse_n, parse_ns
+from .queries import NamedQuery, get_query as named_query, list_queries as queries, run_query, run_sql
+from .ranges import format_ns, parse_ns
 from .reader import SharedReader
 from .store import SCHEMA_HEAD, Store
 from .variants import Game, Position, Variant, games, get_variant
@@ -41,13 +45,20 @@ if TYPE_CHECKING:
     from .simulate import Simulation
     from .verify import Report
 
-__all__ = ["BuildInterrupted", "BuildProgress", "BuildResult", "Limits", "Move", "NamedQuery", "PositionInfo", "Result",
-           "SharedReader", "Settings", "build", "current_settings", "draw", "export", "figure_image", "format_ns",
-           "get_query", "setting_help",
-           "line_json", "list_queries", "open_db", "play", "parse_count", "parse_n", "parse_ns", "parse_params", "plot",
-           "principal_line", "probe", "run_query", "run_sql", "run_sql_apart", "schema_revision", "simulate",
-           "status", "summary", "summary_games", "upgrade", "variant_labels", "variants", "verify",
-           "verify_size"]
+__all__ = ["BuildInterrupted", "BuildResult", "Database", "Limits", "Line", "Move", "NamedQuery", "PlayResult", "Plot",
+           "PositionInfo", "Progress", "Report", "Result", "Settings", "Simulation", "build", "named_query", "open",
+           "queries", "run_sql_apart", "schema_revision", "settings", "simulate", "summary_games", "upgrade",
+           "variant_labels", "variants"]
+
+_RESULT_TYPES = {"PlayResult": "profiles", "Plot": "plots", "Simulation": "simulate", "Report": "verify"}
+
+
+def __getattr__(name: str) -> Any:  # the result types of the heavier modules, imported when first asked for
+    if name in _RESULT_TYPES:
+        import importlib
+
+        return getattr(importlib.import_module(f"zeckdb.{_RESULT_TYPES[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
@@ -110,12 +121,7 @@ class PositionInfo:
         return out
 
 
-def open_db(db: str | os.PathLike[str] | None = None) -> Store:
-    """Open a built database read-only (--db, else $ZECKDB_DB, else ./zeckdb.duckdb)."""
-    return Store.open_read(db)
-
-
-def resolve_position(variant: Variant, position: str | Position | None, start: int | None) -> tuple[Position, int]:
+def _resolve_position(variant: Variant, position: str | Position | None, start: int | None) -> tuple[Position, int]:
     """The position meant by a text/tuple or by --start N, and its layer n."""
     if position is None and start is None:
         raise UsageError(f"give a position (e.g. 3,1,0,2) or {opt('start')} N")
@@ -137,11 +143,11 @@ def _rank(move: Move, players: int) -> tuple[Any, ...]:
     return (0, move.remoteness) if move.outcome == "loss" else (1, -move.remoteness)
 
 
-def probe(store: Store, variant_name: str, position: str | Position | None = None,
-          start: int | None = None) -> PositionInfo:
+def _probe(store: Store, variant_name: str, position: str | Position | None = None,
+           start: int | None = None) -> PositionInfo:
     """Look up one position and its ranked moves."""
     variant = get_variant(variant_name)
-    pos, n = resolve_position(variant, position, start)
+    pos, n = _resolve_position(variant, position, start)
     moves = variant.play_moves(pos)
     own = (n, variant.id_of(pos))
     children = [(code, child, (variant.layer_of(child), variant.id_of(child))) for code, child in moves]
@@ -172,11 +178,11 @@ def probe(store: Store, variant_name: str, position: str | Position | None = Non
         remoteness=me["remoteness"], min_remaining=me["min_remaining"], max_remaining=me["max_remaining"],
         games_to_end=games, expected_remaining_random=expected,
         grundy=me["grundy"], is_start=me["is_start"], is_terminal=me["is_terminal"], moves=ranked,
-        players=variant.players, forcing_seat=me["forcing_seat"], teams=team_list(me["teams"], variant.players),
+        players=variant.players, forcing_seat=me["forcing_seat"], teams=_team_list(me["teams"], variant.players),
     )
 
 
-def team_list(mask: int | None, players: int) -> list[list[int]] | None:
+def _team_list(mask: int | None, players: int) -> list[list[int]] | None:
     """The teams of a team mask (kernels.team_masks: bit t, the seats of t), each as its seats
     from 1, smallest teams first; the team of every player, which always wins, left out."""
     if mask is None:
@@ -186,38 +192,14 @@ def team_list(mask: int | None, players: int) -> list[list[int]] | None:
             for t in sorted(teams, key=lambda t: (bin(t).count("1"), [s for s in range(players) if t >> s & 1]))]
 
 
-def play(store: Store, variant_name: str, position: str | Position | None = None, start: int | None = None,
-         p1: str = "perfect", p2: str = "random", *, distribution: bool = True) -> PlayResult:
-    """The game from a position (or the start of n) when Player 1 (the player to move there)
-    follows profile p1 and the other p2 (zeckdb.profiles): each one's chance to win, the exact
-    expected length, Player 1's moves there and (with `distribution`) the length distribution,
-    from the stored graph of the layer."""
-    from .profiles import check_profiles, play as run
+class Line(list[tuple[str | None, PositionInfo]]):
+    """A principal line: [(the move that led there, the position)], the first move None."""
 
-    variant = get_variant(variant_name)
-    check_profiles(variant, p1, p2)
-    pos, n = resolve_position(variant, position, start)
-    store.require_built(variant.name, n)
-    return run(store, variant, pos, n, variant.id_of(pos), p1, p2, distribution)
-
-
-def principal_line(store: Store, variant_name: str, position: str | Position | None = None,
-                   start: int | None = None) -> list[tuple[str | None, PositionInfo]]:
-    """The game from a position under optimal play: [(move that led here, position info)], first entry's move None."""
-    info = probe(store, variant_name, position, start)
-    line: list[tuple[str | None, PositionInfo]] = [(None, info)]
-    while info.moves:
-        best = info.moves[0]
-        info = probe(store, variant_name, tuple(best.position))
-        line.append((best.move, info))
-    return line
-
-
-def line_json(line: list[tuple[str | None, PositionInfo]]) -> list[dict[str, Any]]:
-    """A principal line as `zeckdb line --json` prints it: one {ply, player, move, position, text} per move."""
-    players = line[0][1].players if line else 2
-    return [{"ply": i, "player": 1 + (i - 1) % players, "move": move, "position": info.position, "text": info.text}
-            for i, (move, info) in enumerate(line[1:], 1)]
+    def to_json(self) -> list[dict[str, Any]]:
+        """As `zeckdb line --json` prints it: one {ply, player, move, position, text} per move."""
+        players = self[0][1].players if self else 2
+        return [{"ply": i, "player": 1 + (i - 1) % players, "move": move, "position": info.position,
+                 "text": info.text} for i, (move, info) in enumerate(self[1:], 1)]
 
 
 def summary_games() -> list[str]:
@@ -271,130 +253,252 @@ def variants(name: str | None = None) -> list[dict[str, Any]]:
     return out
 
 
-def status(store: Store) -> dict[str, Any]:
-    """What the database holds: its file, size, schema revision, whether a build is writing
-    it (what is listed is then what it has committed so far) and, per variant, the n built."""
-    from .ranges import format_ns
-
-    return {"database": str(store.path), "size_bytes": store.path.stat().st_size, "schema_revision": SCHEMA_HEAD,
-            "build_running": store.build_running(),
-            "variants": [{**row, "ns": format_ns(row["ns"]), "summary_ns": format_ns(row["summary_ns"])}
-                         for row in store.status()]}
+NRange = str | int | Iterable[int] | None
 
 
-def summary(store: Store, variant_name: str, ns: list[int] | None = None) -> list[dict[str, Any]]:
-    """The per-n summary rows (`builds`) of a variant, every built n or only `ns` (each must be built,
-    in full or with --summary-only)."""
-    from .queries import check_built_ns
-
-    variant = get_variant(variant_name)
-    built = store.built_ns(variant.name) | store.summary_ns(variant.name)
-    if not built:
-        raise NotBuiltError(f"{variant.name} is not built in {store.path}: run `zeckdb build --variant {variant.name}`")
-    check_built_ns({variant.name: built}, ns or [], variant.name)
-    return store.build_rows(variant.name, ns)
+def _ns(n: NRange) -> list[int] | None:
+    """A range of n as the command line writes it ("1..20,30"), an int or ints; None: every n."""
+    if n is None:
+        return None
+    if isinstance(n, str):
+        return parse_ns(n)
+    if isinstance(n, int):
+        return [n]
+    return sorted({int(x) for x in n})
 
 
-def plot(store: Store, kind: str, variant: str, ns: list[int] | None = None, measure: str = "P", *,
-         out: Path | None = None, data: Path | None = None, force: bool = False) -> Plot:
-    """A figure from the database (zeckdb.plots: kind, variant, n, measure); with `out`
-    (FILE.png or FILE.svg) it is written there, with `data` its numbers as CSV. Both
-    targets are checked (zeckdb.outputs) before anything is computed."""
-    from .plots import SUFFIXES, make, save
-    from .render import render
-
-    if out is not None:
-        check_file(out, database=store.path, force=force, suffixes=SUFFIXES)
-    if data is not None:
-        check_file(data, database=store.path, force=force, suffixes=(".csv",))
-        if out is not None and os.path.realpath(data) == os.path.realpath(out):
-            raise UsageError(f"the image and its data are both {str(out)[:200]}: name two files")
-    figure = make(store, kind, variant, ns, measure)
-    if out is not None:
-        write_file(out, lambda f: save(figure, f, out.suffix.lower().lstrip(".")), database=store.path, force=force)
-    if data is not None:
-        write_file(data, (render(figure.columns, figure.rows, "csv") + "\n").encode(), database=store.path,
-                   force=force)
-    return figure
+def _limits(timeout: float | None, max_rows: int | None, max_bytes: int | None) -> Limits:
+    """A statement's limits: the sql_timeout setting unless `timeout`; max_rows 0 or None: every row."""
+    return Limits(timeout=settings().sql_timeout if timeout is None else timeout,
+                  max_rows=max_rows or None, max_bytes=max_bytes)
 
 
-def run_sql_apart(db: str | os.PathLike[str] | None, sql: str, limits: Limits, fmt: str, write: Callable[[str], Any],
+class Database:
+    """A built database, open read-only: the verbs of the command line and the service.
+
+    Open it with zeckdb.open(path) and close it, or use it as a context manager. A range of
+    n is written as the command line writes it ("1..20,30"), or given as an int or ints.
+    Every method raises a zeckdb.errors.ZeckdbError subclass, with one line saying what is
+    wrong, on bad input. `shared` is for long-running processes (the service): each call
+    takes a cursor of its own, and the file is let go whenever a build waits to commit.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, memory_limit: str | None = None,
+                 shared: bool = False):
+        self._shared = SharedReader(path, memory_limit=memory_limit) if shared else None
+        self._store = None if shared else Store.open_read(path, memory_limit=memory_limit)
+        self.path: Path = self._shared.path if self._shared is not None else self._own.path
+
+    @property
+    def _own(self) -> Store:
+        assert self._store is not None  # not shared
+        return self._store
+
+    @contextmanager
+    def _session(self) -> Iterator[Store]:
+        if self._shared is None:
+            yield self._own
+        else:
+            with self._shared.store() as store:
+                yield store
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._shared is not None:
+            self._shared.close()
+        else:
+            self._own.close()
+
+    def position(self, variant: str, position: str | Position | None = None, *,
+                 start: int | None = None) -> PositionInfo:
+        """A position (as the game writes it, e.g. "3,1,0,2", or a tuple) or the start of n: its
+        values and every move, best first."""
+        with self._session() as store:
+            return _probe(store, variant, position, start)
+
+    def line(self, variant: str, position: str | Position | None = None, *, start: int | None = None) -> Line:
+        """The game from a position (or the start of n) under optimal play, one entry per position."""
+        with self._session() as store:
+            info = _probe(store, variant, position, start)
+            line = Line([(None, info)])
+            while info.moves:
+                best = info.moves[0]
+                info = _probe(store, variant, tuple(best.position))
+                line.append((best.move, info))
+            return line
+
+    def play(self, variant: str, position: str | Position | None = None, *, start: int | None = None,
+             p1: str = "perfect", p2: str = "random", distribution: bool = True) -> PlayResult:
+        """The game from a position (or the start of n) when Player 1 (the player to move there)
+        follows profile p1 and the other p2 (zeckdb.profiles): each one's chance to win, the exact
+        expected length, Player 1's moves there and (with `distribution`) the length distribution,
+        from the stored graph of the layer."""
+        from .profiles import check_profiles, play as run
+
+        game = get_variant(variant)
+        check_profiles(game, p1, p2)
+        pos, n = _resolve_position(game, position, start)
+        with self._session() as store:
+            store.require_built(game.name, n)
+            return run(store, game, pos, n, game.id_of(pos), p1, p2, distribution)
+
+    def query(self, name: str, *, variant: str | None = None, n: NRange = None, params: dict[str, str] | None = None,
+              timeout: float | None = None, max_rows: int | None = None, max_bytes: int | None = None,
+              limits: Limits | None = None, **more: Any) -> Result:
+        """A named query (sql/NAME.sql; zeckdb.api.queries() lists them), its own parameters in
+        `params` or as keywords (position="3,1,0,2"): every row (or max_rows of them) within
+        `timeout` seconds (default: the sql_timeout setting), or within `limits` (the three at
+        once). Every argument is checked first, so a bad one is a one-line error naming what
+        is allowed."""
+        given = {**(params or {}), **{k: str(v) for k, v in more.items()}}
+        with self._session() as store:
+            return run_query(store, name, variant, _ns(n), given, limits or _limits(timeout, max_rows, max_bytes))
+
+    def sql(self, text: str, *, timeout: float | None = None, max_rows: int | None = None,
+            max_bytes: int | None = None, limits: Limits | None = None) -> Result:
+        """One read-only statement through the sandboxed executor (docs/schema.md has the tables):
+        every row (or max_rows of them) within `timeout` seconds (default: the sql_timeout setting),
+        or within `limits`. It runs in this process; zeckdb.api.run_sql_apart bounds its memory in
+        a process of its own."""
+        with self._session() as store:
+            return run_sql(store, text, limits or _limits(timeout, max_rows, max_bytes))
+
+    def status(self) -> dict[str, Any]:
+        """What the database holds: its file, size, schema revision, whether a build is writing
+        it (what is listed is then what it has committed so far) and, per variant, the n built."""
+        with self._session() as store:
+            return {"database": str(store.path), "size_bytes": store.path.stat().st_size,
+                    "schema_revision": SCHEMA_HEAD, "build_running": store.build_running(),
+                    "variants": [{**row, "ns": format_ns(row["ns"]), "summary_ns": format_ns(row["summary_ns"])}
+                                 for row in store.status()]}
+
+    def built(self) -> dict[str, tuple[list[int], list[int]]]:
+        """Per variant built, (the n built in full, the n built with --summary-only)."""
+        with self._session() as store:
+            return {row["variant"]: (sorted(set(row["ns"]) - set(row["summary_ns"])), sorted(row["summary_ns"]))
+                    for row in store.status()}
+
+    def summary(self, variant: str, n: NRange = None) -> list[dict[str, Any]]:
+        """The per-n summary rows (`builds`) of a game, every built n or only those of `n` (each
+        must be built, in full or with --summary-only)."""
+        from .queries import check_built_ns
+
+        game = get_variant(variant)
+        ns = _ns(n)
+        with self._session() as store:
+            built = store.built_ns(game.name) | store.summary_ns(game.name)
+            if not built:
+                raise NotBuiltError(f"{game.name} is not built in {store.path}: run "
+                                    f"`zeckdb build --variant {game.name}`")
+            check_built_ns({game.name: built}, ns or [], game.name)
+            return store.build_rows(game.name, ns)
+
+    def verify(self, variant: str | list[str] | None = None, n: NRange = None, *,
+               progress: Progress | None = None) -> Report:
+        """Check every built layer (of `variant`, one or a list of them, of `n`) against itself
+        (zeckdb.verify); .ok, .checks. `progress` hears of each layer."""
+        from .verify import layers_to_verify, verify as check
+
+        ns = _ns(n)
+        with self._session() as store:
+            if progress is None:
+                return check(store, variant, ns)
+            progress.start(len(layers_to_verify(store, variant, ns)), "verifying")
+            try:
+                return check(store, variant, ns, progress=progress.advance)
+            finally:
+                progress.stop()
+
+    def plot(self, kind: str, variant: str, n: NRange = None, *, measure: str = "P",
+             out: str | os.PathLike[str] | None = None, data: str | os.PathLike[str] | None = None,
+             force: bool = False) -> Plot:
+        """A figure (zeckdb.plots: kind, variant, n, measure); .image("svg") gives its bytes. With
+        `out` (FILE.png or FILE.svg) it is written there, with `data` its numbers as CSV. Both
+        targets are checked (zeckdb.outputs) before anything is computed."""
+        from .plots import SUFFIXES, make, save
+        from .render import render
+
+        image, numbers = (None if out is None else Path(out)), (None if data is None else Path(data))
+        if image is not None:
+            check_file(image, database=self.path, force=force, suffixes=SUFFIXES)
+        if numbers is not None:
+            check_file(numbers, database=self.path, force=force, suffixes=(".csv",))
+            if image is not None and os.path.realpath(numbers) == os.path.realpath(image):
+                raise UsageError(f"the image and its data are both {str(image)[:200]}: name two files")
+        with self._session() as store:
+            figure = make(store, kind, variant, _ns(n), measure)
+        if image is not None:
+            write_file(image, lambda f: save(figure, f, image.suffix.lower().lstrip(".")), database=self.path,
+                       force=force)
+        if numbers is not None:
+            write_file(numbers, (render(figure.columns, figure.rows, "csv") + "\n").encode(), database=self.path,
+                       force=force)
+        return figure
+
+    def draw(self, variant: str, n: int, fmt: str = "dot", *, strategy_only: bool = False, max_nodes: int = 500,
+             out: str | os.PathLike[str] | None = None, force: bool = False) -> bytes:
+        """The game graph of layer n as DOT text, SVG or PNG (zeckdb.draw; the last two through
+        Graphviz); with `out` also written there, checked first (zeckdb.outputs)."""
+        from .draw import FORMATS, layer_dot, render
+
+        if fmt not in FORMATS:
+            raise UsageError(f"unknown format {fmt[:20]!r}: choose dot, svg or png")
+        target = None if out is None else Path(out)
+        if target is not None:
+            check_file(target, database=self.path, force=force)
+        with self._session() as store:
+            dot = layer_dot(store, variant, n, strategy_only, max_nodes)
+        image = dot.encode() if fmt == "dot" else render(dot, fmt)
+        if target is not None:
+            write_file(target, image, database=self.path, force=force)
+        return image
+
+    def export(self, folder: str | os.PathLike[str], *, fmt: str = "parquet", variants: list[str] | None = None,
+               n: NRange = None, progress: Progress | None = None) -> dict[str, Any]:
+        """Write the built layers (all, or those of `variants` and `n`) as Parquet or CSV files
+        into `folder`, new or empty (zeckdb.export, checked by zeckdb.outputs); the manifest."""
+        from .export import FORMATS, export as write, plan
+
+        if fmt not in FORMATS:
+            raise UsageError(f"unknown format {fmt[:20]!r}: choose parquet or csv")
+        names = [get_variant(v).name for v in variants] if variants else None
+        with self._session() as store:
+            parts = plan(store, names, _ns(n))
+            if progress is None:
+                return write(store, Path(folder), parts, fmt)
+            progress.start(len(parts), "exporting")
+            try:
+                return write(store, Path(folder), parts, fmt, progress=progress.advance)
+            finally:
+                progress.stop()
+
+
+def open(path: str | os.PathLike[str] | None = None) -> Database:  # noqa: A001 (the library's verb: zeckdb.open)
+    """Open a built database read-only (default: $ZECKDB_DB, else ./zeckdb.duckdb)."""
+    return Database(path)
+
+
+def run_sql_apart(db: str | os.PathLike[str] | None, sql: str, fmt: str, write: Callable[[str], Any], *,
+                  timeout: float | None = None, max_rows: int | None = None,
                   memory_limit: str | None = None) -> tuple[int, int | None]:
     """Run one ad-hoc statement as `zeckdb sql` does: in a process of its own, which the operating
     system bounds in memory and which is killed at the time limit, its rows rendered in `fmt`
     (table, csv, json, markdown) and handed to `write` piece by piece; (rows shown, every row's
-    count or None). The in-process run_sql is the library's; this bounds what a statement can
-    take from the caller."""
+    count or None). Database.sql runs in this process; this bounds what a statement can take
+    from the caller."""
     from .apart import run_in_child
     from .store import resolve_db_path
 
     path = resolve_db_path(db)
     if not path.exists():
         Store.open_read(path)  # the one-line error of a missing database
-    return run_in_child(path, sql, limits, fmt, write, memory_limit or current_settings().memory_limit)
-
-
-def figure_image(figure: Plot, fmt: str = "svg") -> bytes:
-    """A figure of `plot` as the bytes of an SVG or PNG image."""
-    import io
-
-    from .plots import save
-
-    image = io.BytesIO()
-    save(figure, image, fmt)
-    return image.getvalue()
-
-
-def draw(store: Store, variant: str, n: int, fmt: str = "dot", *, strategy_only: bool = False,
-         max_nodes: int = 500, out: Path | None = None, force: bool = False) -> bytes:
-    """The game graph of layer n as DOT text, SVG or PNG (zeckdb.draw; the last two through
-    Graphviz); with `out` also written there, checked first (zeckdb.outputs)."""
-    from .draw import FORMATS, layer_dot, render
-
-    if fmt not in FORMATS:
-        raise UsageError(f"unknown format {fmt[:20]!r}: choose dot, svg or png")
-    if out is not None:
-        check_file(out, database=store.path, force=force)
-    dot = layer_dot(store, variant, n, strategy_only, max_nodes)
-    image = dot.encode() if fmt == "dot" else render(dot, fmt)
-    if out is not None:
-        write_file(out, image, database=store.path, force=force)
-    return image
-
-
-def export(store: Store, folder: Path, fmt: str = "parquet", variants: list[str] | None = None,
-           ns: list[int] | None = None, progress: BuildProgress | None = None) -> dict[str, Any]:
-    """Write the built layers (all, or those of `variants` and `ns`) as Parquet or CSV files
-    into `folder`, new or empty (zeckdb.export, checked by zeckdb.outputs); returns the
-    manifest it wrote."""
-    from .export import FORMATS, export as write, plan
-
-    if fmt not in FORMATS:
-        raise UsageError(f"unknown format {fmt[:20]!r}: choose parquet or csv")
-    names = [get_variant(v).name for v in variants] if variants else None
-    parts = plan(store, names, ns)
-    if progress is not None:
-        progress.start(len(parts), "exporting")
-    try:
-        return write(store, folder, parts, fmt, progress=progress.advance if progress is not None else None)
-    finally:
-        if progress is not None:
-            progress.stop()
-
-
-def verify_size(store: Store, variant: str | list[str] | None = None, ns: list[int] | None = None) -> int:
-    """How many layers `verify` will check (for a progress bar)."""
-    from .verify import layers_to_verify
-
-    return len(layers_to_verify(store, variant, ns))
-
-
-def verify(store: Store, variant: str | list[str] | None = None, ns: list[int] | None = None,
-           progress: Callable[[int, str], None] | None = None) -> Report:
-    """Check every built layer (of `variant`, one or a list of them, of `ns`) against itself (zeckdb.verify)."""
-    from .verify import verify as check
-
-    return check(store, variant, ns, progress=progress)
+    return run_in_child(path, sql, _limits(timeout, max_rows, None), fmt, write,
+                        memory_limit or settings().memory_limit)
 
 
 def upgrade(db: str | os.PathLike[str] | None = None) -> tuple[Path, str | None, str]:
@@ -450,8 +554,9 @@ class BuildInterrupted(KeyboardInterrupt):
         self.committed = committed
 
 
-class BuildProgress(Protocol):
-    """What a build reports as it goes: the total work once planned, then each layer's share."""
+class Progress(Protocol):
+    """What long work reports as it goes (a build, verify, export): the total work once
+    planned, then each step's share."""
 
     def start(self, total: int, verb: str) -> None: ...
 
@@ -460,22 +565,22 @@ class BuildProgress(Protocol):
     def stop(self) -> None: ...
 
 
-def build(db: str | os.PathLike[str] | None, variants: list[str] | None, ns: str | list[int], *,
+def build(db: str | os.PathLike[str] | None, variants: list[str] | None = None, n: NRange = "1..150", *,
           force: bool = False, summary_only: bool = False, lean: bool = False, executor: str = "local",
           address: str | None = None, shards: str | None = None, shards_only: bool = False,
-          progress: BuildProgress | None = None, notify: Callable[[str], None] | None = None) -> BuildResult:
-    """Build every position, move and outcome of `variants` for `ns` (a range text such as
-    "1..150" or a list) into the database `db`, as `zeckdb build` does.
+          progress: Progress | None = None, notify: Callable[[str], None] | None = None) -> BuildResult:
+    """Build every position, move and outcome of `variants` for `n` (a range text such as
+    "1..150", an int or ints) into the database `db`, as `zeckdb build` does.
 
     Without variants: every variant, each up to the n it can build (what it skips is
     notified). What is built is skipped unless force. summary_only keeps only each n's
     summary row (lean: only its integer columns); executor "dask" fans the layers out to
     the scheduler at `address`. Every argument is checked before the file is touched.
     notify receives one-line notices (skipped n, waiting for readers)."""
-    from .ranges import parse_ns
-
     say = notify or (lambda text: None)
-    ns = parse_ns(ns) if isinstance(ns, str) else sorted(set(ns))
+    ns = _ns(n)
+    if ns is None:
+        raise UsageError(f"give {opt('n')}, e.g. 1..150")
     if lean and not summary_only:
         raise UsageError(f"{opt('lean')} goes with {opt('summary_only')}: a full build keeps every column")
     if executor not in ("local", "dask"):
@@ -577,7 +682,7 @@ def _notify_default_build(skipped: dict[str, list[int]], say: Callable[[str], No
 
 
 def _build_summaries(db: str | os.PathLike[str] | None, names: list[str], ns: list[int], force: bool, lean: bool,
-                     progress: BuildProgress | None, say: Callable[[str], None]) -> BuildResult:
+                     progress: Progress | None, say: Callable[[str], None]) -> BuildResult:
     from .engine.limits import summary_memory
     from .summaries import build_summaries, check_summary_targets, plan_summaries
 

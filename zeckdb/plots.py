@@ -31,9 +31,19 @@ EXACT = "exact: every game counted from the solved game graph (zeckdb)"
 
 @dataclass
 class Plot:
+    """A figure and the numbers it plots."""
+
     figure: Any  # matplotlib.figure.Figure
     columns: list[str]  # the numbers plotted, for --data
     rows: list[tuple]
+
+    def image(self, fmt: str = "svg") -> bytes:
+        """The figure as the bytes of an SVG or PNG image."""
+        import io
+
+        out = io.BytesIO()
+        save(self, out, fmt)
+        return out.getvalue()
 
 
 def _rows(store: Store, query: str, variant: str, ns: list[int] | None, params: dict | None = None):

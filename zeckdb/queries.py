@@ -162,16 +162,6 @@ def get_query(name: str) -> NamedQuery:
     return _parse(path)
 
 
-def parse_params(pairs: list[str]) -> dict[str, str]:
-    out = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise UsageError(f"bad {opt('param')} {pair[:40]!r}: write KEY=VALUE, e.g. {opt('param')} position=3,1,0,2")
-        out[key.strip()] = value.strip()
-    return out
-
-
 def run_query(store: Store, name: str, variant: str | None = None, ns: list[int] | None = None,
               params: dict[str, str] | None = None, limits: Limits | None = None) -> Result:
     """Run a named query (limits: default every row, in the sql_timeout setting's time); every

@@ -28,7 +28,7 @@ paths, settings and versions (zeckdb.executor).
 Every limit named here is a setting of zeckdb.settings (`zeckdb serve`'s options, the environment).
 
 While a build writes the database, that connection is closed for each of the
-build's commits and opened again after it (zeckdb.reader, through zeckdb.api).
+build's commits and opened again after it (a shared zeckdb.api.Database).
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from . import __version__, api
 from .errors import (BusyError, NotBuiltError, QueryLimitError, UnknownQueryError, UnknownVariantError, UsageError,
                      ZeckdbError)
+from .ranges import format_ns, parse_n, parse_ns
 from .render import plain
 from .resources import web_dir
 from .sqlworkers import SqlWorkers
@@ -87,12 +88,11 @@ def error(status: int, message: str) -> JSONResponse:
 
 def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings | None = None) -> FastAPI:
     """The service over the database at `db`; it is opened (and checked) at once, read-only.
-    Its limits are the serve_* and worker_* settings (default: api.current_settings())."""
-    settings = settings or api.current_settings()
-    reader = api.SharedReader(db, memory_limit=settings.serve_memory_limit)
-    workers = SqlWorkers(reader.path, settings)
-    store = reader.store
-    hide = _Scrubber(reader.path)
+    Its limits are the serve_* and worker_* settings (default: api.settings())."""
+    settings = settings or api.settings()
+    database = api.Database(db, memory_limit=settings.serve_memory_limit, shared=True)
+    workers = SqlWorkers(database.path, settings)
+    hide = _Scrubber(database.path)
     sql_limits = api.Limits(timeout=settings.serve_sql_timeout, max_rows=settings.serve_sql_max_rows,
                             max_bytes=settings.serve_sql_max_bytes)
     heavy = _Turns(settings.serve_max_heavy, settings.serve_queue_seconds)
@@ -110,14 +110,12 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
     @app.get("/v1/variants", summary="The games, each with the n built (in full: positions can be looked up) "
                                      "and the n built with --summary-only")
     def variants() -> list[dict[str, Any]]:
-        with store() as s:
-            return _variants_built(s.status())
+        return _variants_built(database.built())
 
     @app.get("/v1/status", summary="What is built, the schema revision, whether a build is writing it")
     def status() -> dict[str, Any]:
-        with store() as s:
-            info = api.status(s)
-        return cast(dict[str, Any], plain({**info, "database": reader.path.name}))  # its name, not where it lies
+        info = database.status()
+        return cast(dict[str, Any], plain({**info, "database": database.path.name}))  # its name, not where it lies
 
     @app.get("/v1/queries", summary="The named queries and their parameters")
     def queries() -> list[dict[str, Any]]:
@@ -125,7 +123,7 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
                  "takes_n": q.takes_ns,
                  "params": [{"name": p.name, "allowed": p.allowed, "required": p.required, "description": p.description}
                             for p in q.params.values()]}
-                for q in api.list_queries()]
+                for q in api.queries()]
 
     @app.get("/v1/queries/{name}", summary="A named query's rows (variant, n and its own parameters as query "
                                              "parameters; format=json or csv)")
@@ -133,10 +131,10 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
                     format: str = "json") -> Any:
         if format not in ("json", "csv"):
             raise UsageError(f"unknown format {format[:20]!r}: choose json or csv")
-        own_n = "n" in api.get_query(name).params  # omega-b's own n: one n, not a range filter
+        own_n = "n" in api.named_query(name).params  # omega-b's own n: one n, not a range filter
         params = {k: v for k, v in request.query_params.items()
                   if k not in ("variant", "format") and (k != "n" or own_n)}
-        body = await heavy.run(workers.run_query, name, variant, api.parse_ns(n) if n and not own_n else None, params,
+        body = await heavy.run(workers.run_query, name, variant, parse_ns(n) if n and not own_n else None, params,
                                sql_limits, format)
         return Response(body, media_type="text/csv" if format == "csv" else "application/json")
 
@@ -151,23 +149,20 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
     @app.get("/v1/plots/{kind}", summary="A figure as SVG (kind: length-distribution, winners, lengths, p-positions, remoteness, "
                                           "remoteness), as `zeckdb plot` draws it", response_class=Response)
     async def plot(kind: str, variant: str, n: str | None = None, measure: str = "P") -> Response:
-        image = await heavy.run(workers.plot, kind, variant, api.parse_ns(n) if n else None, measure, plot_limits)
+        image = await heavy.run(workers.plot, kind, variant, parse_ns(n) if n else None, measure, plot_limits)
         return Response(image, media_type="image/svg+xml")
 
     @app.get("/v1/{variant}/summary", summary="The per-n summary rows (n: 7, 1..150 or 1..20,30)")
     def summary(variant: str, n: str | None = None) -> list[dict[str, Any]]:
-        with store() as s:
-            return cast(list[dict[str, Any]], plain(api.summary(s, variant, api.parse_ns(n) if n else None)))
+        return cast(list[dict[str, Any]], plain(database.summary(variant, parse_ns(n) if n else None)))
 
     @app.get("/v1/{variant}/starts/{n}", summary="The start of n: value and every move ranked best first")
     def start(variant: str, n: str) -> dict[str, Any]:
-        with store() as s:
-            return api.probe(s, variant, start=_n(n)).to_json()
+        return database.position(variant, start=_n(n)).to_json()
 
     @app.get("/v1/{variant}/positions/{position}", summary="A position (written as on the command line, 3,1,0,2)")
     def position(variant: str, position: str) -> dict[str, Any]:
-        with store() as s:
-            return api.probe(s, variant, position).to_json()
+        return database.position(variant, position).to_json()
 
     @app.get("/v1/{variant}/play", summary="A game under a profile for each player (p1, p2: perfect, random, "
                                            "best-response, combine-largest, ...), from position=... or start=N: "
@@ -182,16 +177,14 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
 
     @app.get("/v1/{variant}/mainline/start/{n}", summary="The principal line from the start of n")
     def mainline_start(variant: str, n: str) -> dict[str, Any]:
-        with store() as s:
-            return _line(api.principal_line(s, variant, start=_n(n)))
+        return _line(database.line(variant, start=_n(n)))
 
     @app.get("/v1/{variant}/mainline/{position}", summary="The principal line from a position")
     def mainline(variant: str, position: str) -> dict[str, Any]:
-        with store() as s:
-            return _line(api.principal_line(s, variant, position))
+        return _line(database.line(variant, position))
 
-    app.state.reader = reader
-    app.router.on_shutdown.append(reader.close)
+    app.state.database = database
+    app.router.on_shutdown.append(database.close)
     app.router.on_shutdown.append(workers.close)
     workers.wait_ready()  # before uvicorn listens: the first requests find their workers started
     return app
@@ -334,10 +327,11 @@ def guarded_protocol(max_connections: int, header_seconds: float) -> type:
     return Guarded
 
 
-def _variants_built(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """api.variants() with the n built of each game (a family: of each built member)."""
-    built = {r["variant"]: api.format_ns(sorted(set(r["ns"]) - set(r["summary_ns"]))) or None for r in rows}
-    summary = {r["variant"]: api.format_ns(r["summary_ns"]) or None for r in rows}
+def _variants_built(layers: dict[str, tuple[list[int], list[int]]]) -> list[dict[str, Any]]:
+    """api.variants() with the n built of each game (a family: of each built member), from
+    Database.built()."""
+    built = {name: format_ns(full) or None for name, (full, _) in layers.items()}
+    summary = {name: format_ns(summary) or None for name, (_, summary) in layers.items()}
     games = []
     for game in api.variants():
         if game["members"]:  # a family: its built members
@@ -423,21 +417,20 @@ class _Scrubber:
 
 
 def _n(text: str) -> int:
-    return api.parse_n(text, "n")
+    return parse_n(text, "n")
 
 
-def _line(line: list[tuple[str | None, api.PositionInfo]]) -> dict[str, Any]:
-    first = line[0][1]
-    return {"from": first.to_json(), "line": api.line_json(line)}
+def _line(line: api.Line) -> dict[str, Any]:
+    return {"from": line[0][1].to_json(), "line": line.to_json()}
 
 
 def serve(db: str | os.PathLike[str] | None, host: str, port: int, settings: api.Settings | None = None) -> None:
     """Run the service with uvicorn until interrupted (its limits: create_app's)."""
     import uvicorn
 
-    settings = settings or api.current_settings()
+    settings = settings or api.settings()
     app = create_app(db, settings)
-    print(f"zeckdb: serving {Path(app.state.reader.path).resolve()} on http://{host}:{port} (API at /docs)", flush=True)
+    print(f"zeckdb: serving {Path(app.state.database.path).resolve()} on http://{host}:{port} (API at /docs)", flush=True)
     protocol = guarded_protocol(settings.serve_max_connections, settings.serve_header_seconds)
     uvicorn.run(app, host=host, port=port, log_level="info", http=protocol,
                 timeout_keep_alive=settings.serve_keep_alive_seconds)

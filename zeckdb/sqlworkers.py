@@ -189,9 +189,8 @@ def _work(conn: Connection, db: str, memory_limit: str, settings: Settings) -> N
 
     from . import api
     from .render import result_body
-    from .store import Store
 
-    with Store.open_read(db, memory_limit=memory_limit):  # warm: imports, the file's check
+    with api.Database(db, memory_limit=memory_limit):  # warm: imports, the file's check
         pass
     # what it takes to run at all, plus DuckDB's limit, plus as much again for the rows it returns
     limit = address_space() + 2 * memory_bytes(memory_limit)
@@ -203,19 +202,21 @@ def _work(conn: Connection, db: str, memory_limit: str, settings: Settings) -> N
         except (EOFError, OSError):
             return
         try:
-            with Store.open_read(db, memory_limit=memory_limit) as store:
+            with api.Database(db, memory_limit=memory_limit) as database:
                 kind, fmt, extra, *what = job
                 if kind == "plot":
-                    body = api.figure_image(api.plot(store, *what), fmt)
+                    figure, variant, ns, measure = what
+                    body = database.plot(figure, variant, ns, measure=measure).image(fmt)
                 elif kind == "play":
                     variant, position, start, p1, p2, distribution = what
-                    body = json.dumps(api.play(store, variant, position, start, p1, p2, distribution=distribution)
-                                      .to_json()).encode()
+                    body = json.dumps(database.play(variant, position, start=start, p1=p1, p2=p2,
+                                                    distribution=distribution).to_json()).encode()
                 elif kind == "sql":
-                    body = result_body(api.run_sql(store, what[0], limits), fmt, extra)
+                    body = result_body(database.sql(what[0], limits=limits), fmt, extra)
                 else:
                     name, variant, ns, params = what
-                    body = result_body(api.run_query(store, name, variant, ns, params, limits), fmt, extra)
+                    body = result_body(database.query(name, variant=variant, n=ns, params=params, limits=limits),
+                                       fmt, extra)
             answer: tuple[str, Any] = ("ok", body)
         except ZeckdbError as exc:
             answer = ("error", exc)
