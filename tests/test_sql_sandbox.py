@@ -225,3 +225,25 @@ def test_the_statement_is_held_to_its_memory_by_the_operating_system(tmp_path, w
     out = subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "sql", "SELECT range(100000000) AS x",
                           "--db", str(watched[1])], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 1 and "needs more memory than its limit" in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_a_short_refused_statement_starts_no_process_and_a_long_one_is_refused_by_its_process(
+        capsys, watched, monkeypatch):
+    """`zeckdb sql` checks a statement's kind and names before it starts the statement's process
+    (a refusal is then immediate); a statement too long to parse here without a time limit is
+    refused by its process, with the same one line."""
+    import zeckdb.apart
+
+    def no_process(*args, **kwargs):
+        raise AssertionError("a process was started")
+
+    db = str(watched[1])
+    with monkeypatch.context() as patched:
+        patched.setattr(zeckdb.apart.multiprocessing, "get_context", no_process)
+        for sql in ("DELETE FROM builds", "SELECT * FROM duckdb_settings()", "SELECT 1; SELECT 2"):
+            code, out, err = run(capsys, "sql", sql, "--db", db)
+            assert code == 2 and out == "" and err.startswith("zeckdb: error: ") and err.count("\n") == 1, err
+    long = "DELETE FROM builds WHERE " + " OR ".join(f"n = {i}" for i in range(3000))
+    assert len(long) > zeckdb.apart.CHECK_HERE_CHARS
+    code, out, err = run(capsys, "sql", long, "--db", db)
+    assert code == 2 and out == "" and "a DELETE statement is refused" in err and err.count("\n") == 1, err

@@ -18,6 +18,9 @@ from .executor import Limits
 from .settings import current, memory_bytes
 
 TEXT_BYTES = 1 << 16  # rendered text is sent to the parent in pieces of about this size
+# DuckDB's parser takes time that grows faster than a statement's length, and this process has
+# no time limit: only statements this short are checked here, longer ones in the child alone
+CHECK_HERE_CHARS = 20_000
 
 
 def run_in_child(db: Path, sql: str, limits: Limits, fmt: str, write: Any, memory_limit: str) -> tuple[int, int | None]:
@@ -25,6 +28,8 @@ def run_in_child(db: Path, sql: str, limits: Limits, fmt: str, write: Any, memor
     its rows rendered there (render.StreamedRender) and handed to `write` piece by piece as they
     come (so that neither process holds them all); returns (rows shown, every row's count, None
     where counting the rest hit the time limit). Errors come back as the child raised them."""
+    if len(sql) <= CHECK_HERE_CHARS:
+        _check_here(sql)
     context = multiprocessing.get_context("spawn")  # a fresh interpreter: no copy of this one's DuckDB
     parent, child = context.Pipe(duplex=False)
     process = context.Process(target=_run_one, args=(child, str(db), sql, limits, fmt, memory_limit),
@@ -58,6 +63,22 @@ def run_in_child(db: Path, sql: str, limits: Limits, fmt: str, write: Any, memor
             process.kill()
         process.join(5)
         parent.close()
+
+
+def _check_here(sql: str) -> None:
+    """The statement's checks that need only DuckDB's parser, in this process: a short statement
+    refused by its kind or its names is refused at once, without a process started for it. The
+    child checks it again, on the database's sandboxed connection, and that connection refuses
+    what reading would reach outside the database."""
+    import duckdb
+
+    from .executor import check_statement
+
+    con = duckdb.connect()  # in memory, nothing attached: the statement is parsed, never run
+    try:
+        check_statement(con, sql)
+    finally:
+        con.close()
 
 
 def _run_one(conn: Connection, db: str, sql: str, limits: Limits, fmt: str, memory_limit: str) -> None:
