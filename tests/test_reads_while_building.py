@@ -1,5 +1,5 @@
-"""Reads while a build writes: a real build process of n = 1..120 and, meanwhile, lookups
-and queries every 0.2 s from this process, from a real `zeckdb serve` process and from
+"""Reads while a build writes: a real build process of n = 1..100 and, meanwhile, lookups
+and queries every 0.1 s from this process, from a real `zeckdb serve` process and from
 `zeckdb status`. Every answer must be the committed layer's (checked against the finished
 database, which `zeckdb verify` and the reference checks cover) or "n = K is not built yet";
 never "in use", and the build must not fail for its readers."""
@@ -20,7 +20,7 @@ from .conftest import run
 from .http import get, post_sql, serving
 
 VARIANTS = ["zeckendorf", "reversed"]
-NS = range(1, 121)
+NS = range(1, 101)
 CLI = [sys.executable, "-m", "zeckdb.cli.main"]
 
 
@@ -72,7 +72,7 @@ def test_reads_while_a_build_writes(capsys, tmp_path):
                 assert status.returncode == 0 and status.stderr == "", status.stderr
                 statuses.append(status.stdout)
             reads_during_build += 1
-            time.sleep(0.2)
+            time.sleep(0.1)
         out, err = build.communicate()
         assert build.returncode == 0, err
         assert "Traceback" not in err and "in use" not in err

@@ -118,20 +118,30 @@ def test_summary_mode_agrees_with_the_reference_solver(variant):
         assert math.isclose(got.p1_wins_p2_perfect, float(1 - b), rel_tol=1e-12, abs_tol=1e-15)  # Player 2 perfect
 
 
-def test_summary_mode_beyond_the_full_builds_limit_meets_the_published_facts():
+BEYOND = (201, 230)  # past the core games' full-build limit of 200
+
+
+@pytest.fixture(scope="module")
+def beyond():
+    """The core games' layers past the full build's limit, each solved once in summary mode."""
+    return {(variant, n): solve_summary(get_variant(variant), n, floats=False)
+            for variant in ("zeckendorf", "reversed") for n in BEYOND}
+
+
+def test_summary_mode_beyond_the_full_builds_limit_meets_the_published_facts(beyond):
     # docs/games.md: the shortest game has n - Z(n) moves in both games; Player 2 wins the Zeckendorf game for n >= 3
-    for n in (201, 230):
+    for n in BEYOND:
         for variant in ("zeckendorf", "reversed"):
-            s = solve_summary(get_variant(variant), n, floats=False)
+            s = beyond[variant, n]
             assert s.min_length == n - ref.z_count(n), (variant, n)
             assert s.expected_length is None and s.p1_wins_random is None
-        assert solve_summary(get_variant("zeckendorf"), n, floats=False).winner == 2
+        assert beyond["zeckendorf", n].winner == 2
         # the longest reversed game is within the reversed paper's bound (Theorem 1.4)
-        longest = solve_summary(get_variant("reversed"), n, floats=False).max_length
+        longest = beyond["reversed", n].max_length
         assert longest <= math.floor(ref.PHI ** 2 * n - ref.z_index_sum(n) - 2 * ref.z_count(n) + ref.PHI - 1)
 
 
-def test_positions_of_a_layer_counted_against_an_independent_count():
+def test_positions_of_a_layer_counted_against_an_independent_count(beyond):
     # the one-pass solver's layer size is the number of partitions of n into Fibonacci numbers
     def partitions(n: int, parts: list[int]) -> int:
         ways = [1] + [0] * n
@@ -140,9 +150,9 @@ def test_positions_of_a_layer_counted_against_an_independent_count():
                 ways[v] += ways[v - p]
         return ways[n]
 
-    for n in (77, 230):
-        assert solve_summary(get_variant("reversed"), n, floats=False).positions == \
-            partitions(n, [f for f in ref.FIB if f <= n])
+    solved = {77: solve_summary(get_variant("reversed"), 77, floats=False), 230: beyond["reversed", 230]}
+    for n, summary in solved.items():
+        assert summary.positions == partitions(n, [f for f in ref.FIB if f <= n])
 
 
 def test_rank_direction_is_read_from_the_rules():
