@@ -18,6 +18,9 @@ from .conftest import run
 
 distributed = pytest.importorskip("distributed")
 
+# one worker runs every test here, so one cluster is started for them
+pytestmark = pytest.mark.xdist_group("cluster")
+
 VARIANTS = ["zeckendorf", "reversed", "black-hole-4", "zeckendorf-p3", "nacci-2-3"]  # a shared graph, moves that
 # leave the layer, a game of three players (on the shared graph) and a (c,k)-nacci game
 NS = "1..40"
@@ -50,8 +53,16 @@ def cluster(tmp_path_factory):
         client.close()
         yield address
     finally:
-        for p in reversed(procs):
-            p.terminate()
+        try:  # the scheduler closes its workers and itself (a terminate takes the nannies seconds)
+            with distributed.Client(address, timeout=10) as client:
+                client.shutdown()
+        except Exception:  # noqa: BLE001 (not up, or gone already: the processes are stopped below)
+            pass
+        for p in procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.terminate()
         for p in procs:
             try:
                 p.wait(timeout=20)
