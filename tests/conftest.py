@@ -6,9 +6,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from zeckdb.builder import build
+import zeckdb
 from zeckdb.executor import sandbox_config
-from zeckdb.store import Store
 from zeckdb.variants import variant_names
 
 from hypothesis import settings
@@ -44,16 +43,11 @@ def small_db(tmp_path_factory) -> Path:
     game 1..18, the accelerated game 1..20, the games of three and four players (and nacci-2-2, the graph of
     one of them) 1..20."""
     path = tmp_path_factory.mktemp("db") / "small.duckdb"
-    with Store.open_write(path) as store:
-        build(store, ["zeckendorf", "reversed"], list(range(1, SMALL_N + 1)))
-        build(store, ["quilt"], list(range(1, QUILT_N + 1)))
-        build(store, BLACK_HOLES, list(range(1, BLACK_HOLE_N + 1)))
-        build(store, MORE_BLACK_HOLES, list(range(1, MORE_BLACK_HOLE_N + 1)))
-        build(store, ["fibonacci-nim"], list(range(1, NIM_N + 1)))
-        build(store, ["build-up"], list(range(1, BUILD_UP_N + 1)))
-        build(store, ["ordered"], list(range(1, ORDERED_N + 1)))
-        build(store, ["accelerated"], list(range(1, ACCELERATED_N + 1)))
-        build(store, [*PLAYER_GAMES, "nacci-2-2"], list(range(1, PLAYERS_N + 1)))
+    for variants, top in [(["zeckendorf", "reversed"], SMALL_N), (["quilt"], QUILT_N), (BLACK_HOLES, BLACK_HOLE_N),
+                          (MORE_BLACK_HOLES, MORE_BLACK_HOLE_N), (["fibonacci-nim"], NIM_N),
+                          (["build-up"], BUILD_UP_N), (["ordered"], ORDERED_N), (["accelerated"], ACCELERATED_N),
+                          ([*PLAYER_GAMES, "nacci-2-2"], PLAYERS_N)]:
+        zeckdb.build(path, variants, f"1..{top}")
     return path
 
 

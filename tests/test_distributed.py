@@ -11,9 +11,8 @@ import time
 import duckdb
 import pytest
 
-from zeckdb.builder import build
-from zeckdb.store import Store
 
+import zeckdb
 from .conftest import run
 
 distributed = pytest.importorskip("distributed")
@@ -73,8 +72,7 @@ def cluster(tmp_path_factory):
 @pytest.fixture(scope="module")
 def local_db(tmp_path_factory):
     path = tmp_path_factory.mktemp("local") / "local.duckdb"
-    with Store.open_write(path) as store:
-        build(store, VARIANTS, list(range(1, 41)))
+    zeckdb.build(path, VARIANTS, NS)
     return path
 
 

@@ -11,7 +11,7 @@ import platform
 
 import pytest
 
-from zeckdb.builder import build
+import zeckdb
 from zeckdb.errors import ZeckdbError
 from zeckdb.executor import Limits
 from zeckdb.store import Store
@@ -24,8 +24,7 @@ def hidden(tmp_path_factory) -> Path:
     """A database in a folder whose name is a secret of the host."""
     folder = tmp_path_factory.mktemp("host-secret-folder")
     db = folder / "z.duckdb"
-    with Store.open_write(db) as store:
-        build(store, ["zeckendorf"], list(range(1, 8)))
+    zeckdb.build(db, ["zeckendorf"], "1..7")
     return db
 
 

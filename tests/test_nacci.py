@@ -8,10 +8,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from zeckdb.builder import build
+import zeckdb
 from zeckdb.errors import UnknownVariantError
 from zeckdb.executor import sandbox_config
-from zeckdb.store import Store
 from zeckdb.variants import get_variant
 from zeckdb.variants.nacci import Nacci
 from zeckdb.variants.zeckendorf import Zeckendorf
@@ -28,9 +27,8 @@ FACTS_N = 40  # the winners and the forced opening
 @pytest.fixture(scope="module")
 def nacci_db(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("nacci") / "nacci.duckdb"
-    with Store.open_write(path) as store:
-        build(store, GAMES, list(range(1, CHECKED_N + 1)))
-        build(store, [f"nacci-{c}-{k}" for c, k in PAIRS], list(range(CHECKED_N + 1, FACTS_N + 1)))
+    zeckdb.build(path, GAMES, f"1..{CHECKED_N}")
+    zeckdb.build(path, [f"nacci-{c}-{k}" for c, k in PAIRS], f"{CHECKED_N + 1}..{FACTS_N}")
     return path
 
 

@@ -13,12 +13,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings, strategies as st
 import pytest
 
+import zeckdb
 from zeckdb import api
-from zeckdb.builder import build
 from zeckdb.errors import ZeckdbError
 from zeckdb.errors import OutputError
 from zeckdb.outputs import write_file
-from zeckdb.store import Store
 
 from .conftest import run
 
@@ -28,8 +27,7 @@ NAME = "zeck.duckdb"
 @pytest.fixture(scope="module")
 def db(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("outputs") / NAME
-    with Store.open_write(path) as store:
-        build(store, ["zeckendorf", "reversed"], list(range(1, 10)))
+    zeckdb.build(path, ["zeckendorf", "reversed"], "1..9")
     return path
 
 
@@ -170,8 +168,7 @@ SEGMENTS = st.sampled_from([".", "..", "sub", "new", NAME, NAME + ".wal", NAME +
 def property_root(tmp_path_factory) -> Path:
     """A database with a symlink and a hard link to it, a folder and a file of the user's."""
     root = tmp_path_factory.mktemp("property")
-    with Store.open_write(root / NAME) as store:
-        build(store, ["zeckendorf"], [3, 5])
+    zeckdb.build(root / NAME, ["zeckendorf"], [3, 5])
     (root / "sub").mkdir()
     (root / "link").symlink_to(root / NAME)
     os.link(root / NAME, root / "hard")

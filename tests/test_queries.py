@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+import zeckdb
 from zeckdb.errors import NotBuiltError, UsageError, as_flag
 from .reference import PHI, z_count, z_index_sum
 from zeckdb.queries import list_queries, run_query, run_sql
@@ -275,13 +276,10 @@ def test_unbuilt_n_and_variants_are_named_not_answered_with_no_rows(store, args,
 
 
 def test_a_variant_not_built_is_named(tmp_path):
-    from zeckdb.builder import build
-
-    with Store.open_write(tmp_path / "one.duckdb") as store:
-        build(store, ["zeckendorf"], [1, 2, 3])
-    with Store.open_read(tmp_path / "one.duckdb") as store, \
+    zeckdb.build(tmp_path / "one.duckdb", ["zeckendorf"], "1..3")
+    with zeckdb.open(tmp_path / "one.duckdb") as db, \
             pytest.raises(NotBuiltError, match="black-hole-9 is not built in .*: run `zeckdb build --variant black-hole-9`"):
-        run_query(store, "winners", "black-hole-9")
+        db.query("winners", variant="black-hole-9")
 
 
 def test_every_declared_parameter_type_is_listed():

@@ -12,9 +12,8 @@ import sys
 
 import pytest
 
-from zeckdb.builder import build
-from zeckdb.store import Store
 
+import zeckdb
 from .http import get, serving
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -31,8 +30,7 @@ pytestmark = pytest.mark.xdist_group("service-load")
 @pytest.fixture(scope="module")
 def loaded(tmp_path_factory) -> Path:
     db = tmp_path_factory.mktemp("load") / "load.duckdb"
-    with Store.open_write(db) as store:
-        build(store, ["zeckendorf", "reversed"], list(range(1, MAX_N + 1)))
+    zeckdb.build(db, ["zeckendorf", "reversed"], f"1..{MAX_N}")
     return db
 
 

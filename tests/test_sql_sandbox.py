@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from zeckdb.builder import build
+import zeckdb
 from zeckdb.store import Store
 
 from .conftest import run
@@ -114,8 +114,7 @@ def watched(tmp_path_factory):
     """A small database inside a watched folder; the tests run with it as working directory."""
     folder = tmp_path_factory.mktemp("watched")
     db = folder / "z.duckdb"
-    with Store.open_write(db) as store:
-        build(store, ["zeckendorf", "reversed"], list(range(1, 13)))
+    zeckdb.build(db, ["zeckendorf", "reversed"], "1..12")
     return folder, db
 
 

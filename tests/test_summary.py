@@ -13,10 +13,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from zeckdb.builder import build
+import zeckdb
 from zeckdb.engine.summary import solve_summary, supports_summary
 from zeckdb.variants.chips.rules import rank_direction
-from zeckdb.store import Store
 from zeckdb.variants import get_variant, variant_names
 from zeckdb.variants.chips import Rule
 
@@ -45,9 +44,8 @@ def both(tmp_path_factory):
     folder = tmp_path_factory.mktemp("summary")
     from zeckdb.cli.main import main
 
-    with Store.open_write(folder / "full.duckdb") as store:
-        for name in SUMMARY_VARIANTS:
-            build(store, [name], list(range(1, CHECKED_N[name] + 1)))
+    for name in SUMMARY_VARIANTS:
+        zeckdb.build(folder / "full.duckdb", [name], f"1..{CHECKED_N[name]}")
     for name in SUMMARY_VARIANTS:
         code = None
         try:
