@@ -132,3 +132,36 @@ def test_an_existing_folder_is_not_overwritten(capsys, small_db, tmp_path):
     assert [p.name for p in folder.iterdir()] == ["keep.txt"]
     code, _, err = run(capsys, "export", str(tmp_path / "no" / "such"), "--db", str(small_db))
     assert code != 0 and "does not exist" in err
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_small_layers_read_together_are_the_layers_read_alone(capsys, small_db, tmp_path, monkeypatch, fmt):
+    """Small layers of a table are read in one query and cut into their files by n; each file
+    holds the rows a read of its layer alone writes (the ordered game's lists as text in CSV)."""
+    import zeckdb.export
+
+    folders, sizes = {}, {}
+    write_group = zeckdb.export._write_group
+    for together in (True, False):
+        folders[together] = folder = tmp_path / f"together-{together}"
+        sizes[together] = seen = []
+        with monkeypatch.context() as patched:
+            if not together:
+                patched.setattr(zeckdb.export, "SMALL_LAYER_ROWS", 0)  # every layer alone
+            patched.setattr(zeckdb.export, "_write_group",
+                            lambda store, root, group, *rest, seen=seen: seen.append(len(group))
+                            or write_group(store, root, group, *rest))
+            code, _, err = run(capsys, "export", str(folder), "--format", fmt, "--variant", "reversed", "--variant",
+                               "ordered", "--n", "3..12", "--db", str(small_db))
+        assert code == 0, err
+    assert max(sizes[True]) == 10 and set(sizes[False]) == {1}  # a table's ten layers of a variant in one read
+    back = duckdb.connect()
+    manifests = {k: json.loads((f / "manifest.json").read_text()) for k, f in folders.items()}
+    files = [f["path"] for t in manifests[True]["tables"].values() for f in t["files"]]
+    assert files == [f["path"] for t in manifests[False]["tables"].values() for f in t["files"]]
+    assert len(files) > 50
+    read = "read_parquet" if fmt == "parquet" else "read_csv"
+    for path in files:
+        rows = [sorted(back.execute(f"SELECT * FROM {read}('{folders[k] / path}')").fetchall(), key=repr)
+                for k in (True, False)]
+        assert rows[0] == rows[1], path

@@ -53,30 +53,43 @@ class Part:
     where: str  # the SQL filter of its rows
     params: list
     exclude: tuple[str, ...] = ()  # partition columns, in the path instead
+    rows: int = 0  # about how many rows it holds, known for the layers (0: a table in one file)
+
+
+# Layers of up to this many rows are read together with the other small layers of their
+# variant (or graph), up to this many rows at once, and cut into their files here: a query
+# per small layer cost more than its rows did
+SMALL_LAYER_ROWS = 20_000
+GROUP_ROWS = 200_000
+ROW_KEYS = {"positions": "id", "edges": "src, code, dst", "length_distribution": "measure, length"}  # a total order
 
 
 def plan(store: Store, variants: list[str] | None, ns: list[int] | None) -> list[Part]:
     """The files to write: every built layer of the chosen variants and n (all by default)."""
-    layers = store.rows("SELECT variant, n, graph FROM builds JOIN variants USING (variant) "
+    layers = store.rows("SELECT variant, n, graph, positions, edges, 2 * (coalesce(max_length, 0) + 1) "
+                         "FROM builds JOIN variants USING (variant) "
                          "WHERE ($vs IS NULL OR list_contains($vs, variant)) AND ($ns IS NULL OR list_contains($ns, n)) "
                          "ORDER BY variant, n", {"vs": variants, "ns": ns})
     if not layers:
         raise UsageError("nothing to export: no built layer matches"
                          + (f" {opt('variant')} {', '.join(variants)}" if variants else "") + (f" and {opt('n')}" if ns else ""))
-    chosen = sorted({v for v, _, _ in layers})
+    chosen = sorted({v for v, *_ in layers})
     parts: list[Part] = []
-    graph_layers = sorted({(g, n) for _, n, g in layers})
+    edges: dict[tuple[str, int], int] = {}  # a graph layer's moves: the most any of its variants counts
+    for _, n, g, _, moves, _ in layers:
+        edges[g, n] = max(edges.get((g, n), 0), moves)
+    graph_layers = sorted(edges)
     for table, key in TABLES.items():
         if key == "graph":
             parts += [Part(table, f"{partition(table, 'graph', g, n)}/part-0", "graph = ? AND n = ?", [g, n],
-                           ("graph", "n")) for g, n in graph_layers]
+                           ("graph", "n"), edges[g, n]) for g, n in graph_layers]
         elif key == "variant":
             parts += [Part(table, f"{partition(table, 'variant', v, n)}/part-0", "variant = ? AND n = ?", [v, n],
-                           ("variant", "n")) for v, n, _ in layers]
+                           ("variant", "n"), size if table == "positions" else lengths) for v, n, _, size, _, lengths in layers]
         elif table == "graph_layers":
             parts.append(Part(table, table, "list_contains(?, graph || '/' || n)", [[f"{g}/{n}" for g, n in graph_layers]]))
         elif table in ("builds", "random_play"):
-            parts.append(Part(table, table, "list_contains(?, variant || '/' || n)", [[f"{v}/{n}" for v, n, _ in layers]]))
+            parts.append(Part(table, table, "list_contains(?, variant || '/' || n)", [[f"{v}/{n}" for v, n, *_ in layers]]))
         else:
             parts.append(Part(table, table, "list_contains(?, variant)", [chosen]))
     return parts
@@ -97,7 +110,9 @@ def export(store: Store, folder: Path, parts: list[Part], fmt: str = "parquet",
     staging.chmod(0o777 & ~UMASK)  # mkdtemp's 0700 would hide the export from the user's group
     try:
         with ThreadPoolExecutor(2) as pool:  # DuckDB's reads and pyarrow's writes release the GIL
-            files = list(pool.map(lambda p: _write(store, staging, p, fmt, progress), parts))
+            written = pool.map(lambda group: _write_group(store, staging, group, fmt, progress), _groups(parts))
+            infos = {id(part): info for group in written for part, info in group}
+        files = [infos[id(part)] for part in parts]
         manifest: dict[str, Any] = {
             "zeckdb_version": __version__, "schema_revision": SCHEMA_HEAD, "format": fmt,
             "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
@@ -145,15 +160,57 @@ def write_part(rows: Any, path: Path, fmt: str = "parquet") -> int:
     return written
 
 
-def _write(store: Store, root: Path, part: Part, fmt: str, progress) -> dict:
+def _groups(parts: list[Part]) -> list[list[Part]]:
+    """The parts in the groups they are read in: each small layer of positions or edges with
+    the next small layers of its table and variant (or graph), every other part alone."""
+    groups: list[list[Part]] = []
+    rows = 0
+    for part in parts:
+        small = 0 < part.rows <= SMALL_LAYER_ROWS
+        last = groups[-1] if groups else None
+        if (small and last is not None and 0 < last[0].rows <= SMALL_LAYER_ROWS and last[0].table == part.table
+                and last[0].params[0] == part.params[0] and rows + part.rows <= GROUP_ROWS):
+            last.append(part)
+            rows += part.rows
+        else:
+            groups.append([part])
+            rows = part.rows
+    return groups
+
+
+def _select(part: Part, fmt: str) -> str:
+    """The columns of a part's file: the partition columns left out, lists written out for CSV."""
     exclude = f" EXCLUDE ({', '.join(part.exclude)})" if part.exclude else ""
     lists = LIST_COLUMNS.get(part.table, []) if fmt == "csv" else []  # CSV has no lists: write them as [1,2,3]
     replace = (" REPLACE (" + ", ".join(f"'[' || array_to_string({c}, ',') || ']' AS {c}" for c in lists) + ")"
                if lists else "")
+    return f"*{exclude}{replace}"
+
+
+def _write_group(store: Store, root: Path, group: list[Part], fmt: str, progress) -> list[tuple[Part, dict]]:
+    if len(group) == 1:
+        part = group[0]
+        # streamed a batch at a time: the export holds a batch per thread, not a layer
+        with store.arrow_batches(f"SELECT {_select(part, fmt)} FROM {part.table} WHERE {part.where}",
+                                 part.params) as rows:
+            return [(part, _file(root, part, rows, fmt, progress))]
+    # small layers of one table and owner (the first parameter), in one read cut by n, each
+    # layer's rows in the order of their key (a read of many layers has no order of its own)
+    import pyarrow.compute as pc
+
+    first = group[0]
+    table = store.arrow(f"SELECT n AS _export_n, {_select(first, fmt)} FROM {first.table} "
+                        f"WHERE {first.exclude[0]} = ? AND list_contains(?, n) ORDER BY n, {ROW_KEYS[first.table]}",
+                        [first.params[0], [part.params[1] for part in group]])
+    layer = table.column("_export_n")
+    table = table.drop_columns(["_export_n"])
+    return [(part, _file(root, part, table.filter(pc.equal(layer, part.params[1])), fmt, progress)) for part in group]
+
+
+def _file(root: Path, part: Part, rows: Any, fmt: str, progress) -> dict:
+    """Write one part's file; its entry of the manifest."""
     path = root / f"{part.path}.{fmt}"
-    # streamed a batch at a time: the export holds a batch per thread, not a layer
-    with store.arrow_batches(f"SELECT *{exclude}{replace} FROM {part.table} WHERE {part.where}", part.params) as rows:
-        written = write_part(rows, path, fmt)
+    written = write_part(rows, path, fmt)
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
