@@ -21,6 +21,8 @@ TEXT_BYTES = 1 << 16  # rendered text is sent to the parent in pieces of about t
 # DuckDB's parser takes time that grows faster than a statement's length, and this process has
 # no time limit: only statements this short are checked here, longer ones in the child alone
 CHECK_HERE_CHARS = 20_000
+# the child killed by the operating system, or out of memory for an object or a thread's stack
+TOO_MUCH_MEMORY = "the query needs more memory than its limit: narrow it (e.g. a WHERE on variant and n, fewer columns)"
 
 
 def run_in_child(db: Path, sql: str, limits: Limits, fmt: str, write: Any, memory_limit: str) -> tuple[int, int | None]:
@@ -48,8 +50,7 @@ def run_in_child(db: Path, sql: str, limits: Limits, fmt: str, write: Any, memor
             try:
                 kind, *value = parent.recv()
             except (EOFError, OSError):  # killed by the operating system: what no other limit caught
-                raise QueryLimitError("the query needs more memory than its limit: narrow it (e.g. a WHERE on "
-                                      "variant and n, fewer columns)") from None
+                raise QueryLimitError(TOO_MUCH_MEMORY) from None
             if kind == "ready":
                 deadline = time.monotonic() + limits.timeout + settings.worker_grace_seconds
             elif kind == "text":
@@ -120,8 +121,7 @@ def _run_one(conn: Connection, db: str, sql: str, limits: Limits, fmt: str, memo
     except ZeckdbError as exc:
         conn.send(("error", exc))
     except (MemoryError, RuntimeError):  # no memory for an object, or for a thread's stack
-        conn.send(("error", QueryLimitError("the query needs more memory than its limit: narrow it (e.g. a WHERE "
-                                            "on variant and n, fewer columns)")))
+        conn.send(("error", QueryLimitError(TOO_MUCH_MEMORY)))
     finally:
         conn.close()
 

@@ -273,6 +273,21 @@ def _limits(timeout: float | None, max_rows: int | None, max_bytes: int | None) 
                   max_rows=max_rows or None, max_bytes=max_bytes)
 
 
+@contextmanager
+def _reporting(progress: Progress | None, total: Callable[[], int],
+               verb: str) -> Iterator[Callable[[int, str], None] | None]:
+    """A Progress told of the work (`total` is asked only when there is one) and stopped after
+    it; yields what each step is reported to (None: nothing listens)."""
+    if progress is None:
+        yield None
+        return
+    progress.start(total(), verb)
+    try:
+        yield progress.advance
+    finally:
+        progress.stop()
+
+
 class Database:
     """A built database, open read-only: the verbs of the command line and the service.
 
@@ -405,14 +420,9 @@ class Database:
         from .verify import layers_to_verify, verify as check
 
         ns = _ns(n)
-        with self._session() as store:
-            if progress is None:
-                return check(store, variant, ns)
-            progress.start(len(layers_to_verify(store, variant, ns)), "verifying")
-            try:
-                return check(store, variant, ns, progress=progress.advance)
-            finally:
-                progress.stop()
+        with self._session() as store, \
+                _reporting(progress, lambda: len(layers_to_verify(store, variant, ns)), "verifying") as advance:
+            return check(store, variant, ns, progress=advance)
 
     def plot(self, kind: str, variant: str, n: NRange = None, *, measure: str = "P",
              out: str | os.PathLike[str] | None = None, data: str | os.PathLike[str] | None = None,
@@ -469,13 +479,8 @@ class Database:
         names = [get_variant(v).name for v in variants] if variants else None
         with self._session() as store:
             parts = plan(store, names, _ns(n))
-            if progress is None:
-                return write(store, Path(folder), parts, fmt)
-            progress.start(len(parts), "exporting")
-            try:
-                return write(store, Path(folder), parts, fmt, progress=progress.advance)
-            finally:
-                progress.stop()
+            with _reporting(progress, lambda: len(parts), "exporting") as advance:
+                return write(store, Path(folder), parts, fmt, progress=advance)
 
 
 def open(path: str | os.PathLike[str] | None = None) -> Database:  # noqa: A001 (the library's verb: zeckdb.open)

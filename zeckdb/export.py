@@ -110,16 +110,16 @@ def export(store: Store, folder: Path, parts: list[Part], fmt: str = "parquet",
     staging.chmod(0o777 & ~UMASK)  # mkdtemp's 0700 would hide the export from the user's group
     try:
         with ThreadPoolExecutor(2) as pool:  # DuckDB's reads and pyarrow's writes release the GIL
-            written = pool.map(lambda group: _write_group(store, staging, group, fmt, progress), _groups(parts))
-            infos = {id(part): info for group in written for part, info in group}
-        files = [infos[id(part)] for part in parts]
+            # groups hold consecutive parts and map keeps their order: the files come in the parts' order
+            files = [info for infos in pool.map(lambda group: _write_group(store, staging, group, fmt, progress),
+                                                 _groups(parts)) for info in infos]
         manifest: dict[str, Any] = {
             "zeckdb_version": __version__, "schema_revision": SCHEMA_HEAD, "format": fmt,
             "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
             "database": str(store.path), "partitioning": "hive (partition columns in the paths, not in the files)",
             "tables": {},
         }
-        for part, info in zip(parts, files, strict=False):
+        for part, info in zip(parts, files, strict=True):
             entry = manifest["tables"].setdefault(part.table, {"partitioned_by": list(part.exclude), "rows": 0, "files": []})
             entry["rows"] += info["rows"]
             entry["files"].append(info)
@@ -163,14 +163,16 @@ def write_part(rows: Any, path: Path, fmt: str = "parquet") -> int:
 def _groups(parts: list[Part]) -> list[list[Part]]:
     """The parts in the groups they are read in: each small layer of positions or edges with
     the next small layers of its table and variant (or graph), every other part alone."""
+    def small(part: Part) -> bool:
+        return 0 < part.rows <= SMALL_LAYER_ROWS
+
     groups: list[list[Part]] = []
     rows = 0
     for part in parts:
-        small = 0 < part.rows <= SMALL_LAYER_ROWS
-        last = groups[-1] if groups else None
-        if (small and last is not None and 0 < last[0].rows <= SMALL_LAYER_ROWS and last[0].table == part.table
-                and last[0].params[0] == part.params[0] and rows + part.rows <= GROUP_ROWS):
-            last.append(part)
+        last = groups[-1][0] if groups else None
+        if (last is not None and small(part) and small(last) and (last.table, last.params[0]) ==
+                (part.table, part.params[0]) and rows + part.rows <= GROUP_ROWS):
+            groups[-1].append(part)
             rows += part.rows
         else:
             groups.append([part])
@@ -187,13 +189,14 @@ def _select(part: Part, fmt: str) -> str:
     return f"*{exclude}{replace}"
 
 
-def _write_group(store: Store, root: Path, group: list[Part], fmt: str, progress) -> list[tuple[Part, dict]]:
+def _write_group(store: Store, root: Path, group: list[Part], fmt: str, progress) -> list[dict]:
+    """Write a group's files; their entries of the manifest, in the group's order."""
     if len(group) == 1:
         part = group[0]
         # streamed a batch at a time: the export holds a batch per thread, not a layer
         with store.arrow_batches(f"SELECT {_select(part, fmt)} FROM {part.table} WHERE {part.where}",
                                  part.params) as rows:
-            return [(part, _file(root, part, rows, fmt, progress))]
+            return [_file(root, part, rows, fmt, progress)]
     # small layers of one table and owner (the first parameter), in one read cut by n, each
     # layer's rows in the order of their key (a read of many layers has no order of its own)
     import pyarrow.compute as pc
@@ -204,7 +207,7 @@ def _write_group(store: Store, root: Path, group: list[Part], fmt: str, progress
                         [first.params[0], [part.params[1] for part in group]])
     layer = table.column("_export_n")
     table = table.drop_columns(["_export_n"])
-    return [(part, _file(root, part, table.filter(pc.equal(layer, part.params[1])), fmt, progress)) for part in group]
+    return [_file(root, part, table.filter(pc.equal(layer, part.params[1])), fmt, progress) for part in group]
 
 
 def _file(root: Path, part: Part, rows: Any, fmt: str, progress) -> dict:

@@ -365,8 +365,6 @@ def _check_layers(store: Store, v: Variant, ns: list[int], start_games: dict[int
                       "(rows changed or deleted by hand?)")
 
 
-
-
 def _summary_layers(store: Store, variant: str | list[str] | None, ns: list[int] | None) -> list[tuple[str, int]]:
     rows = store.rows("SELECT variant, n FROM builds WHERE summary_only AND ($variants IS NULL OR "
                       "list_contains($variants, variant)) ORDER BY variant, n", {"variants": chosen(variant)})
