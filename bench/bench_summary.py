@@ -4,6 +4,7 @@ then onward toward n = 400 for as long as allowed; prints seconds and memory per
     python bench/bench_summary.py                          # n = 151..300 (about 20 minutes), check 151..170
     python bench/bench_summary.py --onward 400 --hours 3   # then n = 301.. until 400 or 3 hours
     python bench/bench_summary.py --lean                   # only winner, remoteness, shortest and longest
+    python bench/bench_summary.py --layers                 # one layer of each kind of walk, best of 3 (a minute)
 
 Every layer of both core games is solved (zeckendorf and reversed, two at a time on the
 two cores) into a fresh database; n = 1..150 first (seconds), so the running Player-1
@@ -49,6 +50,30 @@ def run(db: Path, ns: list[int], memory_gib: float, log, lean: bool = False) -> 
     return time.perf_counter() - t0
 
 
+LAYERS = [("zeckendorf", 190), ("reversed", 190), ("build-up", 120), ("nacci-2-3", 400), ("ordered", 27),
+          ("zeckendorf-p3", 150), ("nacci-2-3-p4", 300)]
+
+
+def time_layers() -> None:
+    """One layer of each kind of walk (the chip games' in both directions, of two and of P
+    players; the ordered game's), solved in memory: the best of three runs after a warm-up."""
+    from zeckdb.engine.summary import solve_summary
+    from zeckdb.variants import get_variant
+
+    print("summary mode, one layer each (best of 3, in memory, floats kept):", flush=True)
+    for name, n in LAYERS:
+        game = get_variant(name)
+        solve_summary(game, 8)  # compiled (or loaded from numba's cache) before the clock starts
+        best, summary = math.inf, None
+        for _ in range(3):
+            t0 = time.perf_counter()
+            summary = solve_summary(game, n)
+            best = min(best, time.perf_counter() - t0)
+        assert summary is not None
+        print(f"  {name:<14} n = {n:<4} {summary.positions:>12,} positions {summary.edges:>13,} moves {best:7.3f} s "
+              f"({summary.positions / best / 1e6:6.2f} M positions/s)", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--to", type=int, default=300)
@@ -57,7 +82,11 @@ def main() -> None:
     parser.add_argument("--check", default="151..170", help="n built in full as well and compared ('' for none)")
     parser.add_argument("--db", type=Path, default=None, help="database file (default: a temporary one)")
     parser.add_argument("--lean", action="store_true", help="keep only winner, remoteness, shortest and longest game")
+    parser.add_argument("--layers", action="store_true", help="only time one layer of each kind of walk")
     args = parser.parse_args()
+    if args.layers:
+        time_layers()
+        return
     from zeckdb.ranges import parse_ns
     from zeckdb.store import Store
 

@@ -96,9 +96,9 @@ def test_the_capability_check_names_what_a_game_lacks():
         def summary_refusal(self):
             return None
 
-        has_summary_pass = False
+        has_summary_walk = False
 
-    with pytest.raises(AssertionError, match="no summary pass"):
+    with pytest.raises(AssertionError, match="no summary walk"):
         check_capabilities(Claims())
 
     @dataclasses.dataclass

@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pytest
 
 import zeckdb
@@ -114,6 +115,45 @@ def test_summary_mode_agrees_with_the_reference_solver(variant):
         assert math.isclose(got.p1_wins_random, float(q), rel_tol=1e-12, abs_tol=1e-15)
         assert math.isclose(got.p1_wins_p1_perfect, float(a), rel_tol=1e-12, abs_tol=1e-15)
         assert math.isclose(got.p1_wins_p2_perfect, float(1 - b), rel_tol=1e-12, abs_tol=1e-15)  # Player 2 perfect
+
+
+@pytest.mark.parametrize(("variant", "n"), [("zeckendorf", 40), ("reversed", 40), ("build-up", 30), ("ordered", 14),
+                                          ("zeckendorf-p3", 30), ("nacci-2-3-p4", 60), ("reversed-nacci-3-2", 80)])
+def test_the_walk_solves_the_same_layer_in_batches_of_any_size(variant, n):
+    """The engine solves a layer a batch of the game's walk at a time, the walk's state carried
+    from one batch to the next: batches of 1 and 7 positions give what one batch gives (which
+    the tests above compare with the full build)."""
+    game = get_variant(variant)
+    whole = solve_summary(game, n)
+    assert whole.positions > 7
+    for batch in (1, 7):
+        got = solve_summary(game, n, batch=batch)
+        assert {**got.__dict__, "seconds": 0} == {**whole.__dict__, "seconds": 0}, (variant, n, batch)
+
+
+def test_a_walk_that_breaks_its_order_is_named():
+    """A game whose walk steps a position before one of its children (its steps report the
+    position) gets an error naming the game, the layer and the position, and no summary."""
+    import numba
+
+    from zeckdb.engine.contract import SummaryWalk
+    from zeckdb.engine.summary import SummaryOrderError
+
+    @numba.njit
+    def broken_steps(first, count, cursor, ids, ends, kids):
+        for j in range(count):
+            ids[j] = first + j
+            ends[j] = 0
+        return -1 - 3 if first + count > 3 else 0
+
+    zeckendorf = get_variant("zeckendorf")
+
+    class Broken(type(zeckendorf)):  # type: ignore[misc]
+        def summary_walk(self, n):
+            return SummaryWalk(10, 0, 1, broken_steps, (np.int64(n),))
+
+    with pytest.raises(SummaryOrderError, match=r"zeckendorf, n = 9: a move from id 3 breaks the game's solving order"):
+        solve_summary(Broken(), 9, batch=2)
 
 
 BEYOND = (201, 230)  # past the core games' full-build limit of 200

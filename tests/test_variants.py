@@ -7,7 +7,7 @@ import re
 import pytest
 
 from zeckdb.errors import UnknownVariantError, UsageError
-from zeckdb.testing import check_ids_and_keys, check_move_names, check_moves
+from zeckdb.testing import check_ids_and_keys, check_move_names, check_moves, check_summary
 from zeckdb.variants import get_variant, variant_names
 
 # every accepted member of each family (black-hole-2..12), but of the games of P players only P = 3:
@@ -29,6 +29,13 @@ def test_play_moves_agree_with_the_graph(name, n):
     """The scalar move generator (lookups) and the compiled one (builds) give the same edges."""
     v = get_variant(name)
     check_moves(v, n, get_variant(v.graph_name))
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("n", [3, 17])
+def test_summary_mode_solves_every_position_as_the_full_solve_does(name, n):
+    """Where summary mode takes the game (else nothing to check): every id's values."""
+    check_summary(get_variant(name), min(n, get_variant(name).max_n))
 
 
 @pytest.mark.parametrize("name", ALL)

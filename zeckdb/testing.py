@@ -19,6 +19,7 @@ import numpy as np
 
 from .engine.contract import Playable, Solvable, Summarisable, Variant, check_contract
 from .engine.solve import solve_in_memory
+from .engine.summary import walk_layer
 
 SAMPLED = 20_000  # positions round-tripped per layer at most
 
@@ -70,7 +71,31 @@ def check_capabilities(variant: Variant) -> None:
     assert isinstance(variant, Solvable), (variant.name, "not solvable")
     assert isinstance(variant, Playable), (variant.name, "no lookups")
     if variant.summary_refusal is None:
-        assert isinstance(variant, Summarisable) and variant.has_summary_pass, (variant.name, "no summary pass")
+        assert isinstance(variant, Summarisable) and variant.has_summary_walk, (variant.name, "no summary walk")
+
+
+def check_summary(variant: Variant, n: int) -> None:
+    """For a game summary mode takes: its walk numbers layer n as the full build does, and the
+    one-pass solve gives every position the values the full solve gives it (the fewest and
+    most moves to the end, the remoteness of two players, the teams of more), the same
+    number of moves, and the same expected length under random play."""
+    if variant.summary_refusal is not None or variant.lower_layers(n):
+        return
+    assert isinstance(variant, Summarisable)
+    graph, solution, _ = solve_in_memory(variant, n)
+    size = solution.size
+    assert variant.summary_size(n) == variant.summary_walk(n).size == size, (variant.name, n, "summary_size")
+    walked = walk_layer(variant, n, batch=7)  # batches of 7: the walk's state carried across calls
+    assert walked.start == solution.start, (variant.name, n, "start id")
+    assert walked.edges == len(graph.stored_edges()[0]), (variant.name, n, "moves")
+    columns = {"min_remaining": 1, "max_remaining": 2} | ({"remoteness": 0} if variant.players == 2 else {})
+    for name, column in columns.items():
+        bad = np.flatnonzero(walked.ints[:, column] != solution.own(name))
+        assert not len(bad), (variant.name, n, name, "differs at ids", bad[:5].tolist())
+    if variant.players > 2:
+        bad = np.flatnonzero(walked.teams != solution.teams)
+        assert not len(bad), (variant.name, n, "teams differ at ids", bad[:5].tolist())
+    assert np.allclose(walked.floats[:, 0], solution.expected, rtol=1e-12), (variant.name, n, "expected length")
 
 
 def check_move_names(variant: Variant) -> None:
@@ -88,3 +113,4 @@ def conformance(variant: Variant, ns: Iterable[int] = (1, 2, 5, 12), graph_owner
         n = min(max(n, variant.min_n), variant.max_n)
         check_ids_and_keys(variant, n)
         check_moves(variant, n, graph_owner)
+        check_summary(variant, n)

@@ -58,15 +58,15 @@ OPTIONAL:
   estimate_positions(n)  how many positions layer n has: exact where the game can count them
             (the chip games: the coin-change count), else an estimate; the limits of
             engine.limits and the progress bars read it (and layer_sizes, its array form).
-  summary_pass(n, ints, floats, teams)  summary mode: layer n solved in one pass without its
-            moves, into ints and floats as kernels.solve_from_children fills them, and for a
-            game of three or more players into teams as kernels.teams_of_children does (else
-            teams is empty), one row per id (summary_size(n) rows: by default
-            estimate_positions(n), exact then);
-            returns (the start's id, the number of moves). has_summary_pass: whether the
-            game has one (default: it overrides summary_pass). summary_overhead: bytes per
-            position it holds beyond those rows. Chip games whose moves go one way in rank
-            have it (variants/chips/summary.py), as has the ordered game.
+  summary_walk(n)  summary mode (engine/summary.py): layer n solved in one pass, without its
+            moves, by the engine. The game returns a SummaryWalk: its positions in a solving
+            order (children first) stepped by a numba-compiled function that gives a batch
+            of positions' ids and their children's ids, found by arithmetic; the engine
+            solves each from its children. has_summary_walk: whether the game has one (default: it
+            overrides summary_walk). summary_size(n): the layer's size (default:
+            estimate_positions(n), exact then); summary_overhead: bytes per position the
+            walk holds. Chip games whose moves go one way in rank have one
+            (variants/chips/summary.py), as has the ordered game.
   random_lengths(n, games, seed)  the lengths of `games` uniformly random games of n,
             played by a compiled loop (any n); default None: `zeckdb simulate` plays them
             through play_moves, up to simulate_max_n.
@@ -85,8 +85,9 @@ a cycle (the engine checks it while ordering the layer).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -98,6 +99,25 @@ Position = tuple[int, ...]
 
 MAX_COUNT_COLUMNS = 16  # positions.c1 .. c16
 MAX_PLAYERS = 6  # teams: a 64-bit mask over the 2^P seat sets
+
+
+@dataclass(frozen=True)
+class SummaryWalk:
+    """A layer's positions in a solving order, for summary mode: the engine calls
+    steps(first, count, cursor, ids, ends, kids) for first = 0, B, 2B, ... (B positions at a
+    time, each batch then solved by engine.kernels.solve_batch). The call writes the positions first .. first +
+    count - 1 of the order: the j-th one's id in ids[j] (every child of a position stepped
+    before it), its children's ids in kids[ends[j - 1]:ends[j]] (from 0 for j = 0), and
+    returns 0; or it returns -1 - id where a move of position id breaks the order (a bug of
+    the game: nothing is then stored). steps is a numba-compiled function; cursor, a tuple
+    of what it reads and the state it carries from one call to the next (arrays it updates
+    in place)."""
+
+    size: int  # the layer's positions (ids 0 .. size - 1)
+    start: int  # the start's id
+    max_moves: int  # the most moves a position has (kids holds count * max_moves)
+    steps: Callable[..., int]
+    cursor: tuple[Any, ...]
 
 
 @runtime_checkable
@@ -141,7 +161,7 @@ class Summarisable(Protocol):
 
     def summary_size(self, n: int) -> int: ...
 
-    def summary_pass(self, n: int, ints: np.ndarray, floats: np.ndarray, teams: np.ndarray) -> tuple[int, int]: ...
+    def summary_walk(self, n: int) -> SummaryWalk: ...
 
 
 @runtime_checkable
@@ -296,12 +316,12 @@ class Variant(ABC):
 
     summary_overhead: int = 0
 
-    def summary_pass(self, n: int, ints: np.ndarray, floats: np.ndarray, teams: np.ndarray) -> tuple[int, int]:
+    def summary_walk(self, n: int) -> SummaryWalk:
         raise NotImplementedError(f"{self.name} has no summary mode")
 
     @property
-    def has_summary_pass(self) -> bool:
-        return type(self).summary_pass is not Variant.summary_pass
+    def has_summary_walk(self) -> bool:
+        return type(self).summary_walk is not Variant.summary_walk
 
     #: teams are a 64-bit mask over the 2^P seat sets (engine.kernels.team_masks)
     MAX_TEAM_PLAYERS = MAX_PLAYERS
@@ -311,7 +331,7 @@ class Variant(ABC):
         """Why summary mode cannot solve this game, in a few words; None when it can."""
         if self.players > self.MAX_TEAM_PLAYERS:
             return f"the teams of {self.players} players do not fit a 64-bit mask"
-        if not self.has_summary_pass:
+        if not self.has_summary_walk:
             return "it has no one-pass solve over its positions"
         return None
 

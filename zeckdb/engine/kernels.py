@@ -524,12 +524,13 @@ def winning_strategies(offsets, targets, order, win, start):
 
 
 @inline_jit
-def solve_from_children(i, kids, k, ints, floats):
-    """Summary mode's values of position i from those of its k children kids[:k] (solved):
+def solve_from_children(i, kids, lo, hi, ints, floats):
+    """Summary mode's values of position i from those of its children kids[lo:hi] (solved):
     ints[:, 0..2] remoteness (odd: a win), fewest and most moves to the end; with floats
     (5 columns, else 0) expected moves under uniform random play, complete games and the
     random-play odds q, a, b (as random_play)."""
     keep_floats = floats.shape[1] > 0
+    k = hi - lo
     if k == 0:
         ints[i, 0] = 0
         ints[i, 1] = 0
@@ -551,7 +552,7 @@ def solve_from_children(i, kids, k, ints, floats):
     sq = 0.0
     best_b = 0.0
     sa = 0.0
-    for m in range(k):
+    for m in range(lo, hi):
         child = kids[m]
         rem = ints[child, 0]
         if rem % 2 == 0:  # the child is lost for its mover
@@ -583,18 +584,33 @@ def solve_from_children(i, kids, k, ints, floats):
 
 
 @inline_jit
-def teams_of_children(i, kids, k, players, teams):
+def teams_of_children(i, kids, lo, hi, players, teams):
     """Summary mode's team mask of position i (a game of `players` players) from those of its
-    k children kids[:k] (solved), as team_masks finds it."""
-    if k == 0:
+    children kids[lo:hi] (solved), as team_masks finds it."""
+    if lo == hi:
         teams[i] = terminal_teams(players)
         return
     some = _NONE
     every = _ALL
-    for m in range(k):
+    for m in range(lo, hi):
         some |= teams[kids[m]]
         every &= teams[kids[m]]
     teams[i] = teams_from_children(some, every, players)
+
+
+@jit
+def solve_batch(count, ids, ends, kids, ints, floats, players, teams):
+    """Summary mode (engine/summary.py): a batch of positions that a game's walk stepped
+    (contract.SummaryWalk), children first, each solved from its children
+    (solve_from_children; teams_of_children where teams is not empty)."""
+    lo = 0
+    for j in range(count):
+        i = ids[j]
+        hi = ends[j]
+        solve_from_children(i, kids, lo, hi, ints, floats)
+        if teams.shape[0] > 0:
+            teams_of_children(i, kids, lo, hi, players, teams)
+        lo = hi
 
 
 # -- strategy profiles: any pair of (possibly random) strategies, exactly ----------------------

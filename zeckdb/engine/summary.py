@@ -1,13 +1,14 @@
 """Summary mode: a layer's start values without its positions and moves.
 
 The full build enumerates a layer's keys, links its moves and keeps both; that
-is what bounds it (engine.limits). Here a game that has a one-pass solve (the contract's
-summary_pass: the chip games whose moves go one way in rank, the ordered game) solves
-its layer over its ids, finding a position's moves by arithmetic. The state, held
-here, is a few bytes per position (engine.limits.summary_bytes): 8 for remoteness and
-the shortest and longest remaining game, 40 more for the expected length, the game
-count (float) and the random-play odds, kept while they fit the memory budget, and 8
-for the teams that can force a win in a game of three or more players.
+is what bounds it (engine.limits). Here the engine solves a layer in one pass over its
+ids (kernels.solve_batch), in the order of the game's walk (the contract's summary_walk:
+the chip games whose moves go one way in rank, the ordered game), which finds a
+position's moves by arithmetic. The state, held here, is a few bytes per position
+(engine.limits.summary_bytes): 8 for remoteness and the shortest and longest remaining
+game, 40 more for the expected length, the game count (float) and the random-play odds,
+kept while they fit the memory budget, and 8 for the teams that can force a win in a
+game of three or more players.
 """
 
 from __future__ import annotations
@@ -19,11 +20,14 @@ import time
 import numpy as np
 
 from .contract import Summarisable, Variant
+from .kernels import solve_batch
 from .limits import summary_bytes
 from .solve import seats_of
 
 INT_COLUMNS = 4  # remoteness, min_remaining, max_remaining, (padding: 8-byte rows)
 FLOAT_COLUMNS = 5  # expected, games, q, a, b
+MAX_BATCH = 16384  # positions per call of a game's walk: enough that the calls cost nothing
+KIDS_PER_BATCH = 1 << 20  # a batch's children's ids (8 MiB), for games with many moves per position
 
 
 def supports_summary(variant: Variant) -> bool:
@@ -64,15 +68,56 @@ class Summary:
     teams: int | None = None  # games of three or more players: the start's team mask (kernels.team_masks)
 
 
-def solve_summary(variant: Summarisable, n: int, floats: bool = True) -> Summary:
-    """Layer n solved in one pass; its start's values."""
-    t0 = time.perf_counter()
-    size = variant.summary_size(n)
+class SummaryOrderError(RuntimeError):
+    """A game's walk stepped a position before one of its children (a bug of the game)."""
+
+
+@dataclass
+class WalkedLayer:
+    """A layer solved by summary mode, every position's values kept (solve_summary keeps the
+    start's; zeckdb.testing compares them all with the full solve)."""
+
+    start: int  # the start's id
+    edges: int
+    ints: np.ndarray  # per id: remoteness, fewest and most moves to the end (kernels.solve_from_children)
+    floats: np.ndarray  # per id: 5 columns with floats, else none
+    teams: np.ndarray  # games of three or more players: per id, the team mask; else empty
+
+
+def walk_layer(variant: Summarisable, n: int, floats: bool = True, batch: int | None = None) -> WalkedLayer:
+    """Layer n solved in one pass over the game's walk. batch: positions per call of the
+    walk (default: as many as MAX_BATCH and KIDS_PER_BATCH allow)."""
+    walk = variant.summary_walk(n)
+    size = walk.size
     ints = np.empty((size, INT_COLUMNS), dtype=np.int16)
     state = np.empty((size, FLOAT_COLUMNS if floats else 0), dtype=np.float64)
     teams = np.empty(size if variant.players > 2 else 0, dtype=np.uint64)
-    s, edges = variant.summary_pass(n, ints, state, teams)
-    summary = _summary(variant, n, size, edges, s, ints, state if floats else None, t0)
+    # The game steps a batch of positions, the engine solves them: two compiled calls per
+    # batch, so that neither compiles the other in (numba's cache cannot keep a kernel that
+    # takes another kernel as an argument: it would compile anew in every process).
+    moves = max(walk.max_moves, 1)
+    batch = max(1, min(size, batch or min(KIDS_PER_BATCH // moves, MAX_BATCH)))
+    ids = np.empty(batch, dtype=np.int64)
+    ends = np.empty(batch, dtype=np.int64)
+    kids = np.empty(batch * moves, dtype=np.int64)
+    edges = 0
+    for first in range(0, size, batch):
+        count = min(batch, size - first)
+        bad = walk.steps(first, count, walk.cursor, ids, ends, kids)
+        if bad < 0:
+            raise SummaryOrderError(f"{variant.name}, n = {n}: a move from id {-1 - bad} breaks the game's solving "
+                                    "order (a bug of the game's summary_walk)")
+        solve_batch(count, ids, ends, kids, ints, state, variant.players, teams)
+        edges += int(ends[count - 1])
+    return WalkedLayer(walk.start, edges, ints, state, teams)
+
+
+def solve_summary(variant: Summarisable, n: int, floats: bool = True, batch: int | None = None) -> Summary:
+    """Layer n solved in one pass (walk_layer); its start's values."""
+    t0 = time.perf_counter()
+    layer = walk_layer(variant, n, floats, batch)
+    s, teams = layer.start, layer.teams
+    summary = _summary(variant, n, len(layer.ints), layer.edges, s, layer.ints, layer.floats if floats else None, t0)
     summary.state_bytes += teams.nbytes
     if variant.players > 2:
         seat = int(seats_of(teams[s:s + 1], variant.players)[0])  # at the start the seats are the players

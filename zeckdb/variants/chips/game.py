@@ -15,7 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from ...errors import UsageError
-from ...engine.contract import Position, Variant
+from ...engine.contract import Position, SummaryWalk, Variant
 from .rules import Rule, leaves_layer, rank_direction, rule_arrays
 
 
@@ -204,13 +204,13 @@ class ChipGame(Variant):
                 "its bins are those of n up to there: past it, a game_for giving the bins of any n is needed")
 
     @property
-    def has_summary_pass(self) -> bool:
+    def has_summary_walk(self) -> bool:
         """A chip game has a one-pass summary when its moves stay in the layer and all go one way in rank."""
         return rank_direction(*self.game_for(self.max_n)) != 0
 
     @property
     def summary_refusal(self) -> str | None:
-        if self.has_summary_pass or self.players > self.MAX_TEAM_PLAYERS:
+        if self.has_summary_walk or self.players > self.MAX_TEAM_PLAYERS:
             return super().summary_refusal
         if leaves_layer(*self.game_for(self.max_n)):
             return "its moves change the value, so its games leave the layer"
@@ -221,11 +221,11 @@ class ChipGame(Variant):
 
         return layer_size(self.game_for(n)[0], n)
 
-    def summary_pass(self, n: int, ints: np.ndarray, floats: np.ndarray, teams: np.ndarray) -> tuple[int, int]:
-        from .summary import summary_pass
+    def summary_walk(self, n: int) -> SummaryWalk:
+        from .summary import summary_walk
 
         weights, rules = self.game_for(n)
-        return summary_pass(self.name, weights, rules, self.start(n), self.players, n, ints, floats, teams)
+        return summary_walk(self.name, weights, rules, self.start(n), n)
 
     def random_lengths(self, n: int, games: int, seed: int) -> np.ndarray:
         """Played by a compiled loop on the rule data (game_for: any n)."""

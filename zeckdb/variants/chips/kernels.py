@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine.jit import jit
-from ...engine.kernels import solve_from_children, teams_of_children
 
 
 @jit
@@ -168,79 +167,54 @@ def _previous_colex(c, weights):
 
 
 @jit
-def summary_layer(n, weights, ways, take_bin, take_count, put_bin, put_count, fallback, descending, ints, floats,
-                  players, teams):
-    """Solve every position of value n of a chip game in one pass over its ranks, a
-    position's moves found by arithmetic on its counts, nothing of the graph stored.
+def chip_steps(first, count, cursor, ids, ends, kids):
+    """Summary mode's walk of a chip game's layer (contract.SummaryWalk, called by
+    engine/summary.py): the positions first .. first + count - 1 of a solving order of
+    ranks, their moves found by arithmetic on their counts, nothing of the graph stored.
+    Returns 0, or -1 - id where a move does not go the one way in rank the order needs.
 
-    Every move must go one way in rank: to higher ranks when `descending` (positions
-    are solved from the highest rank down), to lower ones otherwise; a move that does
-    not is reported (return value -1 - rank of the offender) and nothing is trusted.
-    Per rank, in place: ints[:, 0..2] remoteness, fewest and most moves to the end
-    (win: remoteness odd); with floats (5 columns, else 0): expected moves under
-    uniform random play, number of complete games, and random-play odds q, a, b
-    (as kernels.random_play); with teams (one per rank, else empty), the mask of the teams of
-    `players` players that can force a win (kernels.team_masks). Returns the number of moves.
+    cursor (chips/summary.py): n, the bins' weights, the ways table, the rules (taken bins
+    and counts, fallback), whether the order is descending (every move to a higher rank:
+    the highest rank solved first), the layer's size, and the walk's state: the count
+    vector c of the last position stepped, per bin the value held in bins 0..j and its term
+    of the rank, a scratch for the legal rules, and per rule its change to each bin and the
+    lowest and highest bins it touches.
     """
-    bins = weights.shape[0]
-    size = ways[bins - 1, n]
-    n_rules, width = take_bin.shape
-    c = np.zeros(bins, dtype=np.int64)
-    legal = np.empty(n_rules, dtype=np.int64)
-    kids = np.empty(n_rules, dtype=np.int64)
-    # A move changes only the rank terms of the bins from the lowest to the highest it
-    # touches (below, counts and the value held are unchanged; above, counts are), so a
-    # child's rank is the parent's with those few terms recomputed.
-    delta = np.zeros((n_rules, bins), dtype=np.int64)  # a rule's change to each bin
-    lowest = np.full(n_rules, bins, dtype=np.int64)
-    highest = np.zeros(n_rules, dtype=np.int64)
-    for r in range(n_rules):
-        for j in range(width):
-            delta[r, take_bin[r, j]] -= take_count[r, j]
-            delta[r, put_bin[r, j]] += put_count[r, j]
-        for b in range(bins):
-            if delta[r, b] != 0:
-                lowest[r] = min(lowest[r], max(b, 1))
-                highest[r] = max(highest[r], b)
-    held = np.zeros(bins, dtype=np.int64)  # value in bins 0..j
-    term = np.zeros(bins, dtype=np.int64)  # bin j's term of the rank
-    if descending:  # start from the highest rank: the greedy (lexicographically largest) vector
-        low = n
-        for k in range(bins - 1, 0, -1):
-            c[k] = low // weights[k]
-            low -= c[k] * weights[k]
-        c[0] = low
-    else:
-        c[0] = n
-    edges = 0
-    changed = bins - 1  # the rank terms of bins above the highest one changed stay as they were
-    held[bins - 1] = n
-    for step in range(size):
+    (n, weights, ways, take_bin, take_count, fallback, descending, size,
+     c, held, term, legal, delta, lowest, highest) = cursor
+    e = 0
+    for j in range(count):
+        step = first + j
+        # The bins above the highest one the step to this vector changed keep their rank
+        # terms, and the value held below them.
+        top = weights.shape[0] - 1
+        if step > 0:
+            top = _previous_colex(c, weights) if descending else _next_colex(c, weights)
         i = size - 1 - step if descending else step
-        remaining = held[changed]  # the value in bins 0..changed did not change either
-        for j in range(changed, 0, -1):
-            held[j] = remaining
-            term[j] = ways[j, remaining] - ways[j, remaining - c[j] * weights[j]]
-            remaining -= c[j] * weights[j]
+        remaining = held[top]
+        for b in range(top, 0, -1):
+            held[b] = remaining
+            term[b] = ways[b, remaining] - ways[b, remaining - c[b] * weights[b]]
+            remaining -= c[b] * weights[b]
+        # A move changes only the rank terms of the bins from the lowest to the highest it
+        # touches (below, counts and the value held are unchanged; above, counts are), so a
+        # child's rank is the parent's with those few terms recomputed.
         k = legal_rules(c, take_bin, take_count, fallback, legal)
-        edges += k
         for m in range(k):
             r = legal[m]
             child = i
             value = held[highest[r]]
-            for j in range(highest[r], lowest[r] - 1, -1):
-                placed = (c[j] + delta[r, j]) * weights[j]
-                child += ways[j, value] - ways[j, value - placed] - term[j]
+            for b in range(highest[r], lowest[r] - 1, -1):
+                placed = (c[b] + delta[r, b]) * weights[b]
+                child += ways[b, value] - ways[b, value - placed] - term[b]
                 value -= placed
             if (child <= i) if descending else (child >= i):
                 return -1 - i
-            kids[m] = child
-        solve_from_children(i, kids, k, ints, floats)
-        if teams.shape[0] > 0:
-            teams_of_children(i, kids, k, players, teams)
-        if step + 1 < size:
-            changed = _previous_colex(c, weights) if descending else _next_colex(c, weights)
-    return edges
+            kids[e] = child
+            e += 1
+        ids[j] = i
+        ends[j] = e
+    return 0
 
 
 # -- the ordered game: a layer's keys are cut sets of compositions (variants/ordered.py) ---------------------

@@ -7,12 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...engine.contract import SummaryWalk
 from ...errors import UsageError
 from .rules import Rule, rank_direction, rule_arrays
-
-
-class SummaryEngineError(RuntimeError):
-    """A move went the wrong way in rank: the game cannot be solved in one pass (a bug)."""
 
 
 def ways_table(weights: tuple[int, ...], n: int) -> np.ndarray:
@@ -35,12 +32,10 @@ def layer_size(weights: tuple[int, ...], n: int) -> int:
     return int(ways_table(weights, n)[-1, n])
 
 
-def summary_pass(name: str, weights: tuple[int, ...], rules: tuple[Rule, ...], start_counts: tuple[int, ...],
-                 players: int, n: int, ints: np.ndarray, floats: np.ndarray, teams: np.ndarray) -> tuple[int, int]:
-    """Layer n into ints and floats (one row per id, as kernels.solve_from_children fills
-    them) and, for a game of three or more players, teams (kernels.teams_of_children); the
-    start's id and the number of moves."""
-    from .kernels import colex_rank, summary_layer
+def summary_walk(name: str, weights: tuple[int, ...], rules: tuple[Rule, ...], start_counts: tuple[int, ...],
+                 n: int) -> SummaryWalk:
+    """Layer n's walk for summary mode: its ranks in a solving order, stepped by kernels.chip_steps."""
+    from .kernels import chip_steps, colex_rank
 
     direction = rank_direction(weights, rules)
     if direction == 0:
@@ -52,10 +47,28 @@ def summary_pass(name: str, weights: tuple[int, ...], rules: tuple[Rule, ...], s
     rules = tuple(r for r in rules if all(b <= used for b, _ in r.take + r.put))
     ways = ways_table(weights, n)
     w = np.asarray(weights, dtype=np.int64)
-    edges = summary_layer(n, w, ways, *rule_arrays(rules), direction > 0, ints, floats,  # type: ignore[call-arg]
-                          players, teams)
-    if edges < 0:
-        raise SummaryEngineError(f"{name}, n = {n}: a move from id {-1 - edges} goes the wrong way in rank")
-    start = np.zeros(len(weights), dtype=np.int64)
+    take_bin, take_count, put_bin, put_count, fallback = rule_arrays(rules)
+    bins, n_rules = len(weights), len(rules)
+    delta = np.zeros((n_rules, bins), dtype=np.int64)  # a rule's change to each bin
+    np.subtract.at(delta, (np.arange(n_rules)[:, None], take_bin), take_count)
+    np.add.at(delta, (np.arange(n_rules)[:, None], put_bin), put_count)
+    touched = [np.flatnonzero(row) for row in delta]
+    lowest = np.array([max(int(t.min()), 1) if len(t) else bins for t in touched], dtype=np.int64)
+    highest = np.array([int(t.max()) if len(t) else 0 for t in touched], dtype=np.int64)
+    descending = direction > 0  # every move to a higher rank: solved from the highest rank down
+    c = np.zeros(bins, dtype=np.int64)
+    if descending:  # the highest rank: the greedy (lexicographically largest) vector
+        low = n
+        for k in range(bins - 1, 0, -1):
+            c[k], low = divmod(low, weights[k])
+        c[0] = low
+    else:
+        c[0] = n
+    held = np.zeros(bins, dtype=np.int64)  # value in bins 0..j
+    held[bins - 1] = n
+    size = int(ways[bins - 1, n])
+    cursor = (np.int64(n), w, ways, take_bin, take_count, fallback, descending, np.int64(size),
+              c, held, np.zeros(bins, dtype=np.int64), np.empty(n_rules, dtype=np.int64), delta, lowest, highest)
+    start = np.zeros(bins, dtype=np.int64)
     start[: len(start_counts)] = start_counts
-    return int(colex_rank(start, w, ways, n)), int(edges)
+    return SummaryWalk(size, int(colex_rank(start, w, ways, n)), max(n_rules, 1), chip_steps, cursor)

@@ -32,7 +32,7 @@ import numpy as np
 
 from ...errors import UsageError
 from ...fib import fib, z_count
-from ...engine.contract import Position, Variant, shown_text, unbracket
+from ...engine.contract import Position, SummaryWalk, Variant, shown_text, unbracket
 
 MAX_N = 24  # 2,593,291 positions at n = 24 (4,915,135 at 25, 120,215,370 at 30)
 INDICES = 8  # F_1..F_8 = 1..34: every part of every n the engine's keys allow here
@@ -194,20 +194,18 @@ class Ordered(Variant):
 
     summary_overhead = 12  # its cut set (8 bytes) and its place in the solving order (4)
 
-    def summary_pass(self, n: int, ints: np.ndarray, floats: np.ndarray, teams: np.ndarray) -> tuple[int, int]:
-        from .kernels import ordered_summary
-
-        assert not len(teams)  # a two-player game
+    def summary_walk(self, n: int) -> SummaryWalk:
+        from .kernels import ordered_solving_order, ordered_steps
 
         terms = np.zeros((n + 1, INDICES + 1), dtype=np.int64)  # id terms: see id_of
         for rem in range(n + 1):
             for i in range(1, INDICES + 1):
                 terms[rem, i] = larger_first(rem, fib(i))
         masks = np.sort(_cut_sets(n))
-        edges = ordered_summary(n, masks, terms, MOVE_CODE, MOVE_LEFT, INDEX_OF, ints, floats)
-        if edges < 0:
-            raise RuntimeError(f"ordered, n = {n}: a move from id {-1 - edges} breaks the solving order (a bug)")
-        return len(masks) - 1, edges  # the start, n ones, cuts everywhere: the largest cut set
+        cursor = (np.int64(n), masks, ordered_solving_order(n, masks), terms, MOVE_CODE, MOVE_LEFT, INDEX_OF,
+                  np.empty(n + 1, dtype=np.int64))
+        # the start, n ones, cuts everywhere: the largest cut set; a position of k entries has k - 1 moves at most
+        return SummaryWalk(len(masks), len(masks) - 1, max(n - 1, 1), ordered_steps, cursor)
 
     def play_moves(self, position: Position) -> list[tuple[int, Position]]:
         position = self._checked(position)

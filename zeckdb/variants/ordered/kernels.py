@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine.jit import jit
-from ...engine.kernels import solve_from_children
 
 
 @jit
@@ -84,16 +83,10 @@ def ordered_entries(keys: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @jit
-def ordered_summary(n, masks, rank_terms, code, left, index_of, ints, floats):
-    """Layer n of the ordered game solved in one pass (summary mode), into ints and floats
-    as solve_from_children fills them. masks: the layer's cut sets in id order (ascending);
-    rank_terms[rem, i]: how many compositions of rem begin with an entry larger than F_i,
-    so that a position's id is the sum of its entries' terms and a move, which rewrites two
-    neighbours and keeps what lies to their right, changes only theirs. Children first: a
-    merge removes an entry; a swap or a split keeps the number of entries and moves a cut
-    to the left, which raises the id. So the positions go by number of entries, ascending,
-    and by id, descending, within. Returns the number of moves, or -1 - id of a move that
-    breaks this order (nothing is then trusted)."""
+def ordered_solving_order(n, masks):
+    """The ids of layer n's cut sets (masks, ascending) in the order summary mode solves them,
+    children first: by number of entries, ascending, and by id, descending, within (see
+    ordered_steps)."""
     size = len(masks)
     per_length = np.zeros(n + 2, dtype=np.int64)
     for i in range(size):
@@ -106,14 +99,28 @@ def ordered_summary(n, masks, rank_terms, code, left, index_of, ints, floats):
         length = _bits(masks[i]) + 1
         order[first[length]] = i
         first[length] += 1
-    parts = np.empty(n + 1, dtype=np.int64)
-    kids = np.empty(n, dtype=np.int64)
-    edges = 0
-    for step in range(size):
-        i = order[step]
+    return order
+
+
+@jit
+def ordered_steps(first, count, cursor, ids, ends, kids):
+    """Summary mode's walk of the ordered game's layer n (contract.SummaryWalk, called by
+    engine/summary.py): the positions first .. first + count - 1 of the solving order,
+    with their moves' ids. Returns 0, or -1 - id where a move breaks the order.
+
+    cursor (OrderedGame.summary_walk): n, the layer's cut sets in id order (ascending), the
+    solving order, rank_terms, the move tables and a scratch for the entries.
+    rank_terms[rem, i]: how many compositions of rem begin with an entry larger than F_i,
+    so that a position's id is the sum of its entries' terms and a move, which rewrites two
+    neighbours and keeps what lies to their right, changes only theirs. Children first: a
+    merge removes an entry; a swap or a split keeps the number of entries and moves a cut
+    to the left, which raises the id."""
+    n, masks, order, rank_terms, code, left, index_of, parts = cursor
+    e = 0
+    for j in range(count):
+        i = np.int64(order[first + j])
         length = _ordered_parts(masks[i], n, parts)
         rem = n  # the value of the entries from p on
-        k = 0
         for p in range(length - 1):
             a, b = parts[p], parts[p + 1]
             ia, ib = index_of[a], index_of[b]
@@ -126,12 +133,12 @@ def ordered_summary(n, masks, rank_terms, code, left, index_of, ints, floats):
                         return -1 - i
                 else:
                     child = i - old + rank_terms[rem, index_of[a + b]]
-                kids[k] = child
-                k += 1
+                kids[e] = child
+                e += 1
             rem -= a
-        edges += k
-        solve_from_children(i, kids, k, ints, floats)
-    return edges
+        ids[j] = i
+        ends[j] = e
+    return 0
 
 
 @jit
