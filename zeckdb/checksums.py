@@ -122,6 +122,27 @@ def checksum(batches: Iterable[Any], table: str, name: str, n: int) -> int:
     return total & MASK
 
 
+def checksums_by_layer(batches: Iterable[Any], table: str, name: str) -> dict[int, int]:
+    """The checksum of each layer of `name` whose rows of `table` the record batches hold, the
+    layer in their column `n` (the rows of several layers, in any order): {n: checksum}."""
+    totals: dict[int, int] = {}
+    for batch in batches:
+        ns = batch.column("n").to_numpy(zero_copy_only=False)
+        batch = batch.drop_columns(["n"])
+        if not len(ns):
+            continue
+        if ns[0] == ns[-1] and (ns == ns[0]).all():  # one layer (every batch of a large one)
+            parts = [(int(ns[0]), batch)]
+        else:
+            order = np.argsort(ns, kind="stable")
+            ns, batch = ns[order], batch.take(order)
+            cuts = [0, *(np.flatnonzero(np.diff(ns)) + 1).tolist(), len(ns)]
+            parts = [(int(ns[a]), batch.slice(a, b - a)) for a, b in zip(cuts, cuts[1:], strict=False)]
+        for n, part in parts:
+            totals[n] = totals.get(n, 0) + _batch_sum(part, COLUMNS[table], layer_seed(name, n))
+    return {n: total & MASK for n, total in totals.items()}
+
+
 def _batch_sum(batch: Any, columns: tuple[str, ...], seed: int) -> int:
     # a column NULL on every row (c12..c16 of most games, read back) counts as one left out
     names = {name for name in batch.schema.names if batch.column(name).null_count < batch.num_rows}

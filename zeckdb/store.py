@@ -98,10 +98,17 @@ def _rollback(con: duckdb.DuckDBPyConnection) -> None:
 
 def layer_checksum(con: duckdb.DuckDBPyConnection, table: str, name: str, n: int) -> int:
     """The checksum (zeckdb.checksums, revision 0012) of a layer's rows of the view `table`
-    ('positions' of a variant, 'edges' of a graph) as stored, read back a batch at a time from
-    the tables behind the view: a column the view shows as NULL for a table's rows is left
-    out, as the hash allows (reading the view cost more than hashing what it read)."""
-    from .checksums import COLUMNS, checksum
+    ('positions' of a variant, 'edges' of a graph) as stored (layer_checksums)."""
+    return layer_checksums(con, table, name, [n])[n]
+
+
+def layer_checksums(con: duckdb.DuckDBPyConnection, table: str, name: str, ns: list[int]) -> dict[int, int]:
+    """The checksums of layers ns, read back together a batch at a time from the tables behind
+    the view (one query per table, not per layer: a query costs more than hashing a small
+    layer's rows): a column the view shows as NULL for a table's rows is left out, as the
+    hash allows (reading the view cost more than hashing what it read). A layer with no rows
+    has the checksum of none."""
+    from .checksums import COLUMNS, checksum, checksums_by_layer
 
     if table == "positions":
         variant_id = name_id(con, "variant", name)
@@ -117,11 +124,13 @@ def layer_checksum(con: duckdb.DuckDBPyConnection, table: str, name: str, n: int
         for source, column, key, columns in sources:
             if key is None:  # nothing of it was ever stored in this table
                 continue
-            rows = con.sql(f"SELECT {', '.join(columns)} FROM {source} WHERE {column} = $key AND n = $n",
-                           params={"key": key, "n": n})
+            rows = con.sql(f"SELECT n, {', '.join(columns)} FROM {source} WHERE {column} = $key "
+                           "AND n BETWEEN $lo AND $hi AND list_contains($ns, n)",
+                           params={"key": key, "ns": ns, "lo": min(ns), "hi": max(ns)})
             yield from rows.to_arrow_reader(CHECKSUM_READ_ROWS)
 
-    return checksum(batches(), table, name, n)
+    sums = checksums_by_layer(batches(), table, name)
+    return {n: sums[n] if n in sums else checksum([], table, name, n) for n in ns}
 
 
 def variant_key(table: str, variant: str, variant_id: int | None) -> tuple[str, Any]:
@@ -1012,12 +1021,12 @@ class Store:
         finally:
             cursor.close()
 
-    def layer_checksum(self, table: str, name: str, n: int) -> int:
-        """The checksum of a layer's rows of `positions` (of variant `name`) or `edges` (of
+    def layer_checksums(self, table: str, name: str, ns: list[int]) -> dict[int, int]:
+        """The checksums of layers ns' rows of `positions` (of variant `name`) or `edges` (of
         graph `name`) as stored now."""
         cursor = self._connection_waiting().cursor()
         try:
-            return layer_checksum(cursor, table, name, n)
+            return layer_checksums(cursor, table, name, ns)
         finally:
             cursor.close()
 

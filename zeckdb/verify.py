@@ -17,6 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 import time
 from collections.abc import Callable
+from typing import Any
+
+import numpy as np
 
 from .settings import current
 from .store import Store
@@ -323,6 +326,11 @@ def _check_layers(store: Store, v: Variant, ns: list[int], start_games: dict[int
                   checks: dict[str, Check], edges_sums: dict[tuple[str, int], int]) -> None:
     """The per-layer checks of a batch: sizes, partition counts, starts, checksums."""
     sizes, partitions, starts, sums = (checks[k] for k in ("layer sizes", "partition counts", "starts", "checksums"))
+    positions_sums = store.layer_checksums("positions", v.name, ns)  # zeckdb.checksums, from the rows
+    todo = [n for n in ns if (v.graph_name, n) not in edges_sums]  # variants sharing a graph (reversed) share it
+    if todo:
+        edges_sums.update(((v.graph_name, n), value) for n, value in store.layer_checksums("edges", v.graph_name,
+                                                                                          todo).items())
     for (n, positions, edges, stored, moves, positions_sum, edges_sum,
          start_id, summary, start_ids, start, games, exact_counts) in store.rows(
             LAYERS_SQL, _params(LAYERS_SQL, v, ns)):
@@ -354,10 +362,7 @@ def _check_layers(store: Store, v: Variant, ns: list[int], start_games: dict[int
             sums.fail(f"{layer}: no checksum recorded (built before schema revision 0004): "
                       f"rebuild it with `zeckdb build --variant {v.name} --n {n} --force`")
             continue
-        positions_now = store.layer_checksum("positions", v.name, n)  # zeckdb.checksums, from the rows
-        if (v.graph_name, n) not in edges_sums:  # variants sharing a graph (reversed) share its edges
-            edges_sums[v.graph_name, n] = store.layer_checksum("edges", v.graph_name, n)
-        edges_now = edges_sums[v.graph_name, n]
+        positions_now, edges_now = positions_sums[n], edges_sums[v.graph_name, n]
         if (positions_now, edges_now) != (positions_sum, edges_sum):
             which = " and ".join(kind for kind, a, b in [("positions", positions_now, positions_sum),
                                                        ("moves", edges_now, edges_sum)] if a != b)
@@ -424,17 +429,31 @@ def _check_summary_checksums(store: Store, layers: list[tuple[str, int]], check:
     from .checksums import SUMMARY_COLUMNS, summary_checksum
 
     recorded = {(name, n): value for name, n, value in store.rows("SELECT variant, n, summary_checksum FROM builds")}
+    by_variant: dict[str, list[int]] = {}
     for name, n in layers:
-        check.checked += 1
-        if recorded.get((name, n)) is None:
-            check.fail(f"{name} n={n}: no summary checksum recorded: rebuild it with "
-                       f"`zeckdb build --variant {name} --n {n} --force`")
-            continue
-        tables = {table: store.arrow(f"SELECT {', '.join(columns)} FROM {table} WHERE variant = ? AND n = ?",
-                                     [name, n]) for table, columns in SUMMARY_COLUMNS.items()}
-        if summary_checksum(tables, name, n) != recorded[name, n]:
-            check.fail(f"{name} n={n}: its builds, random_play or length rows do not hash to the summary checksum "
-                       "recorded with them (changed by hand?)")
+        by_variant.setdefault(name, []).append(n)
+    for name, ns in by_variant.items():  # a variant's rows of each table in one query, not one per layer
+        rows = {table: _by_layer(store.arrow(f"SELECT n, {', '.join(columns)} FROM {table} WHERE variant = ? "
+                                             "AND list_contains(?, n) ORDER BY n", [name, ns]))
+                for table, columns in SUMMARY_COLUMNS.items()}
+        for n in ns:
+            check.checked += 1
+            if recorded.get((name, n)) is None:
+                check.fail(f"{name} n={n}: no summary checksum recorded: rebuild it with "
+                           f"`zeckdb build --variant {name} --n {n} --force`")
+                continue
+            tables = {table: layers_rows.get(n) for table, layers_rows in rows.items()}
+            if summary_checksum(tables, name, n) != recorded[name, n]:
+                check.fail(f"{name} n={n}: its builds, random_play or length rows do not hash to the summary "
+                           "checksum recorded with them (changed by hand?)")
+
+
+def _by_layer(table: Any) -> dict[int, Any]:
+    """The rows of a pyarrow table ordered by its column n, cut into each n's rows (without n)."""
+    ns = table.column("n").to_numpy()
+    cuts = [0, *(np.flatnonzero(np.diff(ns)) + 1).tolist(), len(ns)] if len(ns) else [0]
+    rows = table.drop_columns(["n"])
+    return {int(ns[a]): rows.slice(a, b - a) for a, b in zip(cuts, cuts[1:], strict=False)}
 
 
 def _check_summary_layers(store: Store, layers: list[tuple[str, int]], check: Check) -> None:
