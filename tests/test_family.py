@@ -10,7 +10,7 @@ import json
 import duckdb
 import pytest
 
-from zeckdb.queries import run_query
+from zeckdb import api
 from zeckdb.store import Store
 
 from . import reference as ref
@@ -183,8 +183,8 @@ def test_empty_board_winners_for_m_2_3_4(con):
 def test_black_hole_p_positions_query_lists_exactly_the_p_positions(small_db):
     """Every P-position of black-hole-3 with value <= 50, found by the reference among all its
     positions, and nothing else."""
-    with Store.open_read(small_db) as store:
-        result = run_query(store, "black-hole-p-positions", "black-hole-3", None, {"mod": "3"})
+    with api.open(small_db) as store:
+        result = store.query("black-hole-p-positions", variant="black-hole-3", n=None, params={"mod": "3"})
     as_dicts = [dict(zip(result.columns, r, strict=False)) for r in result.rows]
     listed = [ref.norm([r["c1"], r["c2"]]) for r in as_dicts]
     every = set().union(*(count_vectors([1, 2], n) for n in range(0, BLACK_HOLE_N + 1)))
@@ -211,8 +211,8 @@ def test_fibonacci_nim_player_1_loses_exactly_at_fibonacci_numbers(con):
 
 
 def test_fibonacci_nim_check_query_agrees_with_knuth(small_db):
-    with Store.open_read(small_db) as store:
-        result = run_query(store, "fibonacci-nim-check")
+    with api.open(small_db) as store:
+        result = store.query("fibonacci-nim-check")
         columns, got = result.columns, result.rows
     table = [dict(zip(columns, r, strict=False)) for r in got]
     assert [r["n"] for r in table] == list(range(1, NIM_N + 1))
@@ -329,8 +329,8 @@ def test_a_move_into_an_undeclared_layer_is_an_engine_error():
 
 def test_graph_size_lists_every_layer_even_without_a_terminal(small_db):
     """A Black Hole game ends at the decomposition of n mod F_m, in a lower layer: layer n may hold no end."""
-    with Store.open_read(small_db) as store:
-        result = run_query(store, "graph-size", "black-hole-4", list(range(1, 11)))
+    with api.open(small_db) as store:
+        result = store.query("graph-size", variant="black-hole-4", n=range(1, 11))
         columns, got = result.columns, result.rows
     table = {r[columns.index("n")]: dict(zip(columns, r, strict=False)) for r in got}
     assert sorted(table) == list(range(1, 11))
@@ -360,8 +360,8 @@ def test_ordered_shortest_game_is_n_minus_z_and_the_longest_grows_like_n_squared
 
 
 def test_ordered_lengths_query_checks_n_minus_z(small_db):
-    with Store.open_read(small_db) as store:
-        result = run_query(store, "lengths", "ordered")
+    with api.open(small_db) as store:
+        result = store.query("lengths", variant="ordered")
     got = [dict(zip(result.columns, r, strict=False)) for r in result.rows]
     assert [r["n"] for r in got] == list(range(1, ORDERED_N + 1))
     assert all(r["n_minus_z"] == r["n"] - len(ref.zeckendorf_indices(r["n"])) and r["min_is_n_minus_z"] for r in got)
@@ -381,9 +381,9 @@ def test_ordered_positions_are_looked_up_by_their_entries(capsys, small_db):
 
 def test_ordered_winning_moves_query_matches_entries_not_counts(small_db):
     """[1,1,2] and [2,1,1] have the same counts; the query must tell them apart."""
-    with Store.open_read(small_db) as store:
+    with api.open(small_db) as store:
         for position in ("1,1,2", "2,1,1"):
-            result = run_query(store, "winning-moves", "ordered", params={"position": position})
+            result = store.query("winning-moves", variant="ordered", params={"position": position})
             got = sorted(r[result.columns.index("to_position")] for r in result.rows)
             entries = tuple(int(x) for x in position.split(","))
             assert got == sorted("[" + ",".join(map(str, c)) + "]" for c in ref.ordered_moves(entries)), position

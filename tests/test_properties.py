@@ -7,9 +7,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from zeckdb.errors import NotBuiltError, UsageError, ZeckdbError
-from zeckdb.queries import run_query
+from zeckdb import api
 from zeckdb.ranges import MAX_N, parse_ns
-from zeckdb.store import Store
 from zeckdb.variants import get_variant
 
 ASCII_DIGITS = "0123456789"
@@ -79,7 +78,7 @@ def test_any_position_text_is_parsed_or_refused_in_one_line(name, text):
 
 @pytest.fixture(scope="module")
 def store(small_db):
-    with Store.open_read(small_db) as s:
+    with api.open(small_db) as s:
         yield s
 
 
@@ -94,7 +93,7 @@ PARAMETERS = st.sampled_from([("length-distribution", "measure"), ("length-momen
 def test_any_query_parameter_is_answered_or_refused_in_one_line(store, query_param, value, variant):
     name, param = query_param
     try:
-        result = run_query(store, name, variant, None, {param: value})
+        result = store.query(name, variant=variant, n=None, params={param: value})
     except (UsageError, NotBuiltError) as exc:
         assert one_line(exc)
         return

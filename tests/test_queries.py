@@ -12,8 +12,7 @@ import pytest
 import zeckdb
 from zeckdb.errors import NotBuiltError, UsageError, as_flag
 from .reference import PHI, z_count, z_index_sum
-from zeckdb.queries import list_queries, run_query, run_sql
-from zeckdb.store import Store
+from zeckdb.api import queries as list_queries
 
 from . import reference as ref
 from .facts import LEE_BITLER_LINES, TABLE_A1
@@ -25,12 +24,17 @@ EXAMPLE_PARAMS = {"winning-moves": {"position": "3,1,0,2"}, "omega-b": {"n": "7"
 
 @pytest.fixture(scope="module")
 def store(small_db):
-    with Store.open_read(small_db) as s:
+    with zeckdb.open(small_db) as s:
         yield s
 
 
+def ask(db, name, variant=None, ns=None, params=None):
+    """A named query as (name, variant, n, params): the form of the cases below."""
+    return db.query(name, variant=variant, n=ns, params=params)
+
+
 def query(store, name, variant=None, ns=None, **params) -> list[dict]:
-    result = run_query(store, name, variant, ns, {k: str(v) for k, v in params.items()})
+    result = store.query(name, variant=variant, n=ns, params={k: str(v) for k, v in params.items()})
     columns, rows = result.columns, result.rows
     return [dict(zip(columns, r, strict=False)) for r in rows]
 
@@ -40,7 +44,7 @@ def test_every_named_query_documents_itself_and_runs(store, q):
     assert q.description and q.checks, f"{q.name}: header needs a description and a checks line"
     assert q.required <= set(EXAMPLE_PARAMS.get(q.name, {})), f"add example parameters for {q.name} to this test"
     # a query computed from the graph plays one game: play names it; deterministic is written for one
-    result = run_query(store, q.name, "zeckendorf" if q.name == "play" else None, params=EXAMPLE_PARAMS.get(q.name))
+    result = store.query(q.name, variant="zeckendorf" if q.name == "play" else None, params=EXAMPLE_PARAMS.get(q.name))
     columns, rows = result.columns, result.rows
     assert columns and rows
 
@@ -218,9 +222,9 @@ def test_winning_moves(store):
     # without --variant: every variant that stores (3,1,0,2) (not black-hole-empty-board-4: there it would
     # be a board with a 2 while 2 is left to place, which play never reaches)
     counts = ", ".join(f"coalesce(c{i}, 0)" for i in range(1, 17))
-    holding = {v for (v,) in store.rows(
-        f"SELECT DISTINCT variant FROM positions WHERE [{counts}] = ? AND entries IS NULL",  # not an ordered list
-        [[3, 1, 0, 2] + [0] * 12])}
+    holding = {v for (v,) in store.sql(
+        f"SELECT DISTINCT variant FROM positions WHERE [{counts}] = [3, 1, 0, 2{', 0' * 12}] "
+        "AND entries IS NULL").rows}  # not an ordered list
     assert {*VARIANTS, "quilt", "build-up", "black-hole-5", "black-hole-empty-board-5"} <= holding
     assert "black-hole-empty-board-4" not in holding
     assert {r["variant"] for r in query(store, "winning-moves", position="3,1,0,2")} == holding
@@ -250,17 +254,17 @@ def test_winning_moves(store):
 def test_query_errors(store, args, message):
     # the command line's wording: the library names parameters, the CLI words them as its flags
     with pytest.raises(UsageError) as caught:
-        run_query(store, *args)
+        ask(store, *args)
     assert message in caught.value.worded(as_flag)
 
 
 def test_the_library_names_parameters_not_flags(store):
     with pytest.raises(UsageError) as caught:
-        run_query(store, "omega-b", None, [7], {"n": "7"})
+        store.query("omega-b", variant=None, n=[7], params={"n": "7"})
     assert str(caught.value) == "query omega-b does not take n: it takes parameter n"
     assert caught.value.worded(as_flag) == "query omega-b does not take --n: it takes --param n"
     with pytest.raises(UsageError, match=re.escape("query winning-moves needs parameter position=...")):
-        run_query(store, "winning-moves")
+        store.query("winning-moves")
 
 
 @pytest.mark.parametrize("args, message", [
@@ -272,7 +276,7 @@ def test_the_library_names_parameters_not_flags(store):
 ])
 def test_unbuilt_n_and_variants_are_named_not_answered_with_no_rows(store, args, message):
     with pytest.raises(NotBuiltError, match=re.escape(message)):
-        run_query(store, *args)
+        ask(store, *args)
 
 
 def test_a_variant_not_built_is_named(tmp_path):
@@ -292,16 +296,16 @@ def test_every_declared_parameter_type_is_listed():
 
 
 def test_sql_runs_reads_and_reports_errors(store):
-    result = run_sql(store, "SELECT z(100), fib(10)")
+    result = store.sql("SELECT z(100), fib(10)")
     assert (result.columns, result.rows, result.total_rows) == (["z(100)", "fib(10)"], [(3, 89)], 1)
     with pytest.raises(UsageError, match="SQL error: Catalog Error: Table with name nothing does not exist"):
-        run_sql(store, "SELECT * FROM nothing")
+        store.sql("SELECT * FROM nothing")
 
 
 def test_the_library_returns_every_row_of_sql_and_named_queries_alike(store):
     # the command line and the service cut at their own limits; the library's default is every row
-    sql = run_sql(store, "SELECT * FROM range(1500)")
-    named = run_query(store, "graph-size", "zeckendorf")
+    sql = store.sql("SELECT * FROM range(1500)")
+    named = store.query("graph-size", variant="zeckendorf")
     assert len(sql.rows) == sql.total_rows == 1500 and not sql.truncated
     assert len(named.rows) == named.total_rows and not named.truncated
 

@@ -73,11 +73,10 @@ def test_shortest_game_is_n_minus_l(con):
 
 
 def test_quilt_lengths_query(con, small_db):
-    from zeckdb.queries import run_query
-    from zeckdb.store import Store
+    from zeckdb import api
 
-    with Store.open_read(small_db) as store:
-        result = run_query(store, "quilt-lengths")
+    with api.open(small_db) as store:
+        result = store.query("quilt-lengths")
         cols, out = result.columns, result.rows
     got = [dict(zip(cols, r, strict=False)) for r in out]
     assert [r["n"] for r in got] == list(range(1, QUILT_N + 1))
@@ -94,16 +93,15 @@ def test_standardized_moments_against_the_exact_distribution_and_the_papers_simu
     from fractions import Fraction
     import math
 
-    from zeckdb.queries import run_query
-    from zeckdb.store import Store
+    from zeckdb import api
 
     n, games = 20, 10_000
     prob, _ = ref.remaining_lengths("quilt", ref.start("quilt", n))
     mean = sum(length * q for length, q in prob.items())
     mu = {k: float(sum(q * (length - mean) ** k for length, q in prob.items())) for k in range(2, 13)}
     m4, m6 = mu[4] / mu[2] ** 2, mu[6] / mu[2] ** 3
-    with Store.open_read(small_db) as store:
-        result = run_query(store, "length-moments", "quilt", [n], {"measure": "P"})
+    with api.open(small_db) as store:
+        result = store.query("length-moments", variant="quilt", n=[n], params={"measure": "P"})
     (row,) = [dict(zip(result.columns, r, strict=False)) for r in result.rows]
     assert row["mean"] == pytest.approx(float(mean), rel=1e-12)
     assert row["moment4_pct_diff"] == pytest.approx(100 * abs(m4 - 3) / 3, rel=1e-9)
