@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import fcntl
 import os
 from pathlib import Path
+import shutil
 
 import duckdb
 import pytest
@@ -37,18 +39,35 @@ PLAYERS_N = 20
 
 
 @pytest.fixture(scope="session")
-def small_db(tmp_path_factory) -> Path:
+def small_db(tmp_path_factory, worker_id) -> Path:
     """Every variant at small n: the core variants for n = 1..40, quilt 1..30, the Black
     Hole games (m = 2..5, both kinds) 1..50 and (m = 6..12) 1..15, Fibonacci nim 1..100, build-up 1..40, the ordered
     game 1..18, the accelerated game 1..20, the games of three and four players (and nacci-2-2, the graph of
-    one of them) 1..20."""
+    one of them) 1..20. Built once per run: the first xdist worker to ask builds it (the others
+    wait) into the run's shared folder, and each worker gets a copy of its own, so that a test
+    watching its folder sees only its own worker."""
     path = tmp_path_factory.mktemp("db") / "small.duckdb"
+    if worker_id == "master":  # no xdist: this run's folder is this process's alone
+        _build_small_db(path)
+        return path
+    shared = tmp_path_factory.getbasetemp().parent / "small-db"  # this run's, shared by its workers
+    shared.mkdir(exist_ok=True)
+    with open(shared / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (shared / "built").exists():
+            _build_small_db(shared / "small.duckdb")
+            assert not (shared / "small.duckdb.wal").exists()  # closed: everything is in the file
+            (shared / "built").touch()
+    shutil.copyfile(shared / "small.duckdb", path)
+    return path
+
+
+def _build_small_db(path: Path) -> None:
     for variants, top in [(["zeckendorf", "reversed"], SMALL_N), (["quilt"], QUILT_N), (BLACK_HOLES, BLACK_HOLE_N),
                           (MORE_BLACK_HOLES, MORE_BLACK_HOLE_N), (["fibonacci-nim"], NIM_N),
                           (["build-up"], BUILD_UP_N), (["ordered"], ORDERED_N), (["accelerated"], ACCELERATED_N),
                           ([*PLAYER_GAMES, "nacci-2-2"], PLAYERS_N)]:
         zeckdb.build(path, variants, f"1..{top}")
-    return path
 
 
 @pytest.fixture

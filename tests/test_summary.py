@@ -35,7 +35,7 @@ ODDS = ["p1_wins_random", "p1_wins_p1_perfect", "p1_wins_p2_perfect"]
 
 def test_the_variants_with_a_summary_mode():
     # the chip games whose moves stay in the layer and go one way in rank, and the ordered game
-    # (its own one-pass solve); the others are built in full
+    # (its own summary walk); the others are built in full
     assert SUMMARY_VARIANTS == ["zeckendorf", "reversed", "build-up", "ordered"]
 
 
@@ -156,7 +156,7 @@ def test_a_walk_that_breaks_its_order_is_named():
         solve_summary(Broken(), 9, batch=2)
 
 
-BEYOND = (201, 210)  # past the core games' full-build limit of 200
+BEYOND = (201,)  # past the core games' full-build limit of 200
 
 
 @pytest.fixture(scope="module")
@@ -286,7 +286,7 @@ def test_bad_summary_requests_get_one_line_and_write_nothing(tmp_path, capsys, m
 
 
 def test_a_layer_too_big_is_counted_in_its_own_positions(tmp_path, capsys):
-    """The refusal names the layer's real size, also for a game whose summary pass holds more
+    """The refusal names the layer's real size, also for a game whose summary walk holds more
     than the solved columns per position (the ordered game's count, by an independent recursion)."""
     ways = [1]
     for m in range(1, 41):

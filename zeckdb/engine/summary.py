@@ -36,7 +36,7 @@ def supports_summary(variant: Variant) -> bool:
 
 
 def layer_size(variant: Variant, n: int) -> int:
-    """How many positions layer n has, as the game's summary pass numbers them."""
+    """How many positions layer n has, as the game's summary walk numbers them."""
     return variant.summary_size(n)
 
 

@@ -92,7 +92,7 @@ def _parts_up_to(m: int) -> list[int]:
 @cache
 def larger_first(rem: int, entry: int) -> int:
     """How many compositions of rem begin with a part larger than entry: an entry's term of
-    the id (see Ordered.id_of), and the table the summary pass reads them from."""
+    the id (see Ordered.id_of), and the table the summary walk reads them from."""
     return sum(compositions(rem - f) for f in _parts_up_to(rem) if f > entry)
 
 
