@@ -114,3 +114,29 @@ def test_the_capability_check_names_what_a_game_lacks():
 
     with pytest.raises(AssertionError, match="not solvable"):
         check_capabilities(Half())  # type: ignore[arg-type]
+
+
+def test_a_game_is_held_to_the_count_it_gives_and_not_to_the_default_guess():
+    """estimate_positions is optional: without it the default (n) is a guess the conformance
+    checks do not hold a game to; a game that gives its own count must give the exact one."""
+    from zeckdb.engine.contract import Variant
+    from zeckdb.testing import check_ids_and_keys
+    from zeckdb.variants import get_variant
+
+    zeckendorf = get_variant("zeckendorf")
+    assert zeckendorf.counts_positions
+    check_ids_and_keys(zeckendorf, 12)
+
+    class Guesses(type(zeckendorf)):  # type: ignore[misc]
+        estimate_positions = Variant.estimate_positions
+
+    guesses = Guesses()
+    assert not guesses.counts_positions and guesses.estimate_positions(12) == 12
+    check_ids_and_keys(guesses, 12)
+
+    class Miscounts(type(zeckendorf)):  # type: ignore[misc]
+        def estimate_positions(self, n):
+            return n
+
+    with pytest.raises(AssertionError, match=r"zeckendorf', 12, \d+, 12\)"):  # its keys, then its count
+        check_ids_and_keys(Miscounts(), 12)

@@ -39,6 +39,12 @@ def test_summary_mode_solves_every_position_as_the_full_solve_does(name, n):
 
 
 @pytest.mark.parametrize("name", ALL)
+def test_every_game_counts_its_positions(name):
+    """The limits of every registered game come from its exact count, not the contract's guess."""
+    assert get_variant(name).counts_positions
+
+
+@pytest.mark.parametrize("name", ALL)
 def test_move_names_are_unique(name):
     check_move_names(get_variant(name))
 

@@ -55,9 +55,11 @@ OPTIONAL:
             terms of n's decomposition; the longest obeys the bound named (`theorem-1.4`).
   decomposition_terms(n)  the number of terms of n's decomposition in the game's sequence
             (Z(n) for the Fibonacci games), or None where the game has none (default).
-  estimate_positions(n)  how many positions layer n has: exact where the game can count them
-            (the chip games: the coin-change count), else an estimate; the limits of
-            engine.limits and the progress bars read it (and layer_sizes, its array form).
+  estimate_positions(n)  how many positions layer n has: the limits of engine.limits and the
+            progress bars read it (and layer_sizes, its array form). A game that supplies it
+            gives the exact count (the chip games: the coin-change count), and the conformance
+            checks hold it to that; without it, the default n is a guess, and how far the
+            game builds is then guessed too (counts_positions says which).
   summary_walk(n)  summary mode (engine/summary.py): layer n solved in one pass, without its
             moves, by the engine. The game returns a SummaryWalk: its positions in a solving
             order (children first) stepped by a numba-compiled function that gives a batch
@@ -375,8 +377,14 @@ class Variant(ABC):
         return memo[n]
 
     def estimate_positions(self, n: int) -> int:
-        """OPTIONAL: about how many positions layer n has (notices, memory checks)."""
+        """OPTIONAL: how many positions layer n has (limits, notices, progress): exact where the
+        game supplies it; this default is a guess."""
         return n
+
+    @property
+    def counts_positions(self) -> bool:
+        """Whether estimate_positions is the game's own, exact count (not the default guess)."""
+        return type(self).estimate_positions is not Variant.estimate_positions
 
     def estimate_work(self, n: int) -> int:
         """OPTIONAL: the relative cost of building layer n, for progress bars (default: its positions)."""
