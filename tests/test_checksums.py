@@ -10,7 +10,7 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from zeckdb.checksums import checksum
+from zeckdb.checksums import checksum, checksums_by_layer
 
 M = (1 << 64) - 1
 NULL_CODE = 0x9E3779B97F4A7C15
@@ -92,3 +92,41 @@ def test_a_checksum_is_the_same_for_any_batching_and_type_of_the_same_values():
                                                                       "positions", "zeckendorf", 3)
     assert checksum([one], "positions", "zeckendorf", 3) != checksum([one], "positions", "zeckendorf", 4)
     assert checksum([one.slice(0, 0)], "positions", "zeckendorf", 3) == 0
+
+
+def test_layers_hashed_together_are_hashed_as_each_alone(small_db):
+    """verify reads the layers of a batch in one query and cuts the rows by n (record batches
+    mixing layers, in any order): each layer's checksum is its rows' plain checksum."""
+    from zeckdb.store import Store
+
+    ns = [3, 10, 12, 17]
+    con = duckdb.connect(str(small_db), read_only=True)
+    want = {n: plain_checksum(con.execute(f"SELECT {', '.join(POSITIONS)} FROM positions WHERE variant = "
+                                          "'zeckendorf' AND n = ?", [n]).fetchall(), POSITIONS, "zeckendorf", n)
+            for n in ns}
+    con.close()
+    with Store.open_read(small_db) as store:
+        assert store.layer_checksums("positions", "zeckendorf", ns) == want
+    mixed = pa.table({"n": [12, 3, 12, 3], "id": [0, 0, 1, 1]})
+    alone = {n: checksum([pa.table({"id": [0, 1]})], "positions", "zeckendorf", n) for n in (3, 12)}
+    assert checksums_by_layer(mixed.to_batches(max_chunksize=3), "positions", "zeckendorf") == alone
+
+
+def test_a_checksum_that_fails_midway_is_the_error_the_builder_reports(monkeypatch, tmp_path):
+    """The builder hashes a graph layer written before on its write connection. A hash that
+    fails midway closes its open result, so the build reports that failure, not a DuckDB
+    "connection has an open result" from the statements that follow on the connection."""
+    import zeckdb
+    import zeckdb.checksums
+
+    db = tmp_path / "b.duckdb"
+    zeckdb.build(db, ["zeckendorf"], "1..5")
+
+    def fail(batches, table, name):
+        for _ in batches:  # a result open, a batch read
+            raise ValueError("midway")
+        return {}  # a layer without moves: nothing to fail on
+
+    monkeypatch.setattr(zeckdb.checksums, "checksums_by_layer", fail)
+    with pytest.raises(ValueError, match="midway"):
+        zeckdb.build(db, ["zeckendorf-p3"], "1..5")  # its moves are zeckendorf's, stored already

@@ -128,7 +128,7 @@ def checksums_by_layer(batches: Iterable[Any], table: str, name: str) -> dict[in
     totals: dict[int, int] = {}
     for batch in batches:
         ns = batch.column("n").to_numpy(zero_copy_only=False)
-        batch = batch.drop_columns(["n"])
+        batch = batch.select([name for name in batch.schema.names if name != "n"])
         if not len(ns):
             continue
         if ns[0] == ns[-1] and (ns == ns[0]).all():  # one layer (every batch of a large one)

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 import time
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future
 
 import duckdb
@@ -120,16 +120,24 @@ def layer_checksums(con: duckdb.DuckDBPyConnection, table: str, name: str, ns: l
         sources = [("edge_rows", "graph_id", graph_id, ["src", "dst", "code"]),
                    ("edge_rows_across", "graph_id", graph_id, ["src", "dst", "code", "dst_n"])]
 
-    def batches() -> Iterator[Any]:  # one table's result at a time: a connection has one open
+    def batches() -> Generator[Any, None, None]:  # one table's result at a time: a connection has one open
         for source, column, key, columns in sources:
             if key is None:  # nothing of it was ever stored in this table
                 continue
-            rows = con.sql(f"SELECT n, {', '.join(columns)} FROM {source} WHERE {column} = $key "
-                           "AND n BETWEEN $lo AND $hi AND list_contains($ns, n)",
-                           params={"key": key, "ns": ns, "lo": min(ns), "hi": max(ns)})
-            yield from rows.to_arrow_reader(CHECKSUM_READ_ROWS)
+            reader = con.sql(f"SELECT n, {', '.join(columns)} FROM {source} WHERE {column} = $key "
+                             "AND n BETWEEN $lo AND $hi AND list_contains($ns, n)",
+                             params={"key": key, "ns": ns, "lo": min(ns), "hi": max(ns)}
+                             ).to_arrow_reader(CHECKSUM_READ_ROWS)
+            try:
+                yield from reader
+            finally:  # a result left open would refuse the connection's next statement
+                reader.close()
 
-    sums = checksums_by_layer(batches(), table, name)
+    read = batches()
+    try:
+        sums = checksums_by_layer(read, table, name)
+    finally:
+        read.close()
     return {n: sums[n] if n in sums else checksum([], table, name, n) for n in ns}
 
 
