@@ -334,7 +334,7 @@ class Variant(ABC):
         if self.players > self.MAX_TEAM_PLAYERS:
             return f"the teams of {self.players} players do not fit a 64-bit mask"
         if not self.has_summary_walk:
-            return "it has no summary walk: no order of its positions solves it in one pass"
+            return "it has no one-pass walk over its positions"
         return None
 
     def layer_sizes(self, top: int) -> np.ndarray:
