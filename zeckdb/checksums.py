@@ -122,23 +122,24 @@ def checksum(batches: Iterable[Any], table: str, name: str, n: int) -> int:
     return total & MASK
 
 
+def by_layer(rows: Any, column: str = "n") -> dict[int, Any]:
+    """The rows of a pyarrow table or record batch cut by layer: {n: its rows, without the
+    column n}, each layer's rows in the order they came (sorted by n first if they are not)."""
+    ns = np.asarray(rows.column(column))
+    rows = rows.select([name for name in rows.schema.names if name != column])
+    if len(ns) and np.any(ns[1:] < ns[:-1]):
+        order = np.argsort(ns, kind="stable")
+        ns, rows = ns[order], rows.take(order)
+    cuts = [0, *(np.flatnonzero(np.diff(ns)) + 1).tolist(), len(ns)] if len(ns) else [0]
+    return {int(ns[a]): rows.slice(a, b - a) for a, b in zip(cuts, cuts[1:], strict=False)}
+
+
 def checksums_by_layer(batches: Iterable[Any], table: str, name: str) -> dict[int, int]:
     """The checksum of each layer of `name` whose rows of `table` the record batches hold, the
     layer in their column `n` (the rows of several layers, in any order): {n: checksum}."""
     totals: dict[int, int] = {}
     for batch in batches:
-        ns = batch.column("n").to_numpy(zero_copy_only=False)
-        batch = batch.select([name for name in batch.schema.names if name != "n"])
-        if not len(ns):
-            continue
-        if ns[0] == ns[-1] and (ns == ns[0]).all():  # one layer (every batch of a large one)
-            parts = [(int(ns[0]), batch)]
-        else:
-            order = np.argsort(ns, kind="stable")
-            ns, batch = ns[order], batch.take(order)
-            cuts = [0, *(np.flatnonzero(np.diff(ns)) + 1).tolist(), len(ns)]
-            parts = [(int(ns[a]), batch.slice(a, b - a)) for a, b in zip(cuts, cuts[1:], strict=False)]
-        for n, part in parts:
+        for n, part in by_layer(batch).items():
             totals[n] = totals.get(n, 0) + _batch_sum(part, COLUMNS[table], layer_seed(name, n))
     return {n: total & MASK for n, total in totals.items()}
 

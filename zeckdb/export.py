@@ -29,6 +29,7 @@ import tempfile
 from collections.abc import Callable
 
 from . import __version__
+from .checksums import by_layer
 from .errors import OutputError, UsageError, opt
 from .outputs import UMASK, check_folder
 from .store import SCHEMA_HEAD, Store
@@ -199,15 +200,13 @@ def _write_group(store: Store, root: Path, group: list[Part], fmt: str, progress
             return [_file(root, part, rows, fmt, progress)]
     # small layers of one table and owner (the first parameter), in one read cut by n, each
     # layer's rows in the order of their key (a read of many layers has no order of its own)
-    import pyarrow.compute as pc
-
     first = group[0]
     table = store.arrow(f"SELECT n AS _export_n, {_select(first, fmt)} FROM {first.table} "
                         f"WHERE {first.exclude[0]} = ? AND list_contains(?, n) ORDER BY n, {ROW_KEYS[first.table]}",
                         [first.params[0], [part.params[1] for part in group]])
-    layer = table.column("_export_n")
-    table = table.drop_columns(["_export_n"])
-    return [_file(root, part, table.filter(pc.equal(layer, part.params[1])), fmt, progress) for part in group]
+    layers = by_layer(table, "_export_n")
+    empty = table.drop_columns(["_export_n"]).slice(0, 0)  # a layer without rows (no moves) has an empty file
+    return [_file(root, part, layers.get(part.params[1], empty), fmt, progress) for part in group]
 
 
 def _file(root: Path, part: Part, rows: Any, fmt: str, progress) -> dict:

@@ -17,9 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 import time
 from collections.abc import Callable
-from typing import Any
-
-import numpy as np
 
 from .settings import current
 from .store import Store
@@ -426,14 +423,14 @@ def _check_lengths(store: Store, v: Variant, ns: list[int], check: Check) -> Non
 
 
 def _check_summary_checksums(store: Store, layers: list[tuple[str, int]], check: Check) -> None:
-    from .checksums import SUMMARY_COLUMNS, summary_checksum
+    from .checksums import SUMMARY_COLUMNS, by_layer, summary_checksum
 
     recorded = {(name, n): value for name, n, value in store.rows("SELECT variant, n, summary_checksum FROM builds")}
     by_variant: dict[str, list[int]] = {}
     for name, n in layers:
         by_variant.setdefault(name, []).append(n)
     for name, ns in by_variant.items():  # a variant's rows of each table in one query, not one per layer
-        rows = {table: _by_layer(store.arrow(f"SELECT n, {', '.join(columns)} FROM {table} WHERE variant = ? "
+        rows = {table: by_layer(store.arrow(f"SELECT n, {', '.join(columns)} FROM {table} WHERE variant = ? "
                                              "AND list_contains(?, n) ORDER BY n", [name, ns]))
                 for table, columns in SUMMARY_COLUMNS.items()}
         for n in ns:
@@ -446,14 +443,6 @@ def _check_summary_checksums(store: Store, layers: list[tuple[str, int]], check:
             if summary_checksum(tables, name, n) != recorded[name, n]:
                 check.fail(f"{name} n={n}: its builds, random_play or length rows do not hash to the summary "
                            "checksum recorded with them (changed by hand?)")
-
-
-def _by_layer(table: Any) -> dict[int, Any]:
-    """The rows of a pyarrow table ordered by its column n, cut into each n's rows (without n)."""
-    ns = table.column("n").to_numpy()
-    cuts = [0, *(np.flatnonzero(np.diff(ns)) + 1).tolist(), len(ns)] if len(ns) else [0]
-    rows = table.drop_columns(["n"])
-    return {int(ns[a]): rows.slice(a, b - a) for a, b in zip(cuts, cuts[1:], strict=False)}
 
 
 def _check_summary_layers(store: Store, layers: list[tuple[str, int]], check: Check) -> None:
