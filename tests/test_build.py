@@ -360,3 +360,29 @@ def test_default_build_with_force_on_variants_that_share_a_graph(tmp_path, capsy
         main(["verify", "--db", str(path)])
     except SystemExit as exc:
         assert not exc.code, capsys.readouterr().err
+
+
+def test_a_game_registered_again_is_stored_as_it_is_now(tmp_path):
+    """Registering a game that changed nothing writes nothing; one that changed (a plugin's
+    new release: its title, move names or columns) is stored as it is now."""
+    from zeckdb.variants import get_variant
+
+    path = tmp_path / "r.duckdb"
+    game = get_variant("zeckendorf")
+
+    class NewMoveNames(type(game)):
+        @property
+        def move_names(self):
+            return [f"{name} (new)" for name in game.move_names]
+
+    class NewTitle(NewMoveNames):
+        title = "Zeckendorf, renamed"
+
+    with Store.open_write(path) as store:
+        for registered in (game, game, NewMoveNames(), NewTitle(), game):  # one change at a time
+            store.register_variant(registered)
+            stored = store.rows("SELECT title FROM variants WHERE variant = 'zeckendorf'")
+            names = [r[0] for r in store.rows("SELECT name FROM move_names WHERE variant = 'zeckendorf' ORDER BY code")]
+            assert stored == [(registered.title,)] and names == list(registered.move_names)
+        ids = store.rows("SELECT variant_id FROM variant_ids WHERE variant = 'zeckendorf'")
+        assert len(ids) == 1  # its id is kept

@@ -754,7 +754,19 @@ class Store:
 
     # -- writing -----------------------------------------------------------
     def register_variant(self, variant: Variant) -> None:
+        """Store the variant's description (its row, move names and columns, and ids for it and
+        its graph); a registration that would change nothing writes nothing."""
         con = self._connection_waiting()
+        described = dict(
+            variant=variant.name, title=variant.title, source=variant.source, graph=variant.graph_name,
+            reversed=variant.reversed, max_n=variant.max_n, bins=len(variant.columns), players=variant.players,
+            shortest_is_n_minus_terms=variant.shortest_is_n_minus_terms, longest_bound=variant.longest_bound,
+            text_width=variant.text_width, forcing_bound=variant.forcing_bound)
+        move_names = [dict(variant=variant.name, code=code, name=name) for code, name in enumerate(variant.move_names)]
+        columns = [dict(variant=variant.name, position=i + 1, name=name, weight=w)
+                   for i, (name, w) in enumerate(zip(variant.columns, variant.column_weights, strict=True))]
+        if self._registered_as(con, described, move_names, columns):
+            return
         with _transaction(con):
             con.execute("DELETE FROM move_names WHERE variant = ?", [variant.name])
             con.execute("DELETE FROM variant_columns WHERE variant = ?", [variant.name])
@@ -763,20 +775,27 @@ class Store:
                 con.execute(f"""INSERT INTO {kind}_ids
                                 SELECT $name, (SELECT coalesce(max({kind}_id) + 1, 0) FROM {kind}_ids)
                                 WHERE NOT EXISTS (SELECT 1 FROM {kind}_ids WHERE {kind} = $name)""", {"name": name})
-            self._insert_values(con, "variants", [dict(
-                variant=variant.name, title=variant.title, source=variant.source, graph=variant.graph_name,
-                reversed=variant.reversed, max_n=variant.max_n, bins=len(variant.columns), players=variant.players,
-                shortest_is_n_minus_terms=variant.shortest_is_n_minus_terms, longest_bound=variant.longest_bound,
-                text_width=variant.text_width, forcing_bound=variant.forcing_bound)])
-            con.executemany(
-                "INSERT INTO move_names VALUES (?, ?, ?)",
-                [[variant.name, code, name] for code, name in enumerate(variant.move_names)],
-            )
-            con.executemany(
-                "INSERT INTO variant_columns VALUES (?, ?, ?, ?)",
-                [[variant.name, i + 1, name, w]
-                 for i, (name, w) in enumerate(zip(variant.columns, variant.column_weights, strict=True))],
-            )
+            self._insert_values(con, "variants", [described])
+            self._insert_values(con, "move_names", move_names)
+            self._insert_values(con, "variant_columns", columns)
+
+    @staticmethod
+    def _registered_as(con: duckdb.DuckDBPyConnection, described: dict[str, Any],
+                       move_names: list[dict[str, Any]], columns: list[dict[str, Any]]) -> bool:
+        """Whether the file already holds exactly this registration (ids included)."""
+        def stored(table: str, names: Iterable[str], order: str = "") -> list[tuple[Any, ...]]:
+            return con.execute(f"SELECT {', '.join(names)} FROM {table} WHERE variant = ? {order}",
+                               [described["variant"]]).fetchall()
+
+        return (stored("variants", described) == [tuple(described.values())]
+                and stored("move_names", ["variant", "code", "name"], "ORDER BY code")
+                == [tuple(r.values()) for r in move_names]
+                and stored("variant_columns", ["variant", "position", "name", "weight"], "ORDER BY position")
+                == [tuple(r.values()) for r in columns]
+                and con.execute("SELECT count(*) FROM variant_ids WHERE variant = ?",
+                                [described["variant"]]).fetchone() == (1,)
+                and con.execute("SELECT count(*) FROM graph_ids WHERE graph = ?",
+                                [described["graph"]]).fetchone() == (1,))
 
     def write_layers(self, records: Iterable[LayerTables]) -> None:
         """Write (replacing) (variant, n) layers in one transaction, all or nothing; when a
