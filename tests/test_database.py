@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import zeckdb
-from zeckdb.errors import NotBuiltError, UsageError
+from zeckdb.errors import DatabaseError, NotBuiltError, UsageError
 
 from . import reference as ref
 
@@ -52,6 +52,12 @@ def test_build_takes_a_range_a_list_or_one_n(tmp_path):
     assert zeckdb.build(path, ["zeckendorf"], 6).built == [("zeckendorf", 6)]
     with zeckdb.open(path) as db:
         assert db.status()["variants"][0]["ns"] == "1..6"
+        # DuckDB opens a file once per process: a build into a file this process reads is named as such
+        with pytest.raises(DatabaseError, match=r"is open for reading in this process \(zeckdb.open\(\)\): close it first"):
+            zeckdb.build(path, ["zeckendorf"], 7)
+    assert zeckdb.build(path, ["zeckendorf"], 7).built == [("zeckendorf", 7)]  # closed: it builds
+    with zeckdb.Database(path, memory_limit="1GB"), pytest.raises(DatabaseError, match="open it with the same settings"):
+        zeckdb.open(path)
 
 
 def test_play_built_and_a_shared_database(small_db):

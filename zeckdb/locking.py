@@ -28,7 +28,9 @@ import shutil
 import stat
 from pathlib import Path
 import time
+from collections import Counter
 from collections.abc import Callable
+from typing import ClassVar
 
 try:
     import fcntl
@@ -51,6 +53,10 @@ def lock_dir(db: Path) -> Path:
 class Gate:
     """One holder's view of a database's locks: each Gate has its own open files, so two
     Gates conflict with each other like two processes do, threads included."""
+
+    # this process's readers holding each database: a build here would wait for them forever
+    # when they are its own caller's (zeckdb.open then zeckdb.build in one thread)
+    _reading_here: ClassVar[Counter[Path]] = Counter()
 
     def __init__(self, db: Path, create: bool = False):
         self.db = db
@@ -142,7 +148,8 @@ class Gate:
         for fd in self._fds.values():
             os.close(fd)  # closing the file drops its locks
         self._fds.clear()
-        self.reading = self.writing = self.building = False
+        self._stop_reading()
+        self.writing = self.building = False
 
     def abandon(self) -> None:
         """Close, and remove the lock folder if this Gate made it: a writer that failed
@@ -194,15 +201,24 @@ class Gate:
         finally:
             self._unlock("want")
         self.reading = True
+        Gate._reading_here[self.db] += 1
 
     def release_read(self) -> None:
         if self.reading:
             self._unlock("gate")
+            self._stop_reading()
+
+    def _stop_reading(self) -> None:
+        if self.reading:
             self.reading = False
+            Gate._reading_here[self.db] -= 1
 
     # -- the writer --------------------------------------------------------
     def start_build(self) -> None:
         """Become the database's only writer, or say that a build already is."""
+        if Gate._reading_here[self.db] > 0:
+            raise DatabaseError(f"{self.db} is open for reading in this process (zeckdb.open()): close it first "
+                                "(leave its `with` block), then build")
         if fcntl is not None and not self._try("build", EXCLUSIVE):
             raise DatabaseError(f"{self.db} is being written by another build: wait for it to finish "
                                 "(its progress is committed layer by layer; `zeckdb status` shows what is done)")

@@ -309,6 +309,9 @@ def _open_error(path: Path, exc: Exception) -> DatabaseError:
     if _is_lock_error(exc):
         return DatabaseError(f"{path} is in use by another process (a build writing it?): "
                              "wait for it to finish and try again")
+    if "different configuration than existing connections" in text:  # DuckDB's one open file per process
+        return DatabaseError(f"{path} is open in this process already, with other settings (another Database's "
+                             "memory limit?): open it with the same settings, or close the other first")
     if "not a valid DuckDB database file" in text or "database file" in text.lower() or "magic" in text.lower():
         return DatabaseError(f"{path} is not a DuckDB database file: pass {opt('db')} with a zeckdb database "
                              "(or a new file name)")
