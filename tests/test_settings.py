@@ -91,3 +91,26 @@ def test_the_service_reads_the_same_settings(small_db):
     with serving(small_db, "--sql-max-rows", "5", env={"ZECKDB_SERVE_SQL_MAX_ROWS": "3"}) as base:
         code, body, _ = post_sql(base, sql)
         assert code == 200 and len(body["rows"]) == 5 and body["limits"]["max_rows"] == 5
+
+
+def test_an_sql_process_reads_the_environment_as_it_is_now(capsys, monkeypatch, small_db):
+    """`zeckdb sql`'s process is a fork of a server started by the first statement; a setting
+    changed after that start must still reach it. Here the reader's wait for a file another
+    process writes: set to half a second, the statement is refused as the file is in use, where a
+    server's stale wait would outlast the time its process has to start."""
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("ZECKDB_READ_WAIT_SECONDS", "600")
+    assert run(capsys, "sql", "SELECT 1", "--db", str(small_db))[0] == 0  # the server starts, if not started yet
+    monkeypatch.setenv("ZECKDB_READ_WAIT_SECONDS", "0.5")
+    monkeypatch.setenv("ZECKDB_WORKER_START_SECONDS", "15")
+    holder = subprocess.Popen([sys.executable, "-c", f"import duckdb, time; con = duckdb.connect({str(small_db)!r}); "
+                               "print('holding', flush=True); time.sleep(120)"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "holding\n"
+        code, out, err = run(capsys, "sql", "SELECT 2", "--db", str(small_db))
+    finally:
+        holder.kill()
+        holder.wait()
+    assert code != 0 and "is in use by another process" in err, err

@@ -15,7 +15,7 @@ from typing import Any
 
 from .errors import QueryLimitError, ZeckdbError
 from .executor import Limits
-from .settings import current, memory_bytes
+from .settings import ENV_PREFIX, current, memory_bytes
 
 TEXT_BYTES = 1 << 16  # rendered text is sent to the parent in pieces of about this size
 # DuckDB's parser takes time that grows faster than a statement's length, and this process has
@@ -32,10 +32,16 @@ def run_in_child(db: Path, sql: str, limits: Limits, fmt: str, write: Any, memor
     where counting the rest hit the time limit). Errors come back as the child raised them."""
     if len(sql) <= CHECK_HERE_CHARS:
         _check_here(sql)
-    context = multiprocessing.get_context("spawn")  # a fresh interpreter: no copy of this one's DuckDB
+    # A fork of the fork server: a fresh interpreter that has imported what the child runs and
+    # nothing else (no copy of this process's DuckDB or threads), so that a statement after the
+    # first starts without an interpreter's start-up. The child takes this process's settings
+    # from the environment as they are now, not as they were when the server started.
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["zeckdb.apart", "zeckdb.store", "zeckdb.render"])
     parent, child = context.Pipe(duplex=False)
-    process = context.Process(target=_run_one, args=(child, str(db), sql, limits, fmt, memory_limit),
-                              name="zeckdb-sql", daemon=True)
+    environment = {k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIX)}
+    process = context.Process(target=_run_one, args=(child, os.path.abspath(db), sql, limits, fmt, memory_limit,
+                                                     environment), name="zeckdb-sql", daemon=True)
     process.start()
     child.close()
     started, settings = time.monotonic(), current()
@@ -82,12 +88,17 @@ def _check_here(sql: str) -> None:
         con.close()
 
 
-def _run_one(conn: Connection, db: str, sql: str, limits: Limits, fmt: str, memory_limit: str) -> None:
-    """The child of run_in_child: open the database, limit its own address space, stream the rows."""
+def _run_one(conn: Connection, db: str, sql: str, limits: Limits, fmt: str, memory_limit: str,
+             environment: dict[str, str]) -> None:
+    """The child of run_in_child: take the parent's settings, open the database, limit its own
+    address space, stream the rows."""
     import resource
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops it; a Ctrl-C goes to both
+    for name in [k for k in os.environ if k.startswith(ENV_PREFIX)]:
+        del os.environ[name]
+    os.environ.update(environment)
     from .render import StreamedRender
     from .store import Store
 
