@@ -1,9 +1,11 @@
 from __future__ import annotations
 
-import fcntl
 import os
 from pathlib import Path
 import shutil
+import subprocess
+import sys
+import time
 
 import duckdb
 import pytest
@@ -38,26 +40,61 @@ PLAYER_GAMES = ["zeckendorf-p3", "zeckendorf-p4", "nacci-2-2-p4"]
 PLAYERS_N = 20
 
 
+def _shared_small_db(tmp_path_factory) -> Path:
+    """This run's folder for the small database, shared by its xdist workers."""
+    shared = tmp_path_factory.getbasetemp().parent / "small-db"
+    shared.mkdir(exist_ok=True)
+    return shared
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _small_db_started(request, tmp_path_factory, worker_id):
+    """Under xdist, the first worker to start sets the small database building in a process of
+    its own, so that no worker sits idle while it is built: the tests that need it run last
+    (pytest_collection_modifyitems) and wait for it in small_db."""
+    if worker_id == "master" or not any("small_db" in item.fixturenames for item in request.session.items):
+        yield
+        return
+    shared = _shared_small_db(tmp_path_factory)
+    try:
+        os.close(os.open(shared / "started", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:  # another worker started it
+        yield
+        return
+    script = ("import sys; from pathlib import Path; from tests.conftest import _build_small_db; "
+              "_build_small_db(Path(sys.argv[1])); (Path(sys.argv[1]).parent / 'built').touch()")
+    with open(shared / "build.log", "w") as log:
+        build = subprocess.Popen([sys.executable, "-c", script, str(shared / "small.duckdb")], stdout=log,
+                                 stderr=subprocess.STDOUT, cwd=Path(__file__).parent.parent)
+    yield
+    build.wait()  # the other workers may still wait for it
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """The tests that read the small database last (a stable sort: otherwise in their order)."""
+    items.sort(key=lambda item: "small_db" in getattr(item, "fixturenames", ()))
+
+
 @pytest.fixture(scope="session")
 def small_db(tmp_path_factory, worker_id) -> Path:
     """Every variant at small n: the core variants for n = 1..40, quilt 1..30, the Black
     Hole games (m = 2..5, both kinds) 1..50 and (m = 6..12) 1..15, Fibonacci nim 1..100, build-up 1..40, the ordered
     game 1..18, the accelerated game 1..20, the games of three and four players (and nacci-2-2, the graph of
-    one of them) 1..20. Built once per run: the first xdist worker to ask builds it (the others
-    wait) into the run's shared folder, and each worker gets a copy of its own, so that a test
-    watching its folder sees only its own worker."""
+    one of them) 1..20. Built once per run (under xdist by the process _small_db_started
+    starts), and each worker gets a copy of its own, so that a test watching its folder sees
+    only its own worker."""
     path = tmp_path_factory.mktemp("db") / "small.duckdb"
     if worker_id == "master":  # no xdist: this run's folder is this process's alone
         _build_small_db(path)
         return path
-    shared = tmp_path_factory.getbasetemp().parent / "small-db"  # this run's, shared by its workers
-    shared.mkdir(exist_ok=True)
-    with open(shared / "lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (shared / "built").exists():
-            _build_small_db(shared / "small.duckdb")
-            assert not (shared / "small.duckdb.wal").exists()  # closed: everything is in the file
-            (shared / "built").touch()
+    shared = _shared_small_db(tmp_path_factory)
+    deadline = time.monotonic() + 900
+    while not (shared / "built").exists():
+        log = (shared / "build.log").read_text() if (shared / "build.log").exists() else ""
+        if "Traceback" in log or time.monotonic() > deadline:  # (a build killed outright times out)
+            pytest.fail(f"the small database was not built:\n{log}", pytrace=False)
+        time.sleep(0.1)
+    assert not (shared / "small.duckdb.wal").exists()  # closed: everything is in the file
     shutil.copyfile(shared / "small.duckdb", path)
     return path
 
