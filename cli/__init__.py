@@ -31,14 +31,10 @@ def _load_duckdb() -> None:
     """DuckDB's module calls Python code (its enums) while it initialises, and a
     KeyboardInterrupt met there aborts the whole process (nanobind's "Critical error",
     SIGABRT): a Ctrl-C while it loads is held until it has loaded, then raised."""
-    held: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
-    try:
+    from zeckdb.interrupts import ctrl_c_held
+
+    with ctrl_c_held():
         import duckdb  # noqa: F401
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if held:
-        raise KeyboardInterrupt
 
 
 def _interrupted() -> None:

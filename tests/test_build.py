@@ -386,3 +386,78 @@ def test_a_game_registered_again_is_stored_as_it_is_now(tmp_path):
             assert stored == [(registered.title,)] and names == list(registered.move_names)
         ids = store.rows("SELECT variant_id FROM variant_ids WHERE variant = 'zeckendorf'")
         assert len(ids) == 1  # its id is kept
+
+
+# A build in a process of its own, traced at the standard library's thread pools and locks
+# (threading, concurrent.futures, queue) in the main thread, the one that gets Ctrl-C.
+TRACED_BUILD = """
+import os, signal, sys, tempfile, faulthandler
+from pathlib import Path
+import zeckdb
+
+THREADS = ("threading.py", "concurrent/futures/", "queue.py")
+mode, ks = sys.argv[1], [int(k) for k in sys.argv[2:]]
+unguarded, guarded, count, at = set(), 0, 0, -1
+
+def tracer(frame, event, arg):
+    global guarded
+    if not any(s in frame.f_code.co_filename for s in THREADS):
+        return None
+    if mode == "check":
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            unguarded.add(frame.f_code.co_qualname)
+        else:
+            guarded += 1
+        return None
+    frame.f_trace_opcodes = True
+    return opcode
+
+def opcode(frame, event, arg):
+    global count
+    if event == "opcode":
+        count += 1
+        if count == at:
+            os.kill(os.getpid(), signal.SIGINT)
+    return opcode
+
+folder = Path(tempfile.mkdtemp())
+zeckdb.build(folder / "warm.duckdb", ["zeckendorf"], "1..10")  # modules and kernels loaded
+for k in ks:
+    count, at = 0, k
+    faulthandler.dump_traceback_later(60, exit=True)  # a build waiting for ever fails, with its stacks
+    sys.settrace(tracer)
+    try:
+        zeckdb.build(folder / f"{k}.duckdb", ["zeckendorf"], "1..10")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sys.settrace(None)
+        faulthandler.cancel_dump_traceback_later()
+print(repr((sorted(unguarded), guarded)))
+"""
+
+
+def test_ctrl_c_is_held_while_the_main_thread_is_inside_a_thread_pools_locks():
+    """A KeyboardInterrupt raised just after a lock of a thread pool or a future was taken leaves
+    it taken, and the build's next call into the pool waits for ever (a Ctrl-C moment of the
+    test above once hung so). Every such call of the builder's main thread must hold Ctrl-C:
+    of the standard library's thread code, only constructors and the current-thread lookups
+    may run while Python's own handler is in place."""
+    import ast
+
+    done = subprocess.run([sys.executable, "-c", TRACED_BUILD, "check", "-1"], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    unguarded, guarded = ast.literal_eval(done.stdout.strip().splitlines()[-1])
+    assert guarded > 100  # the build's calls into its pools were seen, held
+    assert {name for name in unguarded if not name.endswith("__init__")} <= {"current_thread", "main_thread"}
+
+
+@pytest.mark.slow
+def test_ctrl_c_at_every_point_of_the_thread_pools_code_ends_the_build():
+    """Ctrl-C at one bytecode after another of the standard library's thread code, as the main
+    thread runs it during a build: every build ends, interrupted or done, none waits for ever."""
+    ks = [str(k) for k in range(1, 12_000, 37)]
+    done = subprocess.run([sys.executable, "-c", TRACED_BUILD, "interrupt", *ks], capture_output=True, text=True,
+                          timeout=1800)
+    assert done.returncode == 0, done.stderr[-3000:]

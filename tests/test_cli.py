@@ -327,7 +327,8 @@ def test_the_command_line_and_the_service_go_through_the_api_only():
     files and its own pool of worker processes. Each of them uses only the api's public names
     (zeckdb.api.__all__: the Database object and its results), so every command, endpoint and
     worker job is a call of the library's one public door, the one a user calls. The
-    command's entry point imports only errors before it loads the command line."""
+    command's entry point imports only errors and interrupts (light modules) before it loads
+    the command line."""
     import re
 
     from zeckdb import api
@@ -342,7 +343,8 @@ def test_the_command_line_and_the_service_go_through_the_api_only():
         used = set(re.findall(r"\bapi\.(\w+)", path.read_text()))
         assert used and used <= set(api.__all__), (path.name, used - set(api.__all__))
     assert all(not name.startswith("_") and getattr(api, name) is not None for name in api.__all__)
-    assert zeckdb_imports(ROOT / "cli" / "__init__.py", "zeckdb.cli") <= {"zeckdb.errors", "zeckdb.cli.main"}
+    assert zeckdb_imports(ROOT / "cli" / "__init__.py", "zeckdb.cli") <= {"zeckdb.errors", "zeckdb.interrupts",
+                                                                            "zeckdb.cli.main"}
 
 
 @pytest.mark.parametrize("setting, expected", [(None, "False"), ("1", "True")])

@@ -14,7 +14,7 @@ built. Variants sharing a graph share its enumeration and its stored edges.
 
 from __future__ import annotations
 
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass, field
 import threading
@@ -22,6 +22,7 @@ import time
 from typing import TYPE_CHECKING
 from collections.abc import Callable
 
+from . import interrupts
 from .store import LayerTables, Store
 from .variants import Variant, get_variant
 
@@ -427,7 +428,8 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
     lower = LowerLayers(todo)
     # two analysts: at large n the distributions cost more than solving and writing together
     writer = _Writer(store, progress)
-    with ThreadPoolExecutor(2) as analysts, writer.thread:
+    analysts = ThreadPoolExecutor(2)
+    try:
         try:
             for n, steps in todo.items():
                 records, recomputed = _compute(n, steps, stored_graphs, lower)
@@ -438,18 +440,24 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
                 rows = sum(len(r.keys) + r.n_edges for r in records)
                 # bound memory: this layer plus two others not yet committed, or more while they are small
                 while len(in_flight) >= 2 and rows + sum(in_flight.values()) > HANDOVER_ROWS:
-                    done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
-                    for committed in done:
+                    for committed in interrupts.wait_first(in_flight):
                         del in_flight[committed]
-                        committed.result()  # a failed write stops the build
-                in_flight[writer.hand_over(records, [analysts.submit(job) for job in analyse(records)])] = rows
+                        interrupts.result(committed)  # a failed write stops the build
+                with interrupts.ctrl_c_held():
+                    handed_over = writer.hand_over(records, [analysts.submit(job) for job in analyse(records)])
+                in_flight[handed_over] = rows
                 for r in records:
                     report.built.append((r.variant.name, n))
                     report.positions += len(r.keys)
                     report.edges += r.n_edges
         finally:
-            writer.finish()
+            with interrupts.ctrl_c_held():
+                writer.finish()
             for pending in in_flight:  # let every handed-over layer commit, even on Ctrl-C
-                pending.result()
+                interrupts.result(pending)
+    finally:  # the writer first: the analysts' callbacks hand it nothing once it is shut
+        with interrupts.ctrl_c_held():
+            writer.thread.shutdown()
+            analysts.shutdown()
     report.seconds = time.perf_counter() - t0
     return report

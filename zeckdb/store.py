@@ -20,7 +20,7 @@ from concurrent.futures import Future
 import duckdb
 import numpy as np
 
-from . import ENGINE_VERSION
+from . import ENGINE_VERSION, interrupts
 from .errors import DatabaseError, NotBuiltError, interrupted_statement, opt
 from .executor import Limits, Result, run as execute, sandbox_config, stream as execute_streaming
 from .locking import POLL_SECONDS, Gate
@@ -842,7 +842,8 @@ class Store:
                 _rollback(con)
             raise
         finally:
-            hasher.shutdown(cancel_futures=True)
+            with interrupts.ctrl_c_held():
+                hasher.shutdown(cancel_futures=True)
         # Left to the connection's close, one checkpoint would take every layer committed
         # since the writer was last idle and merge their row groups, rewriting much of them
         # and leaving the old blocks free inside the file; checkpointing once CHECKPOINT_ROWS
@@ -861,9 +862,10 @@ class Store:
 
         name, n = layer.variant, layer.n
         # the checksums of the rows as inserted, by zeckdb's own hash (zeckdb.checksums)
-        positions_checksum = hasher.submit(checksum, [layer.positions], "positions", name, n)
-        if layer.edges is not None:
-            edges_checksums[layer.graph, n] = hasher.submit(checksum, [layer.edges], "edges", layer.graph, n)
+        with interrupts.ctrl_c_held():  # the main thread's, in a distributed build (zeckdb.interrupts)
+            positions_checksum = hasher.submit(checksum, [layer.positions], "positions", name, n)
+            if layer.edges is not None:
+                edges_checksums[layer.graph, n] = hasher.submit(checksum, [layer.edges], "edges", layer.graph, n)
         variant_id = self._registered_id("variant", name)
         if layer.replace:  # a scan per table: on a big file, skipping it for new layers saves the writer seconds
             for table in LAYER_TABLES:
@@ -925,8 +927,8 @@ class Store:
                 edges_checksum = edges_checksums[layer.graph, layer.n] = _done(
                     layer_checksum(con, "edges", layer.graph, layer.n))
             builds.append({"variant": layer.variant, "n": layer.n, **layer.build,
-                           "positions_checksum": s.positions_checksum.result(),
-                           "edges_checksum": edges_checksum.result(),
+                           "positions_checksum": interrupts.result(s.positions_checksum),
+                           "edges_checksum": interrupts.result(edges_checksum),
                            "summary_checksum": summary_rows_checksum(layer.variant, layer.n, layer.build,
                                                                      layer.random_play, rows)})
             if layer.random_play is not None:

@@ -1,0 +1,55 @@
+"""Ctrl-C at safe points. Python raises a KeyboardInterrupt in the main thread between any two
+bytecodes, also inside the standard library's threading code: one raised just after a lock
+was taken leaves it taken for ever, and the next call that needs it (a thread pool's submit,
+a future's result) waits for ever. The main thread's calls into thread pools and futures
+therefore hold a Ctrl-C until they return, and wait for futures in short turns between
+which it is raised. Imports nothing of zeckdb."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from contextlib import contextmanager
+import signal
+import threading
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+TURN_SECONDS = 0.1  # the longest a held Ctrl-C waits while a future is waited for
+
+
+@contextmanager
+def ctrl_c_held() -> Iterator[None]:
+    """Hold a Ctrl-C that comes inside the block and raise it as the block ends. Only the main
+    thread receives signals, and only while Python's own handler is in place is it replaced
+    (an outer holder, or a program's own handler, is left alone)."""
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    held: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if held:
+        raise KeyboardInterrupt
+
+
+def result(future: Future[T]) -> T:
+    """future.result(), with a Ctrl-C raised between turns of the wait, never inside it."""
+    wait_first([future])
+    with ctrl_c_held():
+        return future.result()
+
+
+def wait_first(futures: Iterable[Future[Any]]) -> set[Future[Any]]:
+    """The futures done once at least one is, as concurrent.futures.wait(FIRST_COMPLETED)
+    gives them, with a Ctrl-C raised between turns of the wait."""
+    futures = list(futures)
+    while True:
+        with ctrl_c_held():
+            done, _ = wait(futures, timeout=TURN_SECONDS, return_when=FIRST_COMPLETED)
+        if done or not futures:
+            return done
