@@ -4,6 +4,7 @@ of docs/games.md and the papers."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 
@@ -85,11 +86,14 @@ def test_every_stored_position_matches_the_reference(con, variant):
 
 @pytest.mark.parametrize("variant", sorted(CHECKED))
 def test_stored_moves_match_the_reference_across_layers(con, variant):
+    @functools.cache
+    def by_id(n: int) -> dict[int, tuple]:  # each layer read once, however many layers move into it
+        return {row["id"]: p for p, row in stored_layer(con, variant, n).items()}
+
     for n in CHECKED[variant]:
-        stored = {r["id"]: p for p, r in stored_layer(con, variant, n).items()}
-        below = {}
-        for r in rows(con, "SELECT DISTINCT dst_n FROM moves WHERE variant = ? AND n = ?", [variant, n]):
-            below[r["dst_n"]] = {row["id"]: p for p, row in stored_layer(con, variant, r["dst_n"]).items()}
+        stored = by_id(n)
+        below = {r["dst_n"]: by_id(r["dst_n"])
+                 for r in rows(con, "SELECT DISTINCT dst_n FROM moves WHERE variant = ? AND n = ?", [variant, n])}
         got = sorted((stored[r["src"]], below[r["dst_n"]][r["dst"]])
                      for r in rows(con, "SELECT src, dst, dst_n FROM moves WHERE variant = ? AND n = ?", [variant, n]))
         want = sorted((p, c) for p in stored.values() for c in ref.MOVES[variant](p))
