@@ -1,4 +1,4 @@
-"""Reads while a build writes: a real build process of n = 1..100 and, meanwhile, lookups
+"""Reads while a build writes: a real build process of n = 1..90 and, meanwhile, lookups
 and queries every 0.1 s from this process, from a real `zeckdb serve` process and from
 `zeckdb status`. Every answer must be the committed layer's (checked against the finished
 database, which `zeckdb verify` and the reference checks cover) or "n = K is not built yet";
@@ -20,7 +20,7 @@ from .conftest import run
 from .http import get, post_sql, serving
 
 VARIANTS = ["zeckendorf", "reversed"]
-NS = range(1, 101)
+NS = range(1, 91)
 CLI = [sys.executable, "-m", "zeckdb.cli.main"]
 
 
