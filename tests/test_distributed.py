@@ -33,7 +33,8 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    """tcp address of a scheduler with two single-threaded worker processes."""
+    """tcp address of a scheduler with two single-threaded worker processes (without a nanny
+    each: nothing here restarts a worker, and two fewer processes start and stop)."""
     log = tmp_path_factory.mktemp("cluster")
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
@@ -43,7 +44,7 @@ def cluster(tmp_path_factory):
                               stderr=subprocess.STDOUT)]
     for i in range(2):
         procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nworkers", "1",
-                                       "--nthreads", "1", "--host", "127.0.0.1", *common],
+                                       "--no-nanny", "--nthreads", "1", "--host", "127.0.0.1", *common],
                                       stdout=open(log / f"worker{i}.log", "w"),  # noqa: SIM115 (the process's)
                                       stderr=subprocess.STDOUT))
     try:
