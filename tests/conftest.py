@@ -52,7 +52,7 @@ def _small_db_started(request, tmp_path_factory, worker_id):
     """Under xdist, the first worker to start sets the small database building in a process of
     its own, so that no worker sits idle while it is built: the tests that need it run last
     (pytest_collection_modifyitems) and wait for it in small_db."""
-    if worker_id == "master" or not any("small_db" in item.fixturenames for item in request.session.items):
+    if worker_id == "master" or not any(map(_reads_small_db, request.session.items)):
         yield
         return
     shared = _shared_small_db(tmp_path_factory)
@@ -70,9 +70,13 @@ def _small_db_started(request, tmp_path_factory, worker_id):
     build.wait()  # the other workers may still wait for it
 
 
+def _reads_small_db(item) -> bool:
+    return "small_db" in getattr(item, "fixturenames", ())
+
+
 def pytest_collection_modifyitems(items) -> None:
     """The tests that read the small database last (a stable sort: otherwise in their order)."""
-    items.sort(key=lambda item: "small_db" in getattr(item, "fixturenames", ()))
+    items.sort(key=_reads_small_db)
 
 
 @pytest.fixture(scope="session")
