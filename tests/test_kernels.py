@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -213,6 +216,149 @@ def test_ctrl_c_while_numba_compiles_is_raised_once_the_compile_ends():
                          timeout=120,  # SIGINT as a terminal gives it: a shell's background job ignores it
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert out.stdout.strip() == "interrupted [(int64,)] True", out.stdout + out.stderr
+
+
+def _lock_is_free(path) -> bool:
+    """Whether a process could take the lock file now (a new open file: its own lock)."""
+    with open(path, "a") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        fcntl.flock(f, fcntl.LOCK_UN)
+        return True
+
+
+def test_a_compile_holds_the_processes_turn_and_gives_it_back(tmp_path, monkeypatch):
+    """Numba writes a cache index before its data file, so processes sharing a cache take
+    turns: while this process compiles, no other could take the lock."""
+    from numba import njit
+    from numba.core import event
+
+    import zeckdb.engine.jit as jit
+
+    lock = tmp_path / "compile.lock"
+    monkeypatch.setattr(jit._TurnsAcrossProcesses, "path", staticmethod(lambda: str(lock)))
+    seen = []
+
+    class Probe(event.Listener):  # numba's compile event: inside its compiler lock
+        def on_start(self, ev):
+            seen.append(_lock_is_free(lock))
+
+        def on_end(self, ev):
+            pass
+
+    @njit  # not cached, so that it compiles here whatever the cache holds
+    def quadruple(x):
+        return 4 * x
+
+    with event.install_listener("numba:compile", Probe()):
+        assert quadruple(2) == 8
+    assert seen == [False]
+    assert _lock_is_free(lock)
+
+
+WAITING_FOR_A_TURN = """
+import signal, time
+from numba import njit
+import zeckdb.engine.jit as jit
+
+turns = jit.while_compiling.turns
+turns.wait_s = 0.5
+start = time.monotonic()
+
+@njit  # numba's first dispatcher takes its compiler lock, and waits for a turn
+def double(x):
+    return 2 * x
+
+@njit
+def triple(x):
+    return 3 * x
+
+print("waited", time.monotonic() - start >= 0.5, "then stopped waiting", turns.wait_s == 0.0, double(2),
+      flush=True)
+turns.wait_s = 600.0
+try:
+    triple(2)
+    print("ran on")
+except KeyboardInterrupt:
+    print("interrupted", triple.signatures)
+"""
+
+
+def test_the_wait_for_a_turn_ends_after_a_while_or_at_ctrl_c(tmp_path):
+    """A process stopped while it compiles (Ctrl-Z) holds its turn: another waits for it a
+    while, then compiles anyway and waits no more; and a Ctrl-C ends a wait at once (the
+    compile done first, as every Ctrl-C during a compile)."""
+    import zeckdb.engine.jit as jit
+
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    lock = os.path.join(str(tmp_path), os.path.basename(jit._TurnsAcrossProcesses.path()))
+    with open(lock, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        proc = subprocess.Popen([sys.executable, "-c", WAITING_FOR_A_TURN], env=env, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        try:
+            assert proc.stdout is not None
+            assert proc.stdout.readline() == "waited True then stopped waiting True 4\n"
+            time.sleep(1)  # into the second wait (which would last 600 s)
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=120)
+        finally:
+            proc.kill()
+    assert out == "interrupted [(int64,)]\n", out + err
+
+
+KERNEL = """
+from numba import njit
+import zeckdb.engine.jit  # the policy under test
+
+@njit(cache=True)
+def double(x):
+    return 2 * x
+"""
+
+SLOW_CACHE_WRITER = """
+import time
+from numba.core import caching
+import kernel
+
+def save_index(self, overloads, original=caching.IndexDataCacheFile._save_index):
+    original(self, overloads)
+    for name in overloads.values():  # what an older compile left in the file the index names
+        with open(self._data_path(name), "wb") as f:
+            f.write(b"an older compile")
+    print("index saved", flush=True)
+
+def save_data(self, name, data, original=caching.IndexDataCacheFile._save_data):
+    time.sleep(1)  # a reader's chance to come in between
+    original(self, name, data)
+
+caching.IndexDataCacheFile._save_index = save_index
+caching.IndexDataCacheFile._save_data = save_data
+print(kernel.double(2), flush=True)
+"""
+
+
+def test_a_process_does_not_load_a_cache_file_another_is_writing(tmp_path):
+    """Numba saves a kernel's cache index, then its data. A process that loaded the kernel in
+    between read what the data file held before (in CI: another numba version's compile,
+    "LLVM bitcode parsing error"). Taking turns, it waits and loads the new data."""
+    (tmp_path / "kernel.py").write_text(KERNEL)
+    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(tmp_path)}
+    writer = subprocess.Popen([sys.executable, "-c", SLOW_CACHE_WRITER], env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert writer.stdout is not None
+        assert writer.stdout.readline() == "index saved\n", writer.stderr.read() if writer.stderr else ""
+        reader = subprocess.run([sys.executable, "-c", "import kernel; print(kernel.double(2))"],
+                                env=env, capture_output=True, text=True, timeout=120)
+        out, err = writer.communicate(timeout=120)
+    finally:
+        writer.kill()
+    assert out == "4\n", err
+    assert reader.stdout == "4\n", reader.stderr[-2000:]
 
 
 def test_profile_kernels_on_a_graph_worked_by_hand():

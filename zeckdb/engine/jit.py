@@ -5,12 +5,18 @@ builder can compute one layer while another is written. Imports nothing of zeckd
 A Ctrl-C while numba compiles (or loads a kernel from its cache) is held until that
 compile ends: LLVM calls back into Python through ctypes meanwhile, and a
 KeyboardInterrupt raised inside such a callback can only be printed and dropped, so the
-program would run on as if no Ctrl-C had come."""
+program would run on as if no Ctrl-C had come.
+
+Processes that share a cache take turns to compile (see _TurnsAcrossProcesses)."""
 
 from __future__ import annotations
 
+import fcntl
+import os
 import signal
+import tempfile
 import threading
+import time
 from types import FrameType
 from typing import Any
 
@@ -22,39 +28,125 @@ jit = njit(cache=True, nogil=True)
 inline_jit = njit(cache=True, nogil=True, inline="always")
 
 
-class _CtrlCHeldWhileCompiling(event.Listener):
-    """Listens to numba's compiler lock, which is held around every compile and cache
-    load (nested when one kernel compiles another). Only the main thread receives a
-    KeyboardInterrupt, and only while Python's own handler is in place is it replaced."""
+class _CtrlCHeld:
+    """Holds the main thread's Ctrl-C while it is inside numba's compiler lock (nested when
+    one kernel compiles another). Only the main thread receives a KeyboardInterrupt, and
+    only while Python's own handler is in place is it replaced."""
 
     def __init__(self) -> None:
         self._depth = 0  # of the main thread's compiler lock
-        self._held = False
+        self.held = False
         self._replaced: Any = None
 
-    def on_start(self, ev: event.Event) -> None:
+    def enter(self) -> None:
         if threading.current_thread() is not threading.main_thread():
             return
         self._depth += 1
         if self._depth == 1 and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             self._replaced = signal.signal(signal.SIGINT, self._hold)
 
-    def on_end(self, ev: event.Event) -> None:
+    def leave(self) -> None:
         if threading.current_thread() is not threading.main_thread():
             return
         self._depth -= 1
         if self._depth == 0 and self._replaced is not None:
             signal.signal(signal.SIGINT, self._replaced)
             self._replaced = None
-            if self._held:
-                self._held = False
+            if self.held:
+                self.held = False
                 raise KeyboardInterrupt
 
     def _hold(self, signum: int, frame: FrameType | None) -> None:
-        self._held = True
+        self.held = True
 
 
-event.register("numba:compiler_lock", _CtrlCHeldWhileCompiling())
+class _TurnsAcrossProcesses:
+    """Numba writes a kernel's cache index before the data file it names, so a process that
+    reads the index in between loads whatever that file held before: another numba's
+    compile ("LLVM bitcode parsing error") or an older source's code. So a process holds a
+    lock file of its user's while any of its threads compiles or loads from the cache; a
+    second process waits, then loads what the first compiled instead of compiling it again.
+
+    The wait ends (and the compile goes on unlocked, as numba alone would) once a Ctrl-C is
+    held, or after `wait_s`: a process stopped while it compiles (Ctrl-Z) keeps its turn, so
+    after one such wait this process stops waiting for turns at all."""
+
+    wait_s = 30.0
+
+    def __init__(self, ctrl_c: _CtrlCHeld) -> None:
+        self._ctrl_c = ctrl_c
+        self._mutex = threading.Lock()
+        self._wanting = 0  # this process's threads inside (or waiting for) numba's compiler lock
+        self._fd: int | None = None
+
+    @staticmethod
+    def path() -> str:
+        return os.path.join(tempfile.gettempdir(), f"zeckdb-compile-{os.getuid()}.lock")
+
+    def enter(self) -> None:
+        with self._mutex:
+            if self._wanting == 0:
+                self._fd = self._take()
+            self._wanting += 1
+
+    def leave(self) -> None:
+        with self._mutex:
+            self._wanting -= 1
+            if self._wanting == 0 and self._fd is not None:
+                os.close(self._fd)  # which lets the lock go
+                self._fd = None
+
+    def _take(self) -> int | None:
+        try:
+            fd = os.open(self.path(), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        except OSError:
+            return None  # nowhere to lock: compile as numba alone would
+        try:
+            if os.fstat(fd).st_uid != os.getuid():  # another user's file: not theirs to hold us up
+                raise BlockingIOError
+            deadline = time.monotonic() + self.wait_s
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    return fd
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        self.wait_s = 0.0
+                        raise
+                    if self._ctrl_c.held:
+                        raise
+                    time.sleep(0.05)
+        except BaseException as e:
+            os.close(fd)
+            if isinstance(e, BlockingIOError):
+                return None
+            raise
+
+
+class _WhileCompiling(event.Listener):
+    """Listens to numba's compiler lock, which is taken around every compile and cache load:
+    the Ctrl-C is held first, so that it cannot break the wait for a turn, and the turn is
+    given back before a held Ctrl-C is raised."""
+
+    def __init__(self) -> None:
+        self.ctrl_c = _CtrlCHeld()
+        self.turns = _TurnsAcrossProcesses(self.ctrl_c)
+
+    def on_start(self, ev: event.Event) -> None:
+        self.ctrl_c.enter()
+        try:
+            self.turns.enter()
+        except BaseException:  # numba takes no compiler lock now, so it will not end this
+            self.ctrl_c.leave()
+            raise
+
+    def on_end(self, ev: event.Event) -> None:
+        self.turns.leave()
+        self.ctrl_c.leave()
+
+
+while_compiling = _WhileCompiling()
+event.register("numba:compiler_lock", while_compiling)
 
 
 def compiled_before(kernel: Any) -> bool:
