@@ -264,7 +264,7 @@ from numba import njit
 import zeckdb.engine.jit as jit
 
 turns = jit.while_compiling.turns
-turns.wait_s = 0.5
+turns.wait_s, turns.say_after_s = 0.5, 0.2
 start = time.monotonic()
 
 @njit  # numba's first dispatcher takes its compiler lock, and waits for a turn
@@ -308,6 +308,8 @@ def test_the_wait_for_a_turn_ends_after_a_while_or_at_ctrl_c(tmp_path):
         finally:
             proc.kill()
     assert out == "interrupted [(int64,)]\n", out + err
+    # each wait said, once, after say_after_s (logging's last resort prints a warning to stderr)
+    assert err.count("zeckdb: waiting for another zeckdb process to finish compiling the kernels") == 2, err
 
 
 KERNEL = """

@@ -12,6 +12,7 @@ Processes that share a cache take turns to compile (see _TurnsAcrossProcesses)."
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import signal
 import tempfile
@@ -72,6 +73,7 @@ class _TurnsAcrossProcesses:
     after one such wait this process stops waiting for turns at all."""
 
     wait_s = 30.0
+    say_after_s = 2.0  # a wait this long is said (a warning of the "zeckdb" logger), once
 
     def __init__(self, ctrl_c: _CtrlCHeld) -> None:
         self._ctrl_c = ctrl_c
@@ -104,18 +106,27 @@ class _TurnsAcrossProcesses:
         try:
             if os.fstat(fd).st_uid != os.getuid():  # another user's file: not theirs to hold us up
                 raise BlockingIOError
-            deadline = time.monotonic() + self.wait_s
+            start = time.monotonic()
+            said = False
+            pause = 0.001  # doubling to 50 ms: a turn of a cache load is milliseconds, of a compile seconds
             while True:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     return fd
                 except BlockingIOError:
-                    if time.monotonic() >= deadline:
+                    waited = time.monotonic() - start
+                    if waited >= self.wait_s:
                         self.wait_s = 0.0
                         raise
                     if self._ctrl_c.held:
                         raise
-                    time.sleep(0.05)
+                    if not said and waited >= self.say_after_s:
+                        said = True
+                        logging.getLogger("zeckdb").warning(
+                            "zeckdb: waiting for another zeckdb process to finish compiling the kernels "
+                            "(at most %.0f s more; Ctrl-C interrupts)", self.wait_s - waited)
+                    time.sleep(pause)
+                    pause = min(2 * pause, 0.05)
         except BaseException as e:
             os.close(fd)
             if isinstance(e, BlockingIOError):
