@@ -11,7 +11,6 @@ Processes that share a cache take turns to compile (see _TurnsAcrossProcesses)."
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 import signal
@@ -23,6 +22,11 @@ from typing import Any
 
 from numba import njit
 from numba.core import event
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX (Windows): no turns, as numba alone
+    fcntl = None  # type: ignore[assignment]
 
 jit = njit(cache=True, nogil=True)
 # a helper called from other kernels' inner loops: compiled into each of them
@@ -99,6 +103,8 @@ class _TurnsAcrossProcesses:
                 self._fd = None
 
     def _take(self) -> int | None:
+        if fcntl is None:
+            return None
         try:
             fd = os.open(self.path(), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         except OSError:
