@@ -103,6 +103,7 @@ class _TurnsAcrossProcesses:
                 self._fd = None
 
     def _take(self) -> int | None:
+        """The lock file, locked; None where there is none to take, or the wait gave up."""
         if fcntl is None:
             return None
         try:
@@ -110,34 +111,38 @@ class _TurnsAcrossProcesses:
         except OSError:
             return None  # nowhere to lock: compile as numba alone would
         try:
-            if os.fstat(fd).st_uid != os.getuid():  # another user's file: not theirs to hold us up
-                raise BlockingIOError
-            start = time.monotonic()
-            said = False
-            pause = 0.001  # doubling to 50 ms: a turn of a cache load is milliseconds, of a compile seconds
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    return fd
-                except BlockingIOError:
-                    waited = time.monotonic() - start
-                    if waited >= self.wait_s:
-                        self.wait_s = 0.0
-                        raise
-                    if self._ctrl_c.held:
-                        raise
-                    if not said and waited >= self.say_after_s:
-                        said = True
-                        logging.getLogger("zeckdb").warning(
-                            "zeckdb: waiting for another zeckdb process to finish compiling the kernels "
-                            "(at most %.0f s more; Ctrl-C interrupts)", self.wait_s - waited)
-                    time.sleep(pause)
-                    pause = min(2 * pause, 0.05)
-        except BaseException as e:
+            # another user's file: not theirs to hold us up
+            if os.fstat(fd).st_uid == os.getuid() and self._wait_for_turn(fd):
+                return fd
+        except BaseException:
             os.close(fd)
-            if isinstance(e, BlockingIOError):
-                return None
             raise
+        os.close(fd)
+        return None
+
+    def _wait_for_turn(self, fd: int) -> bool:
+        start = time.monotonic()
+        said = False
+        pause = 0.001  # doubling to 50 ms: a turn of a cache load is milliseconds, of a compile seconds
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                pass
+            waited = time.monotonic() - start
+            if waited >= self.wait_s:
+                self.wait_s = 0.0
+                return False
+            if self._ctrl_c.held:
+                return False
+            if not said and waited >= self.say_after_s:
+                said = True
+                logging.getLogger("zeckdb").warning(
+                    "zeckdb: waiting for another zeckdb process to finish compiling the kernels "
+                    "(at most %.0f s more; Ctrl-C interrupts)", self.wait_s - waited)
+            time.sleep(pause)
+            pause = min(2 * pause, 0.05)
 
 
 class _WhileCompiling(event.Listener):
