@@ -57,6 +57,14 @@ def truncate_tail(path: Path) -> None:
     os.truncate(path, used_bytes(path) - 256 * 1024)
 
 
+def break_header_block(path: Path) -> None:
+    """Bytes of the first database header overwritten: DuckDB's checksum of that block fails,
+    and its message ("... in block at location 4096") holds the word "lock"."""
+    with open(path, "r+b") as file:
+        file.seek(4096 + 100)
+        file.write(b"\xff" * 64)
+
+
 def make_empty(path: Path) -> None:
     os.truncate(path, 0)
 
@@ -72,6 +80,7 @@ def dropping(kind: str, name: str):
 DAMAGE = {
     "truncated at half": (truncate_half, "is truncated"),
     "a block short of its used blocks": (truncate_tail, "is truncated"),
+    "a damaged header block": (break_header_block, "is damaged (Corrupt database file: computed checksum"),
     "zero bytes": (make_empty, "is an empty file (0 bytes), not a database: delete it"),
     "random_play dropped": (dropping("TABLE", "random_play"),
                             "is damaged: random_play is missing (dropped by hand?); rebuild it"),
@@ -117,6 +126,16 @@ def test_a_cut_within_the_free_blocks_is_named_where_a_block_is_missing(capsys, 
     code, _, err = run(capsys, "verify", "--db", str(path))
     assert code == 1 and err.startswith("zeckdb: error: ") and "the file may be damaged" in err, err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_memory_limit_too_small_to_open_is_named_not_taken_for_a_lock(capsys, clean, monkeypatch):
+    """DuckDB's "failed to pin block" once read as a lock held elsewhere: every command then
+    waited for a writer that did not exist and blamed it."""
+    monkeypatch.setenv("ZECKDB_MEMORY_LIMIT", "1KB")
+    for command in (["sql", "SELECT 1"], ["status"]):
+        code, out, err = run(capsys, *command, "--db", str(clean))
+        assert code == 1 and "Traceback" not in err and len(err.strip().splitlines()) == 1, (command, err)
+        assert "in use by another process" not in err and "memory" in err, (command, err)
 
 
 def test_a_file_left_by_a_build_killed_while_creating_the_schema(capsys, tmp_path):

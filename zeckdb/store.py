@@ -300,8 +300,13 @@ def _connect(path: Path, read_only: bool, deadline: float | None = 0.0,
     return con
 
 
+# DuckDB's words when another process holds its lock on the file, the one open error worth
+# waiting out; everything else (a damaged block, a memory limit) is answered at once
+_LOCK_CONFLICT = ("Could not set lock on file", "Conflicting lock is held")
+
+
 def _is_lock_error(exc: Exception) -> bool:
-    return "lock" in str(exc).lower()
+    return isinstance(exc, duckdb.IOException) and any(words in str(exc) for words in _LOCK_CONFLICT)
 
 
 def _open_error(path: Path, exc: Exception) -> DatabaseError:
@@ -309,6 +314,12 @@ def _open_error(path: Path, exc: Exception) -> DatabaseError:
     if _is_lock_error(exc):
         return DatabaseError(f"{path} is in use by another process (a build writing it?): "
                              "wait for it to finish and try again")
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        return DatabaseError(f"opening {path} needs more memory than the limit allows (ZECKDB_MEMORY_LIMIT?): "
+                             "raise the limit and try again")
+    if "Corrupt database file" in text or "checksum" in text.lower():
+        return DatabaseError(f"{path} is damaged ({text.strip().splitlines()[0][:160]}): {REBUILD_HINT}, "
+                             "or restore a copy")
     if "different configuration than existing connections" in text:  # DuckDB's one open file per process
         return DatabaseError(f"{path} is open in this process already, with other settings (another Database's "
                              "memory limit?): open it with the same settings, or close the other first")
