@@ -23,6 +23,7 @@ every lock is a no-op.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import stat
@@ -44,6 +45,18 @@ from .errors import DatabaseError, opt
 from .settings import current
 
 POLL_SECONDS = 0.005  # between tries of a lock; the longest a waiting side sleeps past its turn
+
+
+def _once(call: Callable[[], None]) -> Callable[[], None]:
+    """`call`, made to run at most once however many waits share it."""
+    done = False
+
+    def first_time() -> None:
+        nonlocal done
+        if not done:
+            done = True
+            call()
+    return first_time
 
 
 def lock_dir(db: Path) -> Path:
@@ -189,12 +202,15 @@ class Gate:
             return
         timeout = current().read_wait_seconds if timeout is None else timeout
         deadline = time.monotonic() + timeout
-        self._wait("want", SHARED, deadline)  # only ever held exclusively for an instant
+        say = _once(lambda: logging.getLogger("zeckdb").warning(
+            "zeckdb: waiting for the build writing %s to commit its current layer (at most %.0f s more)",
+            self.db.name, max(0.0, deadline - time.monotonic())))
+        self._wait("want", SHARED, deadline, say)  # only ever held exclusively for an instant
         try:
-            got_in = self._wait("turn", SHARED, deadline)
+            got_in = self._wait("turn", SHARED, deadline, say)
             if got_in:
                 self._unlock("turn")  # passed: a writer waiting behind it now keeps later readers out
-                got_in = self._wait("gate", SHARED, deadline)
+                got_in = self._wait("gate", SHARED, deadline, say)
             if not got_in:
                 raise DatabaseError(f"{self.db} is busy: a build has been writing it for {timeout:.0f} s; "
                                     "try again in a moment")
@@ -234,8 +250,9 @@ class Gate:
         deadline = time.monotonic() + 1.0
         while self.readers_waiting() and time.monotonic() < deadline:
             time.sleep(POLL_SECONDS)
-        self._wait("turn", EXCLUSIVE, None)
-        self._wait("gate", EXCLUSIVE, None, on_wait)
+        say = _once(on_wait) if on_wait is not None else None
+        self._wait("turn", EXCLUSIVE, None, say)  # a reader passing through it (or stuck there)
+        self._wait("gate", EXCLUSIVE, None, say)
         self.writing = True
 
     def release_write(self) -> None:
