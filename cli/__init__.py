@@ -1,7 +1,11 @@
 """The zeckdb command line: a thin layer over zeckdb.api (cli/main.py)."""
 
+import errno
+import io
+import os
 import signal
 import sys
+from typing import Any
 
 
 def main() -> None:
@@ -12,11 +16,17 @@ def main() -> None:
     the signal instead of letting it exit with its own status."""
     from zeckdb.errors import caused_by_ctrl_c  # a light module: the heavy ones load below
 
+    _guard_standard_streams()
     try:
         _load_duckdb()
         from .main import main as run
 
-        run()
+        try:
+            run()
+        finally:
+            sys.stdout.flush()  # here, where a failure is still ours to report, not at shutdown
+    except StandardOutputFailed as exc:
+        _output_failed(exc)
     except Exception as exc:  # a C extension interrupted while it loads raises an ImportError
         if not caused_by_ctrl_c(exc):
             raise
@@ -25,6 +35,65 @@ def main() -> None:
         _interrupted()
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class StandardOutputFailed(OSError):
+    """A write to standard output failed (a full disk, /dev/full, a reader gone)."""
+
+
+class _GuardedStdout(io.RawIOBase):
+    """File descriptor 1, whose write errors are told from every other file's: whatever layer
+    writes (click, rich, print, a text or binary buffer), the bytes pass through here."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        try:
+            return os.write(1, data)
+        except OSError as exc:
+            raise StandardOutputFailed(exc.errno, exc.strerror) from None
+
+    def fileno(self) -> int:
+        return 1
+
+    def isatty(self) -> bool:
+        return os.isatty(1)
+
+
+def _guard_standard_streams() -> None:
+    """Standard output closed (`>&-`) would let the next file zeckdb opens (the database!) take
+    descriptor 1, and whatever is printed would land in it: refuse, before opening anything.
+    Otherwise standard output goes through _GuardedStdout, so that a failed write is one line."""
+    if not _is_open(2):
+        os.open(os.devnull, os.O_WRONLY)  # takes descriptor 2: nothing of ours lands there
+        sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
+    if not _is_open(1):
+        os.open(os.devnull, os.O_WRONLY)  # takes descriptor 1, for the same reason
+        print("zeckdb: error: standard output is closed: run the command with its output going somewhere "
+              "(a terminal, a file, a pipe or >/dev/null)", file=sys.stderr)
+        sys.exit(1)
+    old = sys.stdout
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(_GuardedStdout()), encoding=old.encoding if old else "utf-8",
+                                  errors=old.errors if old else "strict", line_buffering=os.isatty(1),
+                                  write_through=False)
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+        return True
+    except OSError:
+        return False
+
+
+def _output_failed(exc: StandardOutputFailed) -> None:
+    """One line, exit 1; for a reader that left (`zeckdb sql ... | head`) not even that."""
+    sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - nothing more may reach the failed stream at exit
+    if exc.errno != errno.EPIPE:
+        print(f"zeckdb: error: cannot write to standard output: {exc.strerror}; free space where it goes, "
+              "or send it elsewhere", file=sys.stderr)
+    sys.exit(1)
 
 
 def _load_duckdb() -> None:

@@ -405,3 +405,43 @@ def test_the_first_build_of_an_install_says_it_compiles(capsys, tmp_path, monkey
     monkeypatch.setattr(zeckdb.engine.jit, "compiled_before", lambda kernel: True)
     code, _, err = run(capsys, "build", "--variant", "zeckendorf", "--n", "4", "--db", db)
     assert code == 0 and "compiling" not in err
+
+
+ZECKDB = str(Path(sys.executable).with_name("zeckdb"))  # the installed command: its entry point guards the streams
+
+
+@pytest.fixture(scope="module")
+def tiny_db(tmp_path_factory) -> Path:
+    from zeckdb import api
+
+    path = tmp_path_factory.mktemp("tiny") / "tiny.duckdb"
+    api.build(path, ["zeckendorf"], "1..5")
+    return path
+
+
+@pytest.mark.parametrize("args", [["--help"], ["status"], ["sql", "SELECT 1"], ["position", "zeckendorf", "--start", "5"]])
+def test_standard_output_that_fails_is_one_line(tiny_db, args):
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([ZECKDB, *args, "--db", str(tiny_db)] if args != ["--help"] else [ZECKDB, *args],
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == ("zeckdb: error: cannot write to standard output: No space left on device; free space "
+                           "where it goes, or send it elsewhere\n")
+
+
+def test_standard_output_closed_is_said_and_nothing_lands_in_the_database(tiny_db):
+    """With descriptor 1 closed, the database would be the next file opened on it."""
+    before = tiny_db.read_bytes()
+    done = subprocess.run(["bash", "-c", f'exec "{ZECKDB}" status --db "{tiny_db}" >&-'], stderr=subprocess.PIPE,
+                          text=True, timeout=300)
+    assert done.returncode == 1
+    assert done.stderr.startswith("zeckdb: error: standard output is closed:") and len(done.stderr.splitlines()) == 1
+    assert tiny_db.read_bytes() == before
+
+
+def test_a_reader_that_leaves_early_ends_the_command_quietly(tiny_db):
+    done = subprocess.run(["bash", "-c", f'"{ZECKDB}" sql "SELECT * FROM range(200000)" --max-rows 200000 '
+                          f'--db "{tiny_db}" | head -1; exit ${{PIPESTATUS[0]}}'], capture_output=True, text=True,
+                          timeout=300)
+    assert done.stdout.strip() and "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+    assert done.returncode == 1 and done.stderr == ""
