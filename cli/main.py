@@ -482,9 +482,12 @@ def _print_result(result: api.Result, fmt: str) -> None:
 
     typer.echo(render(result.columns, result.rows, fmt))
     if result.truncated:
-        total = f"{result.total_rows:,}" if result.total_rows is not None else "more (counting them hit the time limit)"
-        _echo_err(f"zeckdb: showing the first {len(result.rows):,} of {total} rows: "
-                  f"--max-rows N shows more, --max-rows 0 all of them")
+        _say_cut(len(result.rows))
+
+
+def _say_cut(shown: int) -> None:
+    _echo_err(f"zeckdb: showing the first {shown:,} rows, and there are more (not computed): "
+              f"--max-rows N shows more, --max-rows 0 all of them")
 
 
 @app.command()
@@ -514,9 +517,7 @@ def sql(
         raise UsageError("the SQL is over 1,000,000 characters: send a shorter statement")
     shown, total = api.run_sql_apart(db, text, fmt, lambda piece: typer.echo(piece, nl=False), **limits)
     if total is None or total > shown:
-        counted = f"{total:,}" if total is not None else "more (counting them hit the time limit)"
-        _echo_err(f"zeckdb: showing the first {shown:,} of {counted} rows: "
-                  f"--max-rows N shows more, --max-rows 0 all of them")
+        _say_cut(shown)
 
 
 @app.command()

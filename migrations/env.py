@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from alembic import context
 from alembic.ddl.impl import DefaultImpl
 import sqlalchemy as sa
@@ -17,6 +19,14 @@ class DuckDBImpl(DefaultImpl):
 def run_migrations_online() -> None:
     url = context.config.get_main_option("sqlalchemy.url")
     engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+
+    @sa.event.listens_for(engine, "connect")
+    def quiet(dbapi_connection: Any, _record: Any) -> None:
+        # DuckDB's progress bar would print on the caller's standard output during a long migration
+        cursor = dbapi_connection.cursor()
+        cursor.execute("SET enable_progress_bar = false")
+        cursor.close()
+
     with engine.connect() as connection:
         context.configure(connection=connection)
         with context.begin_transaction():

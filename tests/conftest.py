@@ -7,11 +7,10 @@ import subprocess
 import sys
 import time
 
-import duckdb
 import pytest
 
 import zeckdb
-from zeckdb.executor import sandbox_config
+from zeckdb.store import close_connection, open_sandboxed
 from zeckdb.variants import variant_names
 
 from hypothesis import settings
@@ -113,9 +112,9 @@ def _build_small_db(path: Path) -> None:
 
 @pytest.fixture
 def con(small_db):
-    c = duckdb.connect(str(small_db), read_only=True, config=sandbox_config())
+    c = open_sandboxed(small_db)
     yield c
-    c.close()
+    close_connection(c)
 
 
 def run(capsys, *args) -> tuple[int, str, str]:

@@ -237,9 +237,23 @@ def test_a_new_database_appears_only_once_its_schema_is_written(tmp_path, capsys
     monkeypatch.setattr(zeckdb.store, "_write_head_schema", dies_half_way)
     with pytest.raises(KeyboardInterrupt):
         zeckdb.store.Store.open_write(path)
-    assert not path.exists() and not (tmp_path / "new.duckdb.new").exists()
+    assert list(tmp_path.iterdir()) == []  # its own temporary folder gone, and the lock folder it made
     monkeypatch.setattr(zeckdb.store, "_write_head_schema", real)
-    (tmp_path / "new.duckdb.new").write_bytes(b"")  # as a build killed while creating it leaves it
     code, out, err = run(capsys, "build", "--variant", "zeckendorf", "--n", "1..4", "--db", str(path))
     assert code == 0, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["new.duckdb", "new.duckdb.locks"]
+
+
+@pytest.mark.parametrize("command", [["build", "--variant", "zeckendorf", "--n", "1..4"], ["db", "upgrade"]])
+def test_creating_a_database_never_touches_a_file_beside_it(capsys, tmp_path, command):
+    """`NAME.new` was the temporary name of a new NAME, deleted before and after its creation:
+    a database of the user's so named was lost, and a build running into it reported success."""
+    neighbour = tmp_path / "data.duckdb.new"
+    assert run(capsys, "build", "--variant", "reversed", "--n", "1..6", "--db", str(neighbour))[0] == 0
+    (tmp_path / "data.duckdb.new.wal").write_bytes(b"a file of the user's")
+    before = {p.name: digest(p) for p in tmp_path.iterdir() if p.is_file()}
+    code, _, err = run(capsys, *command, "--db", str(tmp_path / "data.duckdb"))
+    assert code == 0, err
+    assert {p.name: digest(p) for p in tmp_path.iterdir() if p.is_file() and p.name in before} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["data.duckdb", "data.duckdb.locks", *before,
+                                                                 "data.duckdb.new.locks"])

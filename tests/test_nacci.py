@@ -10,7 +10,7 @@ import pytest
 
 import zeckdb
 from zeckdb.errors import UnknownVariantError
-from zeckdb.executor import sandbox_config
+from zeckdb.store import close_connection, open_sandboxed
 from zeckdb.variants import get_variant
 from zeckdb.variants.nacci import Nacci
 from zeckdb.variants.zeckendorf import Zeckendorf
@@ -34,9 +34,9 @@ def nacci_db(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def con(nacci_db):
-    c = duckdb.connect(str(nacci_db), read_only=True, config=sandbox_config())
+    c = open_sandboxed(nacci_db)
     yield c
-    c.close()
+    close_connection(c)
 
 
 def test_the_sequences_are_the_papers():

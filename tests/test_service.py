@@ -87,7 +87,7 @@ def test_sql_reads_within_limits_and_refuses_the_rest(server):
     code, body, _ = post_sql(server, {"sql": "SELECT count(*) AS c FROM builds WHERE variant = 'reversed'"})
     assert code == 200 and body["rows"] == [[40]] and not body["truncated"]
     code, body, _ = post_sql(server, {"sql": "SELECT * FROM range(120)"})
-    assert code == 200 and len(body["rows"]) == 50 and body["total_rows"] == 120 and body["truncated"]
+    assert code == 200 and len(body["rows"]) == 50 and body["total_rows"] is None and body["truncated"]
     from .test_sql_sandbox import HOSTILE
 
     for template in HOSTILE:

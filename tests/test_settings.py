@@ -72,7 +72,7 @@ def test_the_environment_sets_a_limit_and_an_option_overrides_it(capsys, monkeyp
     sql = "SELECT range AS x FROM range(10)"
     monkeypatch.setenv("ZECKDB_SQL_MAX_ROWS", "3")
     code, out, err = run(capsys, "sql", sql, "--format", "csv", "--db", str(small_db))
-    assert code == 0 and out.splitlines() == ["x", "0", "1", "2"] and "10" in err
+    assert code == 0 and out.splitlines() == ["x", "0", "1", "2"] and "there are more" in err
     code, out, _ = run(capsys, "sql", sql, "--format", "csv", "--max-rows", "5", "--db", str(small_db))
     assert code == 0 and out.splitlines() == ["x", "0", "1", "2", "3", "4"]
     monkeypatch.setenv("ZECKDB_DB", str(small_db))

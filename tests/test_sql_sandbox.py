@@ -174,11 +174,31 @@ def test_rows_beyond_the_limit_are_cut_with_a_notice(capsys, watched):
     code, out, err = run(capsys, "sql", "SELECT * FROM range(25)", "--max-rows", "10", "-f", "csv",
                          "--db", str(watched[1]))
     assert code == 0 and out.splitlines()[1:] == [str(i) for i in range(10)]
-    assert err.strip() == ("zeckdb: showing the first 10 of 25 rows: --max-rows N shows more, "
-                           "--max-rows 0 all of them")
+    assert err.strip() == ("zeckdb: showing the first 10 rows, and there are more (not computed): --max-rows N shows "
+                           "more, --max-rows 0 all of them")
     code, out, err = run(capsys, "sql", "SELECT * FROM range(25)", "--max-rows", "0", "-f", "csv",
                          "--db", str(watched[1]))
     assert code == 0 and len(out.splitlines()) == 26 and err == ""
+
+
+def test_the_row_limit_is_part_of_the_statement(capsys, watched):
+    """A first look at a huge result computes only the rows shown: a trillion rows, three shown,
+    well within a time limit that computing them all would need days for."""
+    code, out, err = run(capsys, "sql", "SELECT range AS i, range * 2 AS j FROM range(1000000000000)", "--max-rows",
+                         "3", "--timeout", "60", "-f", "csv", "--db", str(watched[1]))
+    assert code == 0 and out.splitlines() == ["i,j", "0,0", "1,2", "2,4"], err
+    assert "there are more" in err
+    # the statement's own order and column names, repeated ones included
+    code, out, _ = run(capsys, "sql", "SELECT range AS a, -range AS a FROM range(25) ORDER BY range DESC", "--max-rows",
+                       "2", "-f", "csv", "--db", str(watched[1]))
+    assert code == 0 and out.splitlines() == ["a,a", "24,-24", "23,-23"]
+    # exactly as many rows as the limit: nothing more to say
+    code, out, err = run(capsys, "sql", "SELECT * FROM range(3)", "--max-rows", "3", "--db", str(watched[1]))
+    assert code == 0 and err == ""
+    with zeckdb.open(watched[1]) as db:  # statements DuckDB cannot wrap still run, limited by their fetch
+        for sql in ("DESCRIBE builds", "SHOW TABLES", "EXPLAIN SELECT 1", "SUMMARIZE fibonacci"):
+            result = db.sql(sql, max_rows=2)
+            assert len(result.rows) <= 2 and result.columns, sql
 
 
 def test_a_query_stopped_at_its_time_limit_says_so(capsys, watched):
@@ -246,3 +266,38 @@ def test_a_short_refused_statement_starts_no_process_and_a_long_one_is_refused_b
     assert len(long) > zeckdb.apart.CHECK_HERE_CHARS
     code, out, err = run(capsys, "sql", long, "--db", db)
     assert code == 2 and out == "" and "a DELETE statement is refused" in err and err.count("\n") == 1, err
+
+
+LONG_QUERY = "SELECT sum(hash(i)) AS s FROM range(600000000) t(i)"  # seconds: DuckDB draws its bar past 2 s
+
+
+def bar_shown_by_plain_duckdb(db: Path) -> bool:
+    """Whether DuckDB's own connection draws its progress bar for LONG_QUERY on this machine
+    (a fast machine may finish within the bar's two seconds: the test then proves nothing)."""
+    script = ("import duckdb, sys; con = duckdb.connect(sys.argv[1], read_only=True); "
+              f"con.execute({LONG_QUERY!r}).fetchall()")
+    done = subprocess.run([sys.executable, "-c", script, str(db)], capture_output=True, text=True, timeout=600)
+    return "%" in done.stdout
+
+
+def test_duckdbs_progress_bar_never_reaches_standard_output(capfd, watched):
+    _, db = watched
+    if not bar_shown_by_plain_duckdb(db):
+        pytest.skip("DuckDB finished the query before its progress bar appears on this machine")
+    for fmt in ("csv", "json"):
+        done = subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "sql", LONG_QUERY, "--format", fmt,
+                               "--db", str(db)], capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        assert "%" not in done.stdout and "%" not in done.stderr, done.stdout[:200]
+        if fmt == "json":
+            import json
+
+            assert len(json.loads(done.stdout)) == 1
+        else:
+            assert done.stdout.splitlines()[0] == "s" and len(done.stdout.splitlines()) == 2
+    capfd.readouterr()
+    with zeckdb.open(db) as first, zeckdb.open(db) as second:  # the second shares the first's file
+        for database in (first, second):
+            assert len(database.sql(LONG_QUERY).rows) == 1
+    out, err = capfd.readouterr()
+    assert "%" not in out and "%" not in err, out[:200]

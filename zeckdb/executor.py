@@ -36,7 +36,6 @@ import sys
 import threading
 import time
 from typing import Any
-import warnings
 
 import duckdb
 import numpy as np
@@ -56,6 +55,23 @@ HOST_REVEALING = frozenset({
 })
 # table functions that run SQL given as a string, out of reach of the parser's classification
 SQL_FROM_TEXT = frozenset({"query", "query_table", "json_execute_serialized_sql"})
+
+
+# session settings of every connection zeckdb opens (SET before the sandbox's lock; DuckDB refuses
+# them in `config`): its progress bar, drawn on standard output for a query past two seconds,
+# would land in the rows a script reads (CSV, JSON) and in a library user's output
+QUIET: dict[str, Any] = {"enable_progress_bar": False}
+
+
+def quieted(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """`con` with the QUIET settings (closed if they cannot be set)."""
+    try:
+        for name, value in QUIET.items():
+            con.execute(f"SET {name} = {value}")
+    except BaseException:
+        con.close()
+        raise
+    return con
 
 
 def sandbox_config(memory_limit: str | None = None, threads: int = DEFAULT_THREADS) -> dict[str, Any]:
@@ -92,8 +108,8 @@ class Limits:
 
 @dataclass
 class Result:
-    """Columns and rows of one query; `total_rows` counts every row the query produced
-    (None when the count itself ran into the time limit: more than `len(rows)`)."""
+    """Columns and rows of one query; `total_rows` counts every row the query produced, or is
+    None when it produced more than the row limit (the rest are never computed)."""
 
     columns: list[str]
     rows: list[tuple]
@@ -145,7 +161,7 @@ def check_statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
 @functools.cache
 def setting_names() -> frozenset[str]:
     """Every DuckDB setting's name (`SHOW <setting>` reads its value: some hold the host's paths)."""
-    con = duckdb.connect()
+    con = duckdb.connect()  # nothing runs long here
     try:
         return frozenset(name.lower() for (name,) in con.execute("SELECT name FROM duckdb_settings()").fetchall())
     finally:
@@ -223,6 +239,9 @@ def stream(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | No
     all at once) up to limits.max_rows; then (columns, rows handed on, every row's count: None
     when counting the rest ran into the time limit)."""
     query = check_statement(con, sql)
+    names = None
+    if limits.max_rows is not None:
+        query, names = _limited(con, query, params, limits.max_rows + 1)
     seconds = limits.timeout if limits.budget is None else min(limits.budget, limits.timeout)
     deadline = time.monotonic() + seconds
     timer = threading.Timer(seconds, con.interrupt)
@@ -234,7 +253,7 @@ def stream(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | No
     try:
         cur = con.execute(query, params) if params else con.execute(query)
         description = cur.description or []
-        columns = [d[0] for d in description]
+        columns = names or [d[0] for d in description]
         while True:
             left = None if limits.max_rows is None else limits.max_rows - shown
             if in_blocks:
@@ -252,7 +271,7 @@ def stream(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | No
         total: int | None = shown
         if limits.max_rows is not None and shown == limits.max_rows:
             counting = True
-            total = _count_rest(cur, shown)
+            total = None if cur.fetchone() is not None else shown  # the one row past the limit: more
     except duckdb.InterruptException:
         if counting:
             return columns, shown, None
@@ -272,6 +291,22 @@ def stream(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | No
     finally:
         timer.cancel()
     return columns, shown, total
+
+
+def _limited(con: duckdb.DuckDBPyConnection, query: str, params: dict[str, Any] | None,
+             rows: int) -> tuple[str, list[str] | None]:
+    """`query` with a LIMIT of `rows` around it, so that DuckDB computes no more than are shown
+    (its Python client materialises a whole result before the first row is fetched), and the
+    query's own column names (the outer SELECT * would rename repeated ones: a, a_1). A
+    statement that cannot be wrapped (DuckDB names no columns for it) is run as it is."""
+    try:
+        relation = con.sql(query, params=params) if params else con.sql(query)  # bound, not run
+        if relation is None:
+            return query, None
+        names = list(relation.columns)
+    except duckdb.Error:  # its error is the statement's own: it is met again when it runs
+        return query, None
+    return f"SELECT * FROM (\n{query}\n) AS limited LIMIT {int(rows)}", names
 
 
 FETCH_ROWS = 1024  # the largest block fetched at a time when the rows' size is bounded
@@ -321,16 +356,6 @@ def _shown_as_stored(description: list, rows: list[tuple]) -> list[tuple]:
     if not reals:
         return rows
     return [tuple(real(v) if i in reals else v for i, v in enumerate(row)) for row in rows]
-
-
-def _count_rest(cur: duckdb.DuckDBPyConnection, seen: int) -> int:
-    """Count the rows not returned, in Arrow batches (no Python objects per row)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "an extra copy of the rows": one batch at a time, then dropped
-        reader = cur.to_arrow_reader(100_000)
-    for batch in reader or ():
-        seen += batch.num_rows
-    return seen
 
 
 def first_line(exc: Exception) -> str:

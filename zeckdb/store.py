@@ -12,7 +12,9 @@ from dataclasses import dataclass
 import operator
 import os
 from pathlib import Path
+import threading
 import time
+import weakref
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future
@@ -22,7 +24,7 @@ import numpy as np
 
 from . import ENGINE_VERSION, interrupts
 from .errors import DatabaseError, NotBuiltError, interrupted_statement, opt
-from .executor import Limits, Result, run as execute, sandbox_config, stream as execute_streaming
+from .executor import Limits, Result, quieted, run as execute, sandbox_config, stream as execute_streaming
 from .locking import POLL_SECONDS, Gate
 from .settings import current
 from .variants import Variant
@@ -281,7 +283,7 @@ def _connect(path: Path, read_only: bool, deadline: float | None = 0.0,
     started = time.monotonic()
     while True:
         try:
-            con = duckdb.connect(str(path), read_only=read_only, config=sandbox_config(memory_limit) if read_only else {})
+            con = _open_reader(path, memory_limit) if read_only else _open_writer(path)
             break
         except duckdb.Error as exc:
             error = _open_error(path, exc)
@@ -295,9 +297,84 @@ def _connect(path: Path, read_only: bool, deadline: float | None = 0.0,
     try:
         _check_not_truncated(path, con)
     except BaseException:
-        con.close()
+        close_connection(con)
         raise
     return con
+
+
+def _open_writer(path: Path) -> duckdb.DuckDBPyConnection:
+    return quieted(duckdb.connect(str(path)))
+
+
+# This process's read-only files: one root connection each, never used itself, and every
+# reader a cursor of it. DuckDB shares one open file between a process's connections and the
+# sandbox locks its settings; the progress bar (a session setting, refused in `config`) can
+# only be turned off before the lock, and a cursor keeps its root's session settings. A root
+# closes with its last cursor, closed or collected.
+_roots: dict[str, tuple[duckdb.DuckDBPyConnection, int]] = {}
+_releases: dict[int, weakref.finalize] = {}  # id of each live cursor handed out -> its release
+_roots_lock = threading.RLock()  # a release may run in the collector, inside a holder of the lock
+
+
+def _open_reader(path: Path, memory_limit: str | None) -> duckdb.DuckDBPyConnection:
+    key = str(path)
+    with _roots_lock:
+        root, users = _roots.get(key, (None, 0))
+        if root is None:
+            config = sandbox_config(memory_limit)
+            locked = config.pop("lock_configuration")
+            root = duckdb.connect(key, read_only=True, config=config)
+            try:
+                quieted(root).execute(f"SET lock_configuration = {locked}")
+            except BaseException:
+                root.close()
+                raise
+        else:
+            _check_same_settings(path, root, memory_limit)
+        con = root.cursor()
+        _roots[key] = (root, users + 1)
+        _releases[id(con)] = weakref.finalize(con, _release, key, id(con))
+    return con
+
+
+def _release(key: str, cursor_id: int) -> None:
+    with _roots_lock:
+        _releases.pop(cursor_id, None)
+        root, users = _roots[key]
+        if users > 1:
+            _roots[key] = (root, users - 1)
+        else:
+            del _roots[key]
+            root.close()
+
+
+def _check_same_settings(path: Path, root: duckdb.DuckDBPyConnection, memory_limit: str | None) -> None:
+    """A second reader of a file open here shares its settings: one asking for another memory
+    limit is refused, as DuckDB refuses a second configuration of one open file."""
+    wanted = duckdb.connect(config={"memory_limit": memory_limit or current().memory_limit})
+    try:
+        same = wanted.execute("SELECT current_setting('memory_limit')").fetchone() == \
+            root.execute("SELECT current_setting('memory_limit')").fetchone()
+    finally:
+        wanted.close()
+    if not same:
+        raise DatabaseError(f"{path} is open in this process already, with other settings (another Database's "
+                            "memory limit?): open it with the same settings, or close the other first")
+
+
+def open_sandboxed(path: Path) -> duckdb.DuckDBPyConnection:
+    """A sandboxed read-only connection to a database file, as every reader of zeckdb's has
+    (a scripting or testing door below Store; close it with close_connection)."""
+    return _connect(Path(path), read_only=True)
+
+
+def close_connection(con: duckdb.DuckDBPyConnection) -> None:
+    """Close a connection of _connect's; a file's root closes with its last reader."""
+    con.close()
+    with _roots_lock:
+        release = _releases.get(id(con))
+    if release is not None:
+        release()  # runs once: never again when `con` is collected
 
 
 # DuckDB's words when another process holds its lock on the file, the one open error worth
@@ -383,7 +460,7 @@ def _connect_checked(path: Path, read_only: bool, deadline: float | None = 0.0,
     try:
         _check_schema(path, *_schema_state(con))
     except BaseException:
-        con.close()
+        close_connection(con)
         raise
     return con
 
@@ -405,7 +482,7 @@ def _file_schema_state(path: Path, deadline: float | None = 0.0) -> tuple[str | 
     try:
         return _schema_state(con)
     finally:
-        con.close()
+        close_connection(con)
 
 
 def upgrade(path: Path) -> tuple[str | None, str]:
@@ -431,24 +508,37 @@ def _upgrade(path: Path, deadline: float | None) -> str | None:
 
 
 def _create(path: Path) -> None:
-    """A new database, its schema written under a temporary name and then renamed into place:
-    a build killed while creating it leaves no file at `path` (DuckDB's own first write can
-    leave an empty one), only the temporary file, which the next build replaces. The caller
-    holds the writer's turn, so the temporary name is its own."""
+    """A new database, its schema written in a folder of its own and then linked into place: a
+    build killed while creating it leaves no file at `path` (DuckDB's own first write can
+    leave an empty one). The folder is made afresh (mkdtemp: a unique name, never a file that
+    was there), so nothing zeckdb did not create is ever replaced or deleted; the link fails
+    rather than replace a file that appeared at `path` meanwhile."""
+    import shutil
+    import tempfile
+
     orphan = path.with_name(path.name + ".wal")
     if orphan.exists():  # DuckDB would replay it into the new file
         raise DatabaseError(f"{orphan} is the write-ahead log of a database file {path.name} that no longer exists: "
                             f"put that file back beside it, or delete {orphan.name} to start a new database")
-    partial = path.with_name(path.name + ".new")
-    leftovers = (partial, partial.with_name(partial.name + ".wal"))
-    for leftover in leftovers:
-        leftover.unlink(missing_ok=True)
     try:
+        folder = Path(tempfile.mkdtemp(prefix=f".{path.name}.new-", dir=path.parent))
+    except OSError as exc:
+        raise DatabaseError(f"cannot create {path}: {exc.strerror}") from None
+    try:
+        partial = folder / path.name
         _write_head_schema(partial, path)
-        os.replace(partial, path)
+        try:
+            os.link(partial, path)
+        except FileExistsError:
+            raise DatabaseError(f"{path} appeared while zeckdb created it (another program?): run the command "
+                                "again to use it, or pass another file name") from None
+        except OSError:  # a file system without hard links: a rename, where nothing is in the way
+            if path.exists():
+                raise DatabaseError(f"{path} appeared while zeckdb created it (another program?): run the command "
+                                    "again to use it, or pass another file name") from None
+            os.rename(partial, path)
     finally:
-        for leftover in leftovers:
-            leftover.unlink(missing_ok=True)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _write_head_schema(target: Path, shown: Path) -> None:
@@ -459,7 +549,7 @@ def _write_head_schema(target: Path, shown: Path) -> None:
     from .resources import migrations_dir
 
     script = (migrations_dir() / HEAD_SCHEMA_FILE).read_text(encoding="utf-8")
-    con = duckdb.connect(str(target))
+    con = quieted(duckdb.connect(str(target)))
     try:
         with _transaction(con):
             con.execute(script)
@@ -723,7 +813,7 @@ class Store:
         try:
             if self._con is not None:
                 con, self._con = self._con, None
-                con.close()
+                close_connection(con)
         finally:
             if self.gate is not None:
                 self.gate.close()
