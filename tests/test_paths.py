@@ -205,3 +205,67 @@ def test_export_fills_the_folder_a_link_names(capsys, tmp_path, built):
     code, _, err = run(capsys, "export", str(tmp_path / "link"), "--db", str(built))
     assert code == 0, err
     assert (empty / "manifest.json").exists() and (tmp_path / "link").is_symlink()
+
+
+def test_an_export_with_its_folder_link_swapped_never_lands_beside_the_database(tmp_path, built):
+    """`export d/base.duckdb.wal` with the link d flipped between a spare folder and the
+    database's folder: a folder named as the database's write-ahead log once appeared beside
+    it, and every later command failed to open the database. Each try writes into the spare
+    folder or is refused in one line; nothing appears beside the database."""
+    db = scene(tmp_path / "race", built)
+    spare, link = tmp_path / "race" / "spare", tmp_path / "race" / "d"
+    link.symlink_to(spare)
+    before = sorted(p.name for p in db.parent.iterdir())
+    stop = threading.Event()
+
+    def flip() -> None:
+        while not stop.is_set():
+            for target in (db.parent, spare):
+                new = link.with_name("d.new")
+                new.symlink_to(target)
+                os.replace(new, link)
+
+    flipper = threading.Thread(target=flip, daemon=True)
+    flipper.start()
+    outcomes = []
+    try:
+        with api.open(db) as database:
+            for _ in range(60):
+                try:
+                    database.export(link / "base.duckdb.wal", n=[5])
+                    outcomes.append("wrote")
+                    shutil.rmtree(spare / "base.duckdb.wal")
+                except ZeckdbError as exc:
+                    assert "\n" not in str(exc)
+                    outcomes.append("refused")
+    finally:
+        stop.set()
+        flipper.join()
+    assert sorted(p.name for p in db.parent.iterdir()) == before
+    assert set(outcomes) <= {"wrote", "refused"} and "refused" in outcomes
+    assert not [p for p in (tmp_path / "race").rglob("*") if ".partial-" in p.name]
+
+
+def test_export_refuses_a_side_file_name_of_a_database_beside_it(capsys, tmp_path, built):
+    shutil.copy(built, tmp_path / "other.duckdb")
+    for name in ("other.duckdb.wal", "other.duckdb.locks", "other.duckdb.tmp"):
+        code, _, err = run(capsys, "export", str(tmp_path / name), "--db", str(built))
+        assert code == 2 and len(err.strip().splitlines()) == 1 and f"{name} is the name of the" in err, err
+        assert not (tmp_path / name).exists()
+
+
+def test_export_refuses_names_from_a_database_that_are_no_game_names(capsys, tmp_path, built):
+    """A database is someone else's file: a variant named `../../x` in it would become a path."""
+    import duckdb
+
+    hostile = tmp_path / "hostile.duckdb"
+    shutil.copy(built, hostile)
+    with duckdb.connect(str(hostile)) as con:
+        for table, column in (("variant_ids", "variant"), ("graph_ids", "graph"), ("variants", "variant"),
+                              ("variants", "graph"), ("builds", "variant")):
+            con.execute(f"UPDATE {table} SET {column} = '../../../escaped' WHERE {column} = 'zeckendorf'")
+    out = tmp_path / "out"
+    code, _, err = run(capsys, "export", str(out), "--db", str(hostile))
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "which is no game name" in err, err
+    assert not out.exists() and not (tmp_path.parent / "escaped").exists()
+    assert not list(tmp_path.rglob("escaped*"))

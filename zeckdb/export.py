@@ -11,7 +11,9 @@ The partition columns live in the paths, not in the files (as DuckDB's
 `hive_partitioning`, pandas, polars and pyarrow datasets expect). The rows are
 read through the store's read-only connection as Arrow and written by pyarrow;
 the export is written into a fresh folder beside DIR and renamed to DIR only
-when complete, so an interrupted export leaves nothing at DIR.
+when complete, so an interrupted export leaves nothing at DIR; every step is
+taken relative to DIR's folder, opened once, so a link swapped in meanwhile is
+never followed.
 """
 
 from __future__ import annotations
@@ -19,19 +21,21 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 import datetime as dt
-from typing import Any
+from typing import Any, BinaryIO
+import contextlib
 import hashlib
 import json
 import os
 from pathlib import Path
-import shutil
-import tempfile
+import secrets
+import stat
 from collections.abc import Callable
 
 from . import __version__
 from .checksums import by_layer
-from .errors import OutputError, UsageError, opt
-from .outputs import UMASK, check_folder
+from .engine.contract import shown_text, valid_name
+from .errors import DatabaseError, OutputError, UsageError, opt
+from .outputs import UMASK, check_entry_is_not_database, check_folder
 from .store import SCHEMA_HEAD, Store
 
 FORMATS = ("parquet", "csv")
@@ -98,21 +102,31 @@ def plan(store: Store, variants: list[str] | None, ns: list[int] | None) -> list
 
 def export(store: Store, folder: Path, parts: list[Part], fmt: str = "parquet",
            progress: Callable[[int, str], None] | None = None) -> dict:
-    """Write the files `plan` chose (see the module's docstring); returns the manifest."""
+    """Write the files `plan` chose (see the module's docstring); returns the manifest.
+
+    Everything is written relative to DIR's parent folder, opened once: a link swapped in for
+    that folder (or any above it) meanwhile is never followed, the export is staged in a
+    folder made afresh there, and renamed to DIR's name in that same folder."""
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt[:20]!r}: choose parquet or csv")
     check_folder(folder, database=store.path)
+    _check_names(store, parts)
     shown = str(folder)[:200]
     folder = Path(os.path.realpath(folder))  # a link to an empty folder: fill the folder it names
     try:
-        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.partial-", dir=folder.parent))
+        home = os.open(folder.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError as exc:
-        raise OutputError(f"cannot write into {shown}: {exc.strerror}") from None
-    staging.chmod(0o777 & ~UMASK)  # mkdtemp's 0700 would hide the export from the user's group
+        raise OutputError(f"cannot write into {shown}: its folder cannot be opened ({exc.strerror})") from None
+    staging = f".{folder.name}.partial-{secrets.token_hex(6)}"
+    made = False
     try:
+        check_entry_is_not_database(home, folder.name, store.path, shown)
+        os.mkdir(staging, 0o777 & ~UMASK, dir_fd=home)
+        made = True
+        root = _Folder(home, staging)
         with ThreadPoolExecutor(2) as pool:  # DuckDB's reads and pyarrow's writes release the GIL
             # groups hold consecutive parts and map keeps their order: the files come in the parts' order
-            files = [info for infos in pool.map(lambda group: _write_group(store, staging, group, fmt, progress),
+            files = [info for infos in pool.map(lambda group: _write_group(store, root, group, fmt, progress),
                                                  _groups(parts)) for info in infos]
         manifest: dict[str, Any] = {
             "zeckdb_version": __version__, "schema_revision": SCHEMA_HEAD, "format": fmt,
@@ -124,32 +138,129 @@ def export(store: Store, folder: Path, parts: list[Part], fmt: str = "parquet",
             entry = manifest["tables"].setdefault(part.table, {"partitioned_by": list(part.exclude), "rows": 0, "files": []})
             entry["rows"] += info["rows"]
             entry["files"].append(info)
-        (staging / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
-        (staging / "README.txt").write_text(_readme(fmt, manifest))
-        if folder.exists():
-            folder.rmdir()  # empty (check_folder)
-        staging.rename(folder)
+        root.write_bytes("manifest.json", (json.dumps(manifest, indent=1) + "\n").encode())
+        root.write_bytes("README.txt", _readme(fmt, manifest).encode())
+        check_entry_is_not_database(home, folder.name, store.path, shown)
+        with contextlib.suppress(FileNotFoundError):
+            os.rmdir(folder.name, dir_fd=home)  # empty (check_folder): rmdir refuses anything else
+        os.rename(staging, folder.name, src_dir_fd=home, dst_dir_fd=home)
+        made = False
     except BaseException as exc:
-        shutil.rmtree(staging, ignore_errors=True)
+        if made:
+            _remove_tree(home, staging)
         if isinstance(exc, OSError):
             raise OutputError(f"cannot write into {shown}: {exc.strerror or exc}; nothing was written") from None
         raise
+    finally:
+        os.close(home)
     return manifest
+
+
+def _check_names(store: Store, parts: list[Part]) -> None:
+    """The variant and graph names a layer's folder is named after come from the database, a
+    file someone else may have made: each must be a game name (the registry's own rule), or
+    nothing is written."""
+    for part in parts:
+        if part.exclude and not valid_name(part.params[0]):
+            raise DatabaseError(f"{store.path} names a {part.exclude[0]} {shown_text(str(part.params[0]))}, which is "
+                                "no game name (the file was made or changed by hand?): nothing was exported; "
+                                "export the other variants with --variant")
+
+
+class _Folder:
+    """A folder reached from an opened one by names that are never links (the export's staging
+    folder): each file is written under a temporary name and renamed into place."""
+
+    def __init__(self, parent: int, name: str):
+        self.parent, self.name = parent, name
+
+    def _opened(self, folders: list[str]) -> int:
+        """The folder at `folders` inside this one, made where missing, opened."""
+        fd = os.open(self.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.parent)
+        try:
+            for name in folders:
+                with contextlib.suppress(FileExistsError):  # made meanwhile by the other thread
+                    os.mkdir(name, 0o777 & ~UMASK, dir_fd=fd)
+                inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def write(self, relative: str, fill: Callable[[BinaryIO], int]) -> dict:
+        """Write the file at `relative` with `fill(file)` (which returns the rows it wrote): its
+        entry of the manifest."""
+        *folders, name = relative.split("/")
+        fd = self._opened(folders)
+        try:
+            temporary = f".{name}.tmp"
+            out = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                          0o666 & ~UMASK, dir_fd=fd)
+            with os.fdopen(out, "wb") as f:
+                rows = fill(f)
+            os.rename(temporary, name, src_dir_fd=fd, dst_dir_fd=fd)
+            digest = hashlib.sha256()
+            with os.fdopen(os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd), "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    digest.update(block)
+                size = os.fstat(f.fileno()).st_size
+        finally:
+            os.close(fd)
+        return {"path": relative, "rows": rows, "bytes": size, "sha256": digest.hexdigest()}
+
+    def write_bytes(self, relative: str, data: bytes) -> None:
+        def fill(file: BinaryIO) -> int:
+            file.write(data)
+            return 0
+        self.write(relative, fill)
+
+
+def _remove_tree(parent: int, name: str) -> None:
+    """Remove the folder `name` of the opened folder `parent` and everything in it, never
+    following a link."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+    except OSError:
+        return
+    try:
+        for entry in os.listdir(fd):
+            try:
+                if stat.S_ISDIR(os.stat(entry, dir_fd=fd, follow_symlinks=False).st_mode):
+                    _remove_tree(fd, entry)
+                else:
+                    os.unlink(entry, dir_fd=fd)
+            except OSError:
+                continue
+    finally:
+        os.close(fd)
+    with contextlib.suppress(OSError):
+        os.rmdir(name, dir_fd=parent)
 
 
 def write_part(rows: Any, path: Path, fmt: str = "parquet") -> int:
     """Write Arrow rows (a table, or a RecordBatchReader read batch by batch) as one file of a
-    hive layout (an export's, or a distributed build's shard), whole or not at all: to a
-    temporary file renamed into place. Returns the rows written."""
+    hive layout (a distributed build's shard), whole or not at all: to a temporary file renamed
+    into place. Returns the rows written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    with open(temporary, "wb") as sink:
+        written = write_rows(rows, sink, fmt)
+    temporary.rename(path)
+    return written
+
+
+def write_rows(rows: Any, sink: BinaryIO, fmt: str = "parquet") -> int:
+    """Write Arrow rows (a table, or a RecordBatchReader read batch by batch) to an open file as
+    Parquet or CSV; the rows written."""
     import pyarrow as pa
     import pyarrow.csv
     import pyarrow.parquet
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp")
     batches = rows.to_batches() if isinstance(rows, pa.Table) else rows
-    writer: Any = (pyarrow.parquet.ParquetWriter(temporary, rows.schema, compression="zstd") if fmt == "parquet"
-                   else pyarrow.csv.CSVWriter(temporary, rows.schema))
+    writer: Any = (pyarrow.parquet.ParquetWriter(sink, rows.schema, compression="zstd") if fmt == "parquet"
+                   else pyarrow.csv.CSVWriter(sink, rows.schema))
     written = 0
     try:
         for batch in batches:
@@ -157,7 +268,6 @@ def write_part(rows: Any, path: Path, fmt: str = "parquet") -> int:
             written += batch.num_rows
     finally:
         writer.close()
-    temporary.rename(path)
     return written
 
 
@@ -190,7 +300,7 @@ def _select(part: Part, fmt: str) -> str:
     return f"*{exclude}{replace}"
 
 
-def _write_group(store: Store, root: Path, group: list[Part], fmt: str, progress) -> list[dict]:
+def _write_group(store: Store, root: _Folder, group: list[Part], fmt: str, progress) -> list[dict]:
     """Write a group's files; their entries of the manifest, in the group's order."""
     if len(group) == 1:
         part = group[0]
@@ -209,18 +319,12 @@ def _write_group(store: Store, root: Path, group: list[Part], fmt: str, progress
     return [_file(root, part, layers.get(part.params[1], empty), fmt, progress) for part in group]
 
 
-def _file(root: Path, part: Part, rows: Any, fmt: str, progress) -> dict:
+def _file(root: _Folder, part: Part, rows: Any, fmt: str, progress) -> dict:
     """Write one part's file; its entry of the manifest."""
-    path = root / f"{part.path}.{fmt}"
-    written = write_part(rows, path, fmt)
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
+    info = root.write(f"{part.path}.{fmt}", lambda sink: write_rows(rows, sink, fmt))
     if progress:
         progress(1, part.table)
-    return {"path": path.relative_to(root).as_posix(), "rows": written, "bytes": path.stat().st_size,
-            "sha256": digest.hexdigest()}
+    return info
 
 
 def _readme(fmt: str, manifest: dict) -> str:

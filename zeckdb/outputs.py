@@ -196,7 +196,28 @@ def write_file(path: Path, content: bytes | Callable[[BinaryIO], None], *, datab
         os.close(dfd)
 
 
-def _check_entry(dfd: int, name: str, database: Path | None, force: bool, shown: str) -> None:
+def check_entry_is_not_database(dfd: int, name: str, database: Path | None, shown: str) -> None:
+    """The entry `name` of the opened folder (a folder an export renames into place) is none of
+    the open database's files, and no side file's name of any DuckDB database in that folder
+    (`X.duckdb.wal` beside X.duckdb: DuckDB would take a folder so named for its own)."""
+    _check_entry(dfd, name, database, True, shown, folder=True)
+    for suffix in (*DATABASE_SIDE_FILES, ".locks"):
+        owner = name.removesuffix(suffix)
+        if owner != name and owner:
+            try:
+                fd = os.open(owner, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd)
+            except OSError:
+                continue
+            try:
+                is_database = stat.S_ISREG(os.fstat(fd).st_mode) and os.pread(fd, 12, 0)[8:12] == DUCKDB_MAGIC
+            finally:
+                os.close(fd)
+            if is_database:
+                raise OutputError(f"cannot write {shown}: {name} is the name of the {suffix} file of the database "
+                                  f"{owner} beside it; name a folder of your own")
+
+
+def _check_entry(dfd: int, name: str, database: Path | None, force: bool, shown: str, folder: bool = False) -> None:
     """The entry `name` of the opened folder may be replaced: not one of the database's files
     (by name in the database's own folder, or by inode: a hard link), not inside its lock or
     temporary folder, and not existing unless with force."""
@@ -221,7 +242,7 @@ def _check_entry(dfd: int, name: str, database: Path | None, force: bool, shown:
             if same_folder or named or linked:
                 raise OutputError(f"cannot write {shown}: it is {_describe(own, database, inside=same_folder)}; "
                                   "name a file or folder of your own")
-    if entry is not None:
+    if entry is not None and not folder:
         if stat.S_ISDIR(entry.st_mode):
             raise OutputError(f"cannot write {shown}: it is a folder; name a file")
         if not force:

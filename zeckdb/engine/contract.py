@@ -186,11 +186,30 @@ class ContractError(ValueError):
     """A game breaks a limit of the variant contract (a bug of the game, named when it registers)."""
 
 
+# A game's name (and its graph's): lower-case ASCII letters, digits and single hyphens, a letter
+# first, at most 64 characters. Names become file names (exports, shards, plots) and SQL
+# values: nothing else is safe in both, and a name read from a database file is held to it too.
+NAME_PATTERN = r"[a-z][a-z0-9]*(-[a-z0-9]+)*"
+MAX_NAME_LENGTH = 64
+
+
+def valid_name(name: object) -> bool:
+    import re
+
+    return isinstance(name, str) and len(name) <= MAX_NAME_LENGTH and re.fullmatch(NAME_PATTERN, name) is not None
+
+
 def check_contract(variant: Variant) -> None:
     """Every limit the contract declares, checked when a game registers (before anything is
     solved): a game past one would solve, then fail to store or store wrong numbers."""
     name = getattr(variant, "name", type(variant).__name__)
     problems = []
+    for what, value in (("name", getattr(variant, "name", None)), ("graph", getattr(variant, "graph", None))):
+        if what == "graph" and value is None:
+            continue
+        if not valid_name(value):
+            problems.append(f"its {what} {shown_text(str(value))} is not a game name (lower-case letters, digits and "
+                            f"single hyphens, a letter first, at most {MAX_NAME_LENGTH} characters)")
     if len(variant.columns) > MAX_COUNT_COLUMNS:
         problems.append(f"it has {len(variant.columns)} count columns, the database stores at most {MAX_COUNT_COLUMNS}")
     if len(variant.column_weights) != len(variant.columns):

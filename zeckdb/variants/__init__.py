@@ -182,13 +182,18 @@ def plugins() -> dict[str, Any]:
 
 
 def _load_plugin(name: str) -> Variant:
-    from ..engine.contract import ContractError
+    from ..engine.contract import MAX_NAME_LENGTH, ContractError, shown_text, valid_name
 
     point = plugins()[name]
+    if not valid_name(name):  # it would become folder names (export, shards) and SQL values
+        raise ContractError(f"the game plugin {shown_text(name)} ({point.value}) has no valid game name: lower-case "
+                            f"letters, digits and single hyphens, a letter first, at most {MAX_NAME_LENGTH} characters")
     try:
         made = point.load()()
-    except Exception as exc:  # a plugin's bug: named in one line
-        raise ContractError(f"the game plugin {name} ({point.value}) failed to load: {exc}") from None
+    except BaseException as exc:  # a plugin's bug, its sys.exit() and a Ctrl-C while it loads: named in one line
+        what = {SystemExit: "called sys.exit() while it loaded", KeyboardInterrupt: "was interrupted while it loaded"}
+        said = next((words for kind, words in what.items() if isinstance(exc, kind)), f"failed to load: {exc}")
+        raise ContractError(f"the game plugin {name} ({point.value}) {said}") from None
     if not isinstance(made, Variant):
         raise ContractError(f"the game plugin {name} ({point.value}) gives a {type(made).__name__}, not a Variant")
     if made.name != name:
