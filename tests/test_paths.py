@@ -269,3 +269,21 @@ def test_export_refuses_names_from_a_database_that_are_no_game_names(capsys, tmp
     assert code == 1 and len(err.strip().splitlines()) == 1 and "which is no game name" in err, err
     assert not out.exists() and not (tmp_path.parent / "escaped").exists()
     assert not list(tmp_path.rglob("escaped*"))
+
+
+def test_a_database_with_two_names_is_refused_under_both(capsys, tmp_path, built):
+    """Each name of a hard-linked file got its own write-ahead log and lock folder: an idle
+    `zeckdb serve` on one name blocked builds on the other, and a build through one name
+    stranded the other's log."""
+    db = tmp_path / "one.duckdb"
+    shutil.copy(built, db)
+    other = tmp_path / "two.duckdb"
+    os.link(db, other)
+    for name in (db, other):
+        for command in (["status"], ["build", "--variant", "zeckendorf", "--n", "8"], ["verify"]):
+            code, _, err = run(capsys, *command, "--db", str(name))
+            assert code == 1 and len(err.strip().splitlines()) == 1, (command, err)
+            assert f"{name} has 2 names (hard links)" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["one.duckdb", "two.duckdb"]  # nothing made beside them
+    other.unlink()
+    assert run(capsys, "status", "--db", str(db))[0] == 0

@@ -238,6 +238,8 @@ def resolve_db_path(db: str | os.PathLike | None) -> Path:
         kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "not a regular file"
         raise DatabaseError(f"{shown} is {kind}, not a database file: pass {opt('db')} with a database file "
                             "(or a new file name)")
+    if mode is not None:
+        _check_one_name(path, shown)
     for place in [path, *path.parents]:
         for suffix in (*DATABASE_SIDE_FILES, ".locks"):
             owner = place.with_name(place.name.removesuffix(suffix)) if place.name.endswith(suffix) else None
@@ -246,6 +248,21 @@ def resolve_db_path(db: str | os.PathLike | None) -> Path:
                 raise DatabaseError(f"{shown} is {where} of the database {owner.name}: pass {opt('db')} {owner.name} "
                                     "to use that database, or name a database file of its own")
     return path
+
+
+def _check_one_name(path: Path, shown: str) -> None:
+    """DuckDB keeps a database's write-ahead log, and zeckdb its lock folder, beside the name it
+    was opened by: through two names of one file (a hard link) a build and a reader would not
+    take turns, and a log written through one name would be stranded at the other's. A file
+    with more than one name is refused."""
+    try:
+        names = os.stat(path).st_nlink
+    except OSError:
+        return
+    if names > 1:
+        raise DatabaseError(f"{shown} has {names} names (hard links): DuckDB's log and zeckdb's locks go beside each "
+                            "name, so two names of one database would damage it; give it one name (copy it with "
+                            f"`cp {path.name} NEW.duckdb`, or remove the other link) and pass {opt('db')} with it")
 
 
 def _alembic_config(path: Path):
