@@ -570,6 +570,9 @@ def serve(
     memory_limit: str | None = _setting_option("serve_memory_limit", "--memory-limit", "SIZE"),
     max_connections: int | None = _setting_option("serve_max_connections", "--max-connections", "COUNT"),
     header_timeout: float | None = _setting_option("serve_header_seconds", "--header-timeout", "SECONDS"),
+    body_timeout: float | None = _setting_option("serve_body_seconds", "--body-timeout", "SECONDS"),
+    max_client_connections: int | None = _setting_option("serve_max_client_connections", "--max-client-connections",
+                                                         "COUNT"),
 ) -> None:
     """Serve the database read-only over HTTP: a web page at / and a JSON API at /v1 (documented at /docs).
 
@@ -586,7 +589,8 @@ def serve(
     settings = api.settings().changed(
         serve_sql_timeout=sql_timeout, serve_sql_max_rows=sql_max_rows, serve_max_heavy=max_heavy,
         serve_queue_seconds=queue_seconds, serve_memory_limit=memory_limit, serve_max_connections=max_connections,
-        serve_header_seconds=header_timeout)
+        serve_header_seconds=header_timeout, serve_body_seconds=body_timeout,
+        serve_max_client_connections=max_client_connections)
     run_service(db, host, port, settings)
 
 

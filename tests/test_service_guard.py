@@ -16,7 +16,8 @@ from .http import get, serving
 
 @pytest.fixture(scope="module")
 def server(small_db):
-    with serving(small_db, "--max-connections", "16", "--header-timeout", "1") as base:
+    with serving(small_db, "--max-connections", "16", "--header-timeout", "1", "--body-timeout", "1",
+                 "--max-client-connections", "16") as base:
         yield base
 
 
@@ -82,6 +83,35 @@ def test_a_body_past_its_limit_gets_413_unread(server):
     response = chunked.getresponse()
     assert response.status == 413
     chunked.close()
+
+
+def test_a_body_sent_a_byte_at_a_time_gets_408_and_lets_go(server):
+    """A body that trickles in (a byte a second of a million announced) held its connection for
+    as long as the client liked: 600 of them kept every slot, and every lookup was refused."""
+    conn = http.client.HTTPConnection("127.0.0.1", port(server), timeout=60)
+    conn.putrequest("POST", "/v1/sql")
+    conn.putheader("Content-Type", "application/json")
+    conn.putheader("Content-Length", "1000")
+    conn.endheaders()
+    conn.send(b"{")  # then nothing: the server answers within its body time limit, not ours
+    response = conn.getresponse()
+    assert response.status == 408 and b"did not arrive within 1 s" in response.read()
+    conn.close()
+
+
+def test_one_client_cannot_hold_every_connection(small_db):
+    """Beyond its share one address's connections are closed at once, while there is room for others."""
+    with serving(small_db, "--max-connections", "64", "--max-client-connections", "4", "--header-timeout", "30") as base:
+        held = [socket.create_connection(("127.0.0.1", port(base))) for _ in range(12)]
+        try:
+            refused = sum(closed_within(s, 0.5) for s in held[4:])
+            assert refused == 8, refused
+            assert not closed_within(held[0], 0.2)  # the first four stay
+        finally:
+            for s in held:
+                s.close()
+        code, _, _ = get(base + "/healthz")
+        assert code == 200
 
 
 def test_every_answer_carries_the_security_headers(server):

@@ -15,7 +15,8 @@ the lookups' threads, and one that finds no turn in time (serve_queue_seconds) i
 Every SQL request is bounded in time, memory, rows and bytes.
 
 The connection itself is bounded too (serve, _Guard): at most serve_max_connections at once
-(one more is closed at once), a request's head must arrive within serve_header_seconds and an
+(one more is closed at once), and at most serve_max_client_connections from one address, a request's head
+must arrive within serve_header_seconds, its body within serve_body_seconds (408 past them), an
 idle connection is closed after serve_keep_alive_seconds, a body is read only up to
 serve_max_body_bytes (413 past it, as soon as its length says so), and every answer carries a Content-Security-Policy
 that allows the page's own files only, X-Content-Type-Options: nosniff and no framing. /docs
@@ -105,7 +106,7 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
 
     _add_error_handlers(app, hide)
     _add_pages(app)
-    app.add_middleware(_Guard, max_body_bytes=settings.serve_max_body_bytes)
+    app.add_middleware(_Guard, max_body_bytes=settings.serve_max_body_bytes, body_seconds=settings.serve_body_seconds)
 
     @app.get("/v1/variants", summary="The games, each with the n built (in full: positions can be looked up) "
                                      "and the n built with --summary-only")
@@ -221,10 +222,11 @@ class _Turns:
 
 class _Guard:
     """ASGI middleware: the security headers on every answer, and a request body read only up to
-    max_body_bytes (413 past it, at once when its Content-Length says so)."""
+    max_body_bytes (413 past it, at once when its Content-Length says so) and within
+    body_seconds (408 past them: a body sent a byte at a time holds no connection for long)."""
 
-    def __init__(self, app: Any, max_body_bytes: int):
-        self.app, self.max_body_bytes = app, max_body_bytes
+    def __init__(self, app: Any, max_body_bytes: int, body_seconds: float):
+        self.app, self.max_body_bytes, self.body_seconds = app, max_body_bytes, body_seconds
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -243,16 +245,23 @@ class _Guard:
             return
         if scope.get("method") in ("POST", "PUT", "PATCH"):
             body, more = b"", True
-            while more:
-                message = await receive()
-                if message["type"] == "http.disconnect":
-                    return
-                body += message.get("body", b"")
-                more = message.get("more_body", False)
-                if len(body) > self.max_body_bytes:
-                    await self._refuse(guarded_send, 413, f"the request body is over {self.max_body_bytes:,} bytes: "
-                                       "send less")
-                    return
+            import anyio
+
+            with anyio.move_on_after(self.body_seconds):
+                while more:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        return
+                    body += message.get("body", b"")
+                    more = message.get("more_body", False)
+                    if len(body) > self.max_body_bytes:
+                        await self._refuse(guarded_send, 413, f"the request body is over {self.max_body_bytes:,} "
+                                           "bytes: send less")
+                        return
+            if more:
+                await self._refuse(guarded_send, 408, f"the request body did not arrive within {self.body_seconds:g} s: "
+                                   "send it whole at once")
+                return
             given = False
 
             async def replay() -> dict[str, Any]:
@@ -278,10 +287,12 @@ class _Guard:
         await send({"type": "http.response.body", "body": body})
 
 
-def guarded_protocol(max_connections: int, header_seconds: float) -> type:
-    """uvicorn's HTTP/1.1 protocol with the limits it lacks: a connection beyond max_connections
-    is closed at once, and one whose request head has not arrived within header_seconds (a
-    silent socket, a head sent a byte at a time) is closed."""
+def guarded_protocol(max_connections: int, header_seconds: float, max_client_connections: int | None = None) -> type:
+    """uvicorn's HTTP/1.1 protocol with the limits it lacks: a connection beyond max_connections,
+    or beyond max_client_connections from one address, is closed at once, and one whose request
+    head has not arrived within header_seconds (a silent socket, a head sent a byte at a time)
+    is closed."""
+    per_client = max_client_connections or max_connections
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class Guarded(H11Protocol):
@@ -290,10 +301,14 @@ def guarded_protocol(max_connections: int, header_seconds: float) -> type:
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
-            if len(self.connections) > max_connections:
+            if len(self.connections) > max_connections or self._from_this_client() > per_client:
                 transport.close()
                 return
             self._await_head()
+
+        def _from_this_client(self) -> int:
+            host = self.client[0] if self.client else None
+            return sum(1 for other in self.connections if (getattr(other, "client", None) or (None,))[0] == host)
 
         def _await_head(self) -> None:
             self._stop_timer()
@@ -431,6 +446,7 @@ def serve(db: str | os.PathLike[str] | None, host: str, port: int, settings: api
     settings = settings or api.settings()
     app = create_app(db, settings)
     print(f"zeckdb: serving {Path(app.state.database.path).resolve()} on http://{host}:{port} (API at /docs)", flush=True)
-    protocol = guarded_protocol(settings.serve_max_connections, settings.serve_header_seconds)
+    protocol = guarded_protocol(settings.serve_max_connections, settings.serve_header_seconds,
+                                settings.serve_max_client_connections)
     uvicorn.run(app, host=host, port=port, log_level="info", http=protocol,
                 timeout_keep_alive=settings.serve_keep_alive_seconds)

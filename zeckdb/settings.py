@@ -90,6 +90,11 @@ class Settings:
                                           high=100_000, option="serve --max-connections")
     serve_header_seconds: float = _setting(10.0, "seconds a connection has to send a request's head", low=0.1,
                                            high=3600, option="serve --header-timeout")
+    serve_body_seconds: float = _setting(10.0, "seconds a request has, once its head is in, to send its whole body "
+                                         "(408 past them)", low=0.1, high=3600, option="serve --body-timeout")
+    serve_max_client_connections: int = _setting(64, "connections one client address may hold at once; one more "
+                                                 "is closed at once", low=1, high=100_000,
+                                                 option="serve --max-client-connections")
     serve_keep_alive_seconds: int = _setting(5, "seconds an idle kept-alive connection stays open", low=1,
                                              high=3600)
     # -- the service's SQL worker processes ----------------------------------------------------
