@@ -70,6 +70,17 @@ HOSTILE = [
     "SUMMARIZE SELECT * FROM read_text('/etc/passwd')",
     "DESCRIBE SELECT * FROM read_csv('/etc/passwd')",
     "SELECT * FROM query('SELECT * FROM read_text(''/etc/passwd'')')",
+    # the database's own files, which DuckDB lets its connection read whatever external access says
+    "SELECT * FROM read_blob('{DB}')",
+    "SELECT * FROM read_blob('{DB}.wal')",
+    "SELECT count(*) FROM glob('{DB}')",
+    "SELECT * FROM read_duckdb('{DB}')",
+    "SELECT * FROM '{DB}'",
+    'SELECT * FROM "{DB}"',
+    "SELECT * FROM builds, '{DB}'",
+    "WITH t AS (SELECT 1) SELECT * FROM t JOIN glob('{DB}') ON true",
+    "SELECT * FROM checkpoint()",
+    "SELECT * FROM force_checkpoint()",
     # the network and extensions
     "SELECT * FROM read_parquet('https://example.com/x.parquet')",
     "SELECT * FROM read_csv('http://127.0.0.1:9/x.csv')",
@@ -135,6 +146,20 @@ def test_hostile_statements_are_refused_and_write_nothing(capsys, watched, monke
         assert out == "" and err.startswith("zeckdb: error: ") and len(err.strip().splitlines()) == 1, (sql, err)
         assert "Traceback" not in err
     assert snapshot(folder) == before  # the database byte-identical, no file created, none changed
+
+
+def test_every_hostile_statement_is_refused_by_what_it_is_before_it_runs(watched):
+    """Refused by the parser's checks alone (no database, no process, no time limit): a busy
+    machine cannot turn a refusal into a time-out, and an answer cannot tell a path that
+    exists from one that does not."""
+    from zeckdb.errors import UsageError
+
+    folder, db = watched
+    for template in HOSTILE:
+        for where in (db, "/no/such/file.duckdb"):
+            with pytest.raises(UsageError) as refused:
+                zeckdb.api.check_sql(template.format(W=folder, DB=where))
+            assert "\n" not in str(refused.value), template
 
 
 @pytest.mark.parametrize("sql", ["SELECT 1; DELETE FROM builds", "PRAGMA import_database('/tmp')",

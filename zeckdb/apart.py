@@ -31,7 +31,7 @@ def run_in_child(db: Path, sql: str, limits: Limits, fmt: str, write: Any, memor
     come (so that neither process holds them all); returns (rows shown, every row's count, None
     where counting the rest hit the time limit). Errors come back as the child raised them."""
     if len(sql) <= CHECK_HERE_CHARS:
-        _check_here(sql)
+        check_here(sql)
     # A fork of the fork server: a fresh interpreter that has imported what the child runs and
     # nothing else (no copy of this process's DuckDB or threads), so that a statement after the
     # first starts without an interpreter's start-up. The child takes this process's settings
@@ -72,7 +72,7 @@ def run_in_child(db: Path, sql: str, limits: Limits, fmt: str, write: Any, memor
         parent.close()
 
 
-def _check_here(sql: str) -> None:
+def check_here(sql: str) -> None:
     """The statement's checks that need only DuckDB's parser, in this process: a short statement
     refused by its kind or its names is refused at once, without a process started for it. The
     child checks it again, on the database's sandboxed connection, and that connection refuses

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from .verify import Report
 
 __all__ = ["BuildInterrupted", "BuildResult", "Database", "Limits", "Line", "Move", "NamedQuery", "PlayResult", "Plot",
-           "PositionInfo", "Progress", "Report", "Result", "Settings", "Simulation", "build", "named_query", "open",
+           "PositionInfo", "Progress", "Report", "Result", "Settings", "Simulation", "build", "check_sql", "named_query", "open",
            "queries", "run_sql_apart", "schema_revision", "settings", "simulate", "summary_games", "upgrade",
            "variant_labels", "variants"]
 
@@ -486,6 +486,15 @@ class Database:
 def open(path: str | os.PathLike[str] | None = None) -> Database:  # noqa: A001 (the library's verb: zeckdb.open)
     """Open a built database read-only (default: $ZECKDB_DB, else ./zeckdb.duckdb)."""
     return Database(path)
+
+
+def check_sql(sql: str) -> None:
+    """Refuse, at once and without the database, a statement zeckdb's SQL never runs: by its kind
+    (anything but a read) and its names (files, the host, SQL given as text); a UsageError
+    says what. What passes is checked again where it runs."""
+    from .apart import check_here
+
+    check_here(sql)
 
 
 def run_sql_apart(db: str | os.PathLike[str] | None, sql: str, fmt: str, write: Callable[[str], Any], *,

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import functools
 import sys
 import threading
+import re
 import time
 from typing import Any
 
@@ -55,6 +56,22 @@ HOST_REVEALING = frozenset({
 })
 # table functions that run SQL given as a string, out of reach of the parser's classification
 SQL_FROM_TEXT = frozenset({"query", "query_table", "json_execute_serialized_sql"})
+# functions that read files (the database's own file and its log included: DuckDB lets a
+# connection read its own files whatever enable_external_access says) or have effects
+FILE_OR_EFFECT = frozenset({
+    "glob", "read_blob", "read_text", "read_csv", "read_csv_auto", "read_duckdb", "read_json", "read_json_auto",
+    "read_json_objects", "read_json_objects_auto", "read_ndjson", "read_ndjson_auto", "read_ndjson_objects",
+    "read_parquet", "parquet_scan", "parquet_metadata", "parquet_file_metadata", "parquet_full_metadata",
+    "parquet_kv_metadata", "parquet_schema", "parquet_bloom_probe", "parquet_page_index", "sniff_csv",
+    "read_single_csv_file", "read_single_json_file", "read_single_parquet_file", "read_xlsx", "delta_scan",
+    "iceberg_scan", "sqlite_scan", "postgres_scan", "mysql_scan",
+    "checkpoint", "force_checkpoint", "enable_checkpoint_on_shutdown", "disable_checkpoint_on_shutdown",
+    "enable_profiling", "disable_profiling", "enable_profile", "disable_profile", "add_grammar_extension",
+    "remove_grammar_extension", "register_external_resource", "register_external_resource_type",
+    "create_external_resource", "destroy_external_resource", "deregister_external_resource",
+    "pandas_scan", "arrow_scan", "arrow_scan_dumb", "python_arrow_scan", "python_map_function",
+})
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 
 
 # session settings of every connection zeckdb opens (SET before the sandbox's lock; DuckDB refuses
@@ -150,6 +167,7 @@ def check_statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
     except ValueError:  # a statement type this DuckDB's Python API cannot name (UPDATE EXTENSIONS in 2.0)
         kind = "unnamed"
     _check_names(statement.query)
+    _check_tables(con, statement.query)
     if kind == "EXPLAIN":
         _check_explain(con, statement.query)
     elif kind != "SELECT":
@@ -190,6 +208,39 @@ def _check_names(sql: str) -> None:
         if name in SQL_FROM_TEXT and called:
             raise UsageError(f"{name}(...) is refused: it runs SQL given as text, past zeckdb's checks; "
                              "write the statement itself")
+        if name in FILE_OR_EFFECT and called:
+            raise UsageError(f"{name}(...) is refused: it reads files or changes something; zeckdb's SQL reads "
+                             "the database's tables only")
+
+
+def _check_tables(con: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Refuse a table named as a file (`FROM 'base.duckdb'`, `FROM "/etc/passwd"`): DuckDB
+    reads such a name as the file it names. Tables, views and CTEs have plain names. Read from
+    the statement's syntax tree (what DuckDB cannot serialise, DESCRIBE and the like, names
+    tables the token checks cover)."""
+    import json
+
+    try:
+        tree = con.execute("SELECT json_serialize_sql($1)", [sql]).fetchone()
+    except duckdb.Error:
+        return
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "BASE_TABLE":
+                found.append(str(node.get("table_name", "")))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(json.loads(tree[0]) if tree and tree[0] else None)
+    for name in found:
+        if not _PLAIN_NAME.fullmatch(name):
+            raise UsageError(f"a table named {name[:60]!r} is refused: DuckDB would read the file of that name; "
+                             "zeckdb's SQL reads the database's tables only")
 
 
 def _check_explain(con: duckdb.DuckDBPyConnection, sql: str) -> None:
