@@ -378,3 +378,20 @@ def test_profile_kernels_on_a_graph_worked_by_hand():
     tied = kernels.lowest_edges(offsets, np.array([5, 5, 0]))  # a tie goes to the first move
     assert tied.tolist() == [1.0, 0.0, 1.0] and kernels.walk(offsets, targets, 0, tied, tied) == 2
     assert kernels.profile_values(offsets, targets, order, tied, tied)[0][0, 0] == 0.0
+
+
+def test_each_numba_cache_has_its_own_compile_turns(tmp_path):
+    """The turns protect one cache: processes over another cache (another checkout, install or
+    NUMBA_CACHE_DIR) once waited for this one's compiles all the same."""
+    script = "from zeckdb.engine import jit; print(jit._TurnsAcrossProcesses.path())"
+
+    def lock_of(cache: str | None) -> str:
+        env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+        if cache is not None:
+            env["NUMBA_CACHE_DIR"] = cache
+        return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    one, other = str(tmp_path / "one"), str(tmp_path / "other")
+    assert lock_of(one) == lock_of(one)
+    assert len({lock_of(one), lock_of(other), lock_of(None)}) == 3

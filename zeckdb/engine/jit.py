@@ -87,7 +87,14 @@ class _TurnsAcrossProcesses:
 
     @staticmethod
     def path() -> str:
-        return os.path.join(tempfile.gettempdir(), f"zeckdb-compile-{os.getuid()}.lock")
+        """One lock file per cache: numba's NUMBA_CACHE_DIR where set, else the __pycache__
+        folders beside this package's sources. Another checkout (or install) has caches of its
+        own, and its compiles never wait for this one's."""
+        import hashlib
+
+        cache = os.environ.get("NUMBA_CACHE_DIR") or os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+        key = hashlib.sha256(os.path.realpath(cache).encode()).hexdigest()[:12]
+        return os.path.join(tempfile.gettempdir(), f"zeckdb-compile-{os.getuid()}-{key}.lock")
 
     def enter(self) -> None:
         with self._mutex:
