@@ -483,6 +483,10 @@ def _print_result(result: api.Result, fmt: str) -> None:
     typer.echo(render(result.columns, result.rows, fmt))
     if result.truncated:
         _say_cut(len(result.rows))
+    if result.marked_notice:
+        from zeckdb.errors import as_flag, word
+
+        _echo_err(f"zeckdb: {word(result.marked_notice, as_flag)}")
 
 
 def _say_cut(shown: int) -> None:

@@ -274,6 +274,40 @@ def test_the_computed_query_keeps_its_time_limit(db):
         database.query("deterministic", timeout=1e-9)
 
 
+class ClockJumping:
+    """time as the profiles' loop reads it: the real clock for its first `calls` readings, then a
+    day later (its deadline passed mid-way, whatever the machine's speed)."""
+
+    def __init__(self, calls: int):
+        import time
+
+        self.real, self.calls = time, calls
+
+    def monotonic(self) -> float:
+        self.calls -= 1
+        return self.real.monotonic() + (86_400 if self.calls < 0 else 0)
+
+
+@pytest.mark.parametrize("name", ["deterministic", "play"])
+def test_a_computed_query_stopped_by_its_time_limit_gives_the_rows_it_computed(capsys, db, monkeypatch, name):
+    from zeckdb import profiles
+
+    monkeypatch.setattr(profiles, "time", ClockJumping(5))
+    args = ["query", name, "--variant", "zeckendorf", "--n", f"1..{TOP}", "--format", "csv", "--db", str(db)]
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    header, *lines = out.splitlines()
+    column = header.split(",").index("n")
+    assert sorted({int(line.split(",")[column]) for line in lines}) == [1, 2, 3, 4, 5]
+    assert err.strip() == ("zeckdb: the query reached its time limit of 60 s at n = 6: the rows of the n before it "
+                           "are shown; ask for the rest (--n 6..) in another run, or raise the limit (--timeout)")
+    monkeypatch.setattr(profiles, "time", ClockJumping(3))
+    with api.open(db) as database:
+        answer = database.query(name, variant="zeckendorf", n=list(range(1, TOP + 1)))
+    assert {row[answer.columns.index("n")] for row in answer.rows} == {1, 2, 3}
+    assert "at n = 4" in (answer.notice or "") and "(n 4..)" in (answer.notice or "")
+
+
 def test_the_computed_rows_are_seen_by_their_query_alone(db):
     with api.open(db) as database:
         database.query("play", variant="zeckendorf", n=3)

@@ -32,6 +32,11 @@ def as_flag(name: str) -> str:
     return {"fmt": "--format"}.get(name, "--" + name.replace("_", "-"))
 
 
+def word(text: str, spell: Callable[[str], str] = as_keyword) -> str:
+    """A text with opt() marks, its parameters named as `spell` names them."""
+    return _OPTION.sub(lambda m: spell(m[1]), text)
+
+
 class ZeckdbError(Exception):
     """Base class of every error zeckdb reports to a user."""
 
@@ -40,8 +45,7 @@ class ZeckdbError(Exception):
 
     def worded(self, spell: Callable[[str], str] = as_keyword) -> str:
         """The message with its parameters named as `spell` names them (as_flag: the command line's)."""
-        text = str(self.args[0]) if self.args else ""
-        return _OPTION.sub(lambda m: spell(m[1]), text)
+        return word(str(self.args[0]) if self.args else "", spell)
 
     def __str__(self) -> str:
         return self.worded()

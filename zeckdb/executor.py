@@ -131,6 +131,15 @@ class Result:
     columns: list[str]
     rows: list[tuple]
     total_rows: int | None
+    # why the rows stop short of what was asked (a computed query's time limit), its parameters
+    # marked as errors mark them (zeckdb.errors.opt): `notice` words them as keywords
+    marked_notice: str | None = field(default=None, repr=False)
+
+    @property
+    def notice(self) -> str | None:
+        from .errors import word
+
+        return None if self.marked_notice is None else word(self.marked_notice)
 
     @property
     def truncated(self) -> bool:

@@ -12,7 +12,7 @@ import math
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .errors import UsageError, opt
+from .errors import QueryLimitError, UsageError, opt
 from .executor import Limits
 from .queries import run_query
 from .settings import current
@@ -247,7 +247,10 @@ def profiles(store: Store, variant: str, ns: list[int] | None) -> Plot:
                          f"`zeckdb build --variant {variant}`")
     if ns is not None:
         check_built_ns({variant: built}, ns, variant)
-    table = starts(store, v, sorted(ns or built), PROFILE_PAIRS, time.monotonic() + current().plot_seconds)
+    table, stopped = starts(store, v, sorted(ns or built), PROFILE_PAIRS, time.monotonic() + current().plot_seconds)
+    if stopped is not None:  # a figure of part of what was asked would look whole
+        raise QueryLimitError(f"the figure's games reached the time limit of {current().plot_seconds:g} s at n = "
+                              f"{stopped}: plot fewer n ({opt('n')}) or raise ZECKDB_PLOT_SECONDS")
     rows = list(zip(*(table.column(c).to_pylist() for c in RELATION_COLUMNS), strict=True))
     fig, (ax,) = _figure(1)
     colours = ["#4a78c2", "#d1495b", "#2a9d8f", "#e9a03b", "#555555"]

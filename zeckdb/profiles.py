@@ -224,20 +224,26 @@ ONE_MOVE = {"perfect", "best-response", *DETERMINISTIC}  # profiles that make on
 
 
 def starts(store: Any, variant: Variant, ns: list[int], pairs: list[tuple[str, str]],
-           deadline: float | None = None) -> Any:
+           deadline: float | None = None) -> tuple[Any, int | None]:
     """Per n of `ns` and profile pair, the start of n played out (RELATION_COLUMNS) as a
     pyarrow.Table: one layer loaded at a time, so memory is that of the largest. A pair of
     profiles that each make one move is followed down its one game; others take a pass over the
-    layer. Past `deadline` (time.monotonic()), QueryLimitError."""
+    layer. Past `deadline` (time.monotonic()) it stops: (the rows of the n done, the n it
+    stopped at; None when it did them all). Stopped before the first n: QueryLimitError."""
     import pyarrow as pa
 
     for p1, p2 in pairs:
         check_profiles(variant, p1, p2)
     rows: list[tuple] = []
+    stopped = None
     for n in ns:
         if deadline is not None and time.monotonic() > deadline:
-            raise QueryLimitError(f"the query was stopped at its time limit at n = {n}, computing the games from the "
-                                  f"stored graph: ask for fewer n ({opt('n')}) or raise the limit ({opt('timeout')})")
+            if not rows:
+                raise QueryLimitError(f"the query was stopped at its time limit at n = {n}, computing the games from "
+                                      f"the stored graph: ask for fewer n ({opt('n')}) or raise the limit "
+                                      f"({opt('timeout')})")
+            stopped = n
+            break
         layer = load(store, variant, n)
         profiles = Profiles(layer, variant)
         start = variant.id_of(variant.start(n))
@@ -255,17 +261,20 @@ def starts(store: Any, variant: Variant, ns: list[int], pairs: list[tuple[str, s
     types = [pa.string(), pa.int32(), pa.string(), pa.string(), pa.float64(), pa.float64(), pa.float64(), pa.int32(),
              pa.int32()]
     columns = list(zip(*rows, strict=True)) if rows else [()] * len(types)
-    return pa.table([pa.array(list(c), t) for c, t in zip(columns, types, strict=True)], names=list(RELATION_COLUMNS))
+    return (pa.table([pa.array(list(c), t) for c, t in zip(columns, types, strict=True)], names=list(RELATION_COLUMNS)),
+            stopped)
 
 
-def _profile_games(store: Any, variant: Variant, ns: list[int], params: dict[str, Any], deadline: float | None) -> Any:
+def _profile_games(store: Any, variant: Variant, ns: list[int], params: dict[str, Any],
+                   deadline: float | None) -> tuple[Any, int | None]:
     return starts(store, variant, ns, [(params["p1"] or "perfect", params["p2"] or "random")], deadline)
 
 
 def _deterministic_games(store: Any, variant: Variant, ns: list[int], params: dict[str, Any],
-                         deadline: float | None) -> Any:
+                         deadline: float | None) -> tuple[Any, int | None]:
     return starts(store, variant, ns, [(a, b) for a in DETERMINISTIC for b in DETERMINISTIC], deadline)
 
 
-# name -> the function computing it for one variant and its n (a query's checked parameters passed on)
+# name -> the function computing it for one variant and its n (a query's checked parameters passed
+# on): (its rows, the n where its time ran out, None when it computed them all)
 RELATIONS = {"profile_games": _profile_games, "deterministic_games": _deterministic_games}

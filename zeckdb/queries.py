@@ -187,19 +187,26 @@ def run_query(store: Store, name: str, variant: str | None = None, ns: list[int]
     if ns is not None:
         check_built_ns(built, ns, variant)
     values: dict[str, Any] = {p.name: _check_value(p, params.get(p.name), built) for p in query.params.values()}
-    relations = None
+    relations, stopped = None, None
     if query.computes:
         seconds = limits.timeout if limits.budget is None else min(limits.budget, limits.timeout)
         deadline = time.monotonic() + seconds
-        relations = _compute(store, query, variant, built, ns, values, deadline)
-        limits = dataclasses.replace(limits, budget=max(deadline - time.monotonic(), 0.01))  # the SQL has the rest
+        relations, stopped = _compute(store, query, variant, built, ns, values, deadline)
+        # the SQL has what is left; one stopped early has its own second to read what was computed
+        limits = dataclasses.replace(limits, budget=max(deadline - time.monotonic(), 0.01 if stopped is None else 1.0))
     values.update(variant=variant, ns=ns)
-    return store.run(query.sql, {k: v for k, v in values.items() if k in query.used_params}, limits, relations)
+    result = store.run(query.sql, {k: v for k, v in values.items() if k in query.used_params}, limits, relations)
+    if stopped is not None:
+        result.marked_notice = (f"the query reached its time limit of {limits.timeout:g} s at n = {stopped}: the rows of the "
+                         f"n before it are shown; ask for the rest ({opt('n')} {stopped}..) in another run, or raise "
+                         f"the limit ({opt('timeout')})")
+    return result
 
 
 def _compute(store: Store, query: NamedQuery, variant: str | None, built: dict[str, set[int]], ns: list[int] | None,
-             values: dict[str, Any], deadline: float) -> dict[str, Any]:
-    """The relation the query computes, for its one variant and the n asked (or every n built in full)."""
+             values: dict[str, Any], deadline: float) -> tuple[dict[str, Any], int | None]:
+    """The relation the query computes, for its one variant and the n asked (or every n built in
+    full), and the n where the deadline stopped it (None: it computed every n)."""
     from .profiles import RELATIONS
     from .variants import get_variant
 
@@ -210,7 +217,8 @@ def _compute(store: Store, query: NamedQuery, variant: str | None, built: dict[s
         variant = query.variants[0]
     chosen = sorted(built[variant]) if ns is None else sorted(set(ns))
     assert query.computes is not None
-    return {query.computes: RELATIONS[query.computes](store, get_variant(variant), chosen, values, deadline)}
+    rows, stopped = RELATIONS[query.computes](store, get_variant(variant), chosen, values, deadline)
+    return {query.computes: rows}, stopped
 
 
 def _built_variants(store: Store, query: NamedQuery, variant: str | None) -> dict[str, set[int]]:

@@ -141,10 +141,12 @@ def team_words(teams: list[list[int]], players: int, start: bool = False) -> str
 
 def result_body(result: Result, fmt: str = "json", extra: dict[str, Any] | None = None) -> bytes:
     """A query's answer as the service sends it: CSV (a header, then the rows), or JSON with the
-    columns, the rows, total_rows, truncated and the fields of `extra`."""
+    columns, the rows, total_rows, truncated, a notice where the rows stop short of what was
+    asked, and the fields of `extra`."""
     if fmt == "csv":
         return (render(result.columns, result.rows, "csv") + "\n").encode()
     answer = {"columns": result.columns, "rows": [plain(list(row)) for row in result.rows],
-              "total_rows": result.total_rows, "truncated": result.truncated, **(extra or {})}
+              "total_rows": result.total_rows, "truncated": result.truncated,
+              **({"notice": result.notice} if result.notice else {}), **(extra or {})}
     # as Starlette's JSONResponse renders it
     return json.dumps(answer, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
