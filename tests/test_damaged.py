@@ -257,3 +257,16 @@ def test_creating_a_database_never_touches_a_file_beside_it(capsys, tmp_path, co
     assert {p.name: digest(p) for p in tmp_path.iterdir() if p.is_file() and p.name in before} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["data.duckdb", "data.duckdb.locks", *before,
                                                                  "data.duckdb.new.locks"])
+
+
+def test_a_creation_killed_between_its_link_and_its_cleanup_is_finished_by_the_next_command(capsys, tmp_path):
+    """The new file is linked into place from zeckdb's own folder and that folder removed: a kill
+    in between leaves the database with a second name there, which zeckdb removes (its own)."""
+    path = tmp_path / "x.duckdb"
+    assert run(capsys, "build", "--variant", "zeckendorf", "--n", "1..4", "--db", str(path))[0] == 0
+    leftover = tmp_path / ".x.duckdb.new-abcd1234"
+    leftover.mkdir()
+    os.link(path, leftover / "x.duckdb")
+    code, _, err = run(capsys, "status", "--db", str(path))
+    assert code == 0, err
+    assert not leftover.exists() and path.stat().st_nlink == 1

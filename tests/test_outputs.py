@@ -59,9 +59,9 @@ def target(kind: str, db: Path, scratch: Path, suffix: str) -> tuple[str, str]:
     if kind == "a relative symlink to it":
         (scratch / f"rel{suffix}").symlink_to(os.path.relpath(db, scratch))
         return os.path.relpath(scratch / f"rel{suffix}"), "the open database zeck.duckdb"
-    if kind == "a hard link to it":
+    if kind == "a hard link to it":  # the database then has two names, and no command opens it
         os.link(db, scratch / f"hard{suffix}")
-        return str(scratch / f"hard{suffix}"), "a link to the open database zeck.duckdb"
+        return str(scratch / f"hard{suffix}"), "zeck.duckdb has 2 names (hard links)"
     if kind == "its WAL through ..":
         return str(folder / "sub" / ".." / (NAME + ".wal")), "the open database's .wal file"
     if kind == "its locks folder":
@@ -88,9 +88,15 @@ def test_a_refused_target_leaves_everything_as_it_was(capsys, db, tmp_path, monk
     args, suffix = COMMANDS[command]
     path, message = target(kind, db, scratch, suffix)
     before, scratch_before = state(db), sorted(p.name for p in scratch.rglob("*"))
-    code, out, err = run(capsys, *[a.replace("TARGET", path).replace("FRESH", str(tmp_path / "fresh")) for a in args],
-                         "--db", str(db))
-    assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    try:
+        code, out, err = run(capsys, *[a.replace("TARGET", path).replace("FRESH", str(tmp_path / "fresh"))
+                                       for a in args], "--db", str(db))
+    finally:
+        if kind == "a hard link to it":
+            Path(path).unlink()  # the database has one name again, for the tests after this one
+            scratch_before.remove(Path(path).name)
+    assert code == (1 if kind == "a hard link to it" else 2), err
+    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     assert state(db) == before and sorted(p.name for p in scratch.rglob("*")) == scratch_before
     assert not (tmp_path / "fresh.svg").exists()  # --data refused: not even the image is written
     if kind == "an existing file":
@@ -166,12 +172,12 @@ SEGMENTS = st.sampled_from([".", "..", "sub", "new", NAME, NAME + ".wal", NAME +
 
 @pytest.fixture(scope="module")
 def property_root(tmp_path_factory) -> Path:
-    """A database with a symlink and a hard link to it, a folder and a file of the user's."""
+    """A database with a symlink to it, a folder and a file of the user's (the test adds a hard
+    link while the database is open: with two names it would not open)."""
     root = tmp_path_factory.mktemp("property")
     zeckdb.build(root / NAME, ["zeckendorf"], [3, 5])
     (root / "sub").mkdir()
     (root / "link").symlink_to(root / NAME)
-    os.link(root / NAME, root / "hard")
     return root
 
 
@@ -204,6 +210,7 @@ def test_no_output_path_reaches_the_database(property_root, which, parts, absolu
     os.chdir(root)
     try:
         with api.open(db_path) as database:
+            os.link(root / NAME, root / "hard")  # made while it is open, as a user may
             try:
                 _writes(database, path, which, force)
                 wrote = True
@@ -212,6 +219,7 @@ def test_no_output_path_reaches_the_database(property_root, which, parts, absolu
                 assert "\n" not in str(exc)
     finally:
         os.chdir(cwd)
+        (root / "hard").unlink(missing_ok=True)
     after = state(db_path)
     assert after[0] == before[0] and after[2] == before[2]  # the database's bytes, its locks folder
     if wrote:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+import glob
 import operator
 import os
 from pathlib import Path
@@ -260,9 +261,30 @@ def _check_one_name(path: Path, shown: str) -> None:
     except OSError:
         return
     if names > 1:
+        _drop_creation_leftovers(path)
+        names = os.stat(path).st_nlink
+    if names > 1:
         raise DatabaseError(f"{shown} has {names} names (hard links): DuckDB's log and zeckdb's locks go beside each "
                             "name, so two names of one database would damage it; give it one name (copy it with "
                             f"`cp {path.name} NEW.duckdb`, or remove the other link) and pass {opt('db')} with it")
+
+
+def _drop_creation_leftovers(path: Path) -> None:
+    """The second name a creation killed between its link and its cleanup left (_create): the
+    file's name inside zeckdb's own folder `.NAME.new-XXXXXXXX/` beside it, removed with it."""
+    try:
+        mine = os.stat(path)
+        leftovers = [p for p in path.parent.glob(f".{glob.escape(path.name)}.new-*") if p.is_dir() and not p.is_symlink()]
+    except OSError:
+        return
+    for folder in leftovers:
+        inside = folder / path.name
+        try:
+            if os.path.samestat(os.stat(inside, follow_symlinks=False), mine):
+                inside.unlink()
+                folder.rmdir()
+        except OSError:
+            continue
 
 
 def _alembic_config(path: Path):
