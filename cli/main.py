@@ -82,6 +82,11 @@ PositionArg = typer.Argument(None, metavar="POSITION",
                              "r,k (chips left, the most that may be taken).", show_default=False)
 
 
+def _setting_option(name: str, flag: str, metavar: str) -> Any:
+    """An option that sets one of zeckdb.settings for this run (None: the environment's or the default)."""
+    return typer.Option(None, flag, metavar=metavar, help=setting_help(name), show_default=False)
+
+
 def _echo_err(text: str) -> None:
     typer.echo(text, err=True)
 
@@ -126,13 +131,15 @@ def build(
                                      "export's layout) for DuckDB to query in place; store nothing."),
     lean: bool = typer.Option(False, "--lean", help="With --summary-only: keep only the winner, remoteness and "
                               "shortest and longest game (8 bytes per position instead of 48, about 1.5x faster)."),
+    threads: int | None = _setting_option("threads", "--threads", "COUNT"),
     db: str | None = DbOption,
 ) -> None:
 
     bar = _Progress()
     try:
         result = api.build(db, variant, n, force=force, summary_only=summary_only, lean=lean, executor=executor,
-                           address=address, shards=shards, shards_only=shards_only, progress=bar, notify=_echo_err)
+                           address=address, shards=shards, shards_only=shards_only, threads=threads, progress=bar,
+                           notify=_echo_err)
     except api.BuildInterrupted as interrupt:  # click would print "Aborted!"; say what is kept
         done = ("nothing is" if not interrupt.committed else f"n = {format_ns(interrupt.committed)} are") \
             if interrupt.committed is not None else "every finished n is"
@@ -555,11 +562,6 @@ def verify(
         for text in c.examples:
             _echo_err(f"  {c.name}: {text}")
     raise typer.Exit(1)
-
-
-def _setting_option(name: str, flag: str, metavar: str) -> Any:
-    """An option that sets one of zeckdb.settings for this run (None: the environment's or the default)."""
-    return typer.Option(None, flag, metavar=metavar, help=setting_help(name), show_default=False)
 
 
 @app.command()

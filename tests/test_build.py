@@ -11,6 +11,8 @@ import time
 import duckdb
 import pytest
 
+from .conftest import run
+
 from zeckdb.builder import build
 from zeckdb.store import Store
 
@@ -466,3 +468,43 @@ def test_ctrl_c_at_every_point_of_the_thread_pools_code_ends_the_build():
     done = subprocess.run([sys.executable, "-c", TRACED_BUILD, "interrupt", *ks], capture_output=True, text=True,
                           timeout=1800)
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_layers_solved_at_once_are_stored_as_one_at_a_time_stores_them(tmp_path, capsys):
+    """With threads, layers of games that stay in their layer are solved side by side, and games
+    whose moves reach lower layers keep their order: every stored row is the same (the layer
+    checksums, which cover every row, and verify)."""
+    games = ["zeckendorf", "reversed", "black-hole-3", "fibonacci-nim"]
+    sums = []
+    for threads in (1, 3):
+        db = tmp_path / f"t{threads}.duckdb"
+        code, _, err = run(capsys, "build", "--n", "1..30", *[a for g in games for a in ("--variant", g)],
+                           "--threads", str(threads), "--db", str(db))
+        assert code == 0, err
+        con = duckdb.connect(str(db), read_only=True)
+        sums.append(con.execute("SELECT variant, n, positions_checksum, edges_checksum, summary_checksum FROM builds "
+                                "ORDER BY ALL").fetchall())
+        con.close()
+        assert run(capsys, "verify", "--db", str(db))[0] == 0
+    assert sums[0] == sums[1] and len(sums[0]) > 100
+
+
+@pytest.mark.parametrize(("threads", "says"), [("0", "--threads 0 is not a whole number from 1 to 4,096"),
+                                               ("-2", "--threads -2 is not a whole number from 1 to 4,096"),
+                                               ("100000", "--threads 100000 is not a whole number from 1 to 4,096"),
+                                               ("two", "Invalid value for '--threads'")])
+def test_a_bad_thread_count_gets_one_line_and_writes_nothing(tmp_path, capsys, threads, says):
+    db = tmp_path / "none.duckdb"
+    code, _, err = run(capsys, "build", "--n", "1..5", "--variant", "zeckendorf", "--threads", threads, "--db", str(db))
+    assert code == 2 and says in err and "Traceback" not in err, err
+    assert not db.exists()
+
+
+def test_more_threads_than_cores_is_allowed_with_a_notice(tmp_path, capsys):
+    from zeckdb.settings import usable_cores
+
+    more = usable_cores() + 3
+    code, out, err = run(capsys, "build", "--n", "1..5", "--variant", "zeckendorf", "--threads", str(more),
+                         "--db", str(tmp_path / "t.duckdb"))
+    assert code == 0 and out.startswith("built zeckendorf")
+    assert f"zeckdb: {more} threads on the {usable_cores()} core" in err

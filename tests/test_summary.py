@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+import re
 
 import duckdb
 import numpy as np
@@ -131,6 +132,44 @@ def test_the_walk_solves_the_same_layer_in_batches_of_any_size(variant, n):
         assert {**got.__dict__, "seconds": 0} == {**whole.__dict__, "seconds": 0}, (variant, n, batch)
 
 
+def _every_summary_game() -> list[tuple[str, int]]:
+    """One member of each game and family with a summary mode, as users name them, at an n
+    whose layer spans many blocks of the threaded walk below."""
+    examples = {"zeckendorf": 40, "reversed": 40, "build-up": 30, "ordered": 14, "accelerated": 30, "nacci-2-3": 60,
+                "reversed-nacci-3-2": 80, "zeckendorf-p3": 30, "nacci-2-3-p4": 60}
+    return list(examples.items())
+
+
+def test_every_summary_game_has_an_example_here():
+    """The catalogue's summary games, by their families' examples: none is left out above."""
+    from zeckdb.variants import summary_games
+
+    named = {name for name, _ in _every_summary_game()}
+    for label in summary_games():
+        pattern = re.sub("[A-Z]", "[0-9]+", label.split(" ")[0])  # nacci-C-K (C = 1..4, ...): its name
+        assert any(re.fullmatch(pattern, name) for name in named), label
+
+
+@pytest.mark.parametrize(("variant", "n"), _every_summary_game())
+@pytest.mark.parametrize("threads", [2, 3])
+def test_several_threads_solve_every_position_as_one_does(variant, n, threads):
+    """The threaded walk (blocks stepped in pieces, each with a forked cursor, solved while the
+    next is stepped) gives every position the values of the one-thread walk, bit for bit: small
+    batches make many blocks and pieces of a small layer."""
+    from zeckdb.engine.summary import walk_layer
+
+    game = get_variant(variant)
+    one = walk_layer(game, n, floats=True)
+    for batch in (5, 64):
+        many = walk_layer(game, n, floats=True, batch=batch, threads=threads)
+        assert (many.start, many.edges) == (one.start, one.edges), (variant, batch)
+        assert np.array_equal(many.ints[:, :3], one.ints[:, :3]), (variant, batch)
+        assert np.array_equal(many.floats.view(np.int64), one.floats.view(np.int64)), (variant, batch)
+        assert np.array_equal(many.teams, one.teams), (variant, batch)
+    assert {**solve_summary(game, n, threads=threads).__dict__, "seconds": 0} == \
+        {**solve_summary(game, n).__dict__, "seconds": 0}
+
+
 def test_a_walk_that_breaks_its_order_is_named():
     """A game whose walk steps a position before one of its children (its steps report the
     position) gets an error naming the game, the layer and the position, and no summary."""
@@ -152,8 +191,10 @@ def test_a_walk_that_breaks_its_order_is_named():
         def summary_walk(self, n):
             return SummaryWalk(10, 0, 1, broken_steps, (np.int64(n),))
 
-    with pytest.raises(SummaryOrderError, match=r"zeckendorf, n = 9: a move from id 3 breaks the game's solving order"):
-        solve_summary(Broken(), 9, batch=2)
+    for threads in (1, 2):
+        with pytest.raises(SummaryOrderError, match=r"zeckendorf, n = 9: a move from id 3 breaks the game's solving "
+                                                    "order"):
+            solve_summary(Broken(), 9, batch=2, threads=threads)
 
 
 BEYOND = (201,)  # past the core games' full-build limit of 200

@@ -582,7 +582,8 @@ class Progress(Protocol):
 def build(db: str | os.PathLike[str] | None, variants: list[str] | None = None, n: NRange = "1..150", *,
           force: bool = False, summary_only: bool = False, lean: bool = False, executor: str = "local",
           address: str | None = None, shards: str | None = None, shards_only: bool = False,
-          progress: Progress | None = None, notify: Callable[[str], None] | None = None) -> BuildResult:
+          threads: int | None = None, progress: Progress | None = None,
+          notify: Callable[[str], None] | None = None) -> BuildResult:
     """Build every position, move and outcome of `variants` for `n` (a range text such as
     "1..150", an int or ints) into the database `db`, as `zeckdb build` does.
 
@@ -590,8 +591,11 @@ def build(db: str | os.PathLike[str] | None, variants: list[str] | None = None, 
     notified). What is built is skipped unless force. summary_only keeps only each n's
     summary row (lean: only its integer columns); executor "dask" fans the layers out to
     the scheduler at `address`. Every argument is checked before the file is touched.
-    notify receives one-line notices (skipped n, waiting for readers)."""
+    notify receives one-line notices (skipped n, waiting for readers). threads: layers solved
+    at once and the threads of one large layer (default: the threads setting, else the cores
+    this process may use)."""
     say = notify or (lambda text: None)
+    count = _threads(threads, say)
     ns = _ns(n)
     if ns is None:
         raise UsageError(f"give {opt('n')}, e.g. 1..150")
@@ -605,7 +609,7 @@ def build(db: str | os.PathLike[str] | None, variants: list[str] | None = None, 
         raise UsageError(f"{opt('executor')} dask needs {opt('address')} (the Dask scheduler, e.g. "
                          f"tcp://127.0.0.1:8786) and builds in full (not {opt('summary_only')})")
     if summary_only:
-        return _build_summaries(db, variants or ["zeckendorf", "reversed"], ns, force, lean, progress, say)
+        return _build_summaries(db, variants or ["zeckendorf", "reversed"], ns, force, lean, progress, say, count)
     committed: list[int] | None = None  # what is committed, read before the file is closed
     try:
         from .builder import build as run_build, check_targets, layer_weight, plan
@@ -642,7 +646,7 @@ def build(db: str | os.PathLike[str] | None, variants: list[str] | None = None, 
                 built, positions, edges = build_distributed(store, client, todo, Path(shards), shards_only, advance)
                 return BuildResult(names, ns, built, positions, edges, time.perf_counter() - t0, str(store.path),
                                    shards=shards if shards_only else None)
-            report = run_build(store, names, ns, force=force, skip_beyond_limit=skip, progress=advance,
+            report = run_build(store, names, ns, force=force, skip_beyond_limit=skip, progress=advance, threads=count,
                                planned=(skipped, todo))
             return BuildResult(names, ns, report.built, report.positions, report.edges, report.seconds,
                                str(store.path))
@@ -695,8 +699,21 @@ def _notify_default_build(skipped: dict[str, list[int]], say: Callable[[str], No
             + (f"; {v.beyond_max_n}" if v.beyond_max_n else ""))
 
 
+def _threads(threads: int | None, say: Callable[[str], None]) -> int:
+    """The threads a build runs: checked as the setting is (at least 1); more than the cores
+    this process may use is allowed, with a notice."""
+    from .settings import thread_count, usable_cores
+
+    count = thread_count(settings().changed(threads=threads))
+    cores = usable_cores()
+    if count > cores:
+        say(f"zeckdb: {count} threads on the {cores} core{'s' if cores > 1 else ''} this process may use: they will "
+            "take turns, which is slower than one thread a core")
+    return count
+
+
 def _build_summaries(db: str | os.PathLike[str] | None, names: list[str], ns: list[int], force: bool, lean: bool,
-                     progress: Progress | None, say: Callable[[str], None]) -> BuildResult:
+                     progress: Progress | None, say: Callable[[str], None], threads: int) -> BuildResult:
     from .engine.limits import summary_memory
     from .summaries import build_summaries, check_summary_targets, plan_summaries
 
@@ -705,13 +722,13 @@ def _build_summaries(db: str | os.PathLike[str] | None, names: list[str], ns: li
     check_summary_targets(chosen, ns, memory)  # before the file is touched
     try:
         with Store.open_write(db, on_wait=lambda: say("zeckdb: waiting for readers to close the database")) as store:
-            jobs = plan_summaries(store, chosen, ns, force, memory, workers=2, lean=lean)
+            jobs = plan_summaries(store, chosen, ns, force, memory, workers=threads, lean=lean)
             if jobs:
                 _notify_compile(say)
             if progress is not None:
                 progress.start(sum(job.positions for job in jobs), "summarising")
             try:
-                report = build_summaries(store, jobs, memory=memory,
+                report = build_summaries(store, jobs, threads=threads, memory=memory,
                                          progress=progress.advance if progress is not None else None)
             finally:
                 if progress is not None:

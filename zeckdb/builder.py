@@ -403,15 +403,37 @@ class _Writer:
                     self.progress(sum(r.variant.estimate_work(r.n) for r in batch.records), f"n={batch.records[0].n}")
 
 
+def _solving_ahead(todo: dict[int, list[Step]], threads: int, budget: int) -> Callable[[int, list[int]], bool]:
+    """Whether layer n may be solved while the layers `pending` (solved meanwhile, on other
+    threads) are not yet: never for games whose moves reach lower layers (they keep their
+    order), and only while the layers at once fit the build's memory budget, as `zeckdb
+    variants` counts a layer's cost."""
+    if threads < 2 or any(len(step.variant.closure(n)) > 1 for n, steps in todo.items() for step in steps):
+        return lambda n, pending: not pending
+    cost = {n: sum(step.variant.layer_sizes(n)[n] * step.variant.full_bytes_per_position for step in steps)
+            for n, steps in todo.items()}
+
+    def may(n: int, pending: list[int]) -> bool:
+        return not pending or (len(pending) < threads and cost[n] + sum(cost[p] for p in pending) <= budget)
+    return may
+
+
 def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool = False,
           skip_beyond_limit: bool = False, progress: Progress | None = None,
-          planned: tuple[dict[str, list[int]], dict[int, list[Step]]] | None = None) -> BuildReport:
+          planned: tuple[dict[str, list[int]], dict[int, list[Step]]] | None = None,
+          threads: int = 1) -> BuildReport:
     """Build every (variant, n) not yet complete in the store (all of them with force).
 
     An n beyond a variant's limit is an error, or with skip_beyond_limit is
     left out and listed in the report's `skipped`. `planned`: what check_targets
     and plan returned for these arguments, when the caller has them already.
+    threads: layers solved at once (where the games allow: _solving_ahead) and the length
+    distributions' threads.
     """
+    from collections import deque
+
+    from .engine.limits import build_memory
+
     variants = [get_variant(name) for name in variant_names]
     skipped, todo = planned if planned is not None else (check_targets(variants, ns, skip_beyond_limit), None)
     report = BuildReport([v.name for v in variants], ns, skipped=skipped)
@@ -426,13 +448,22 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
 
     in_flight: dict[Future, int] = {}  # writes handed over, and the rows of their layers
     lower = LowerLayers(todo)
-    # two analysts: at large n the distributions cost more than solving and writing together
+    # at least two analysts: at large n the distributions cost more than solving and writing together
     writer = _Writer(store, progress)
-    analysts = ThreadPoolExecutor(2)
+    analysts = ThreadPoolExecutor(max(2, threads))
+    solvers = ThreadPoolExecutor(threads)
+    may_start = _solving_ahead(todo, threads, build_memory())
+    waiting = deque(todo.items())
+    solving: deque[tuple[int, Future]] = deque()  # layers being solved, in ascending n
     try:
         try:
-            for n, steps in todo.items():
-                records, recomputed = _compute(n, steps, stored_graphs, lower)
+            while waiting or solving:
+                while waiting and may_start(waiting[0][0], [m for m, _ in solving]):
+                    m, m_steps = waiting.popleft()
+                    with interrupts.ctrl_c_held():  # a pool's lock left taken would hang the build
+                        solving.append((m, solvers.submit(_compute, m, m_steps, stored_graphs, lower)))
+                n, solved = solving.popleft()
+                records, recomputed = interrupts.result(solved)
                 if progress and recomputed:
                     progress(recomputed, f"n={n}")
                 if not records:
@@ -457,6 +488,7 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
                 interrupts.result(pending)
     finally:  # the writer first: the analysts' callbacks hand it nothing once it is shut
         with interrupts.ctrl_c_held():
+            solvers.shutdown(cancel_futures=True)  # layers being solved finish; none starts
             writer.thread.shutdown()
             analysts.shutdown()
     report.seconds = time.perf_counter() - t0

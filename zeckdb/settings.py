@@ -35,9 +35,18 @@ def memory_bytes(text: str) -> int:
 
 
 def _setting(default: Any, help: str, *, low: float | None = None, high: float | None = None,
-             option: str | None = None, memory: bool = False) -> Any:
+             option: str | None = None, memory: bool = False, whole: bool = False) -> Any:
     return field(default=default, metadata={"help": help, "low": low, "high": high, "option": option,
-                                            "memory": memory})
+                                            "memory": memory, "whole": whole or isinstance(default, int)})
+
+
+def usable_cores() -> int:
+    """The cores this process may use: its CPU affinity (taskset, a container's cpuset), else
+    the machine's."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
 
 
 @dataclass(frozen=True)
@@ -51,6 +60,10 @@ class Settings:
     read_wait_seconds: float = _setting(30.0, "how long a reader waits for a build's commit before it gives up "
                                         "as busy", low=0.0, high=3600)
     # -- builds ----------------------------------------------------------------------------
+    threads: int | None = _setting(None, "threads of a build and of summary mode: layers solved at once, the "
+                                   "threads of one large layer, the length distributions' and DuckDB's writer "
+                                   "(default: the cores this process may use)", low=1, high=4096,
+                                   option="build --threads", whole=True)
     build_memory: float | None = _setting(None, "a full build's budget for one layer, in GiB (default: a quarter "
                                           "of this machine's memory); sets how far each game builds", low=0.01,
                                           high=1 << 20)
@@ -141,6 +154,12 @@ def current() -> Settings:
     return Settings.from_env(os.environ)
 
 
+def thread_count(settings: Settings | None = None) -> int:
+    """The threads setting, else the cores this process may use."""
+    chosen = (settings or current()).threads
+    return chosen if chosen is not None else usable_cores()
+
+
 def env_name(name: str) -> str:
     return ENV_PREFIX + name.upper()
 
@@ -169,7 +188,7 @@ def help_text(name: str) -> str:
 
 def _default_text(f: Any) -> str:
     if f.default is None:
-        return "a share of memory"
+        return "the usable cores" if f.name == "threads" else "a share of memory"
     return f"{f.default:,}" if isinstance(f.default, int | float) else str(f.default)
 
 
@@ -180,7 +199,7 @@ def _expected(f: Any) -> str:
         return "a memory size: write GiB, e.g. 7 or 0.5"
     if isinstance(f.default, str):
         return "a name"
-    if isinstance(f.default, int):
+    if f.metadata["whole"]:
         return f"a whole number from {int(f.metadata['low']):,} to {int(f.metadata['high']):,}"
     return f"a number from {f.metadata['low']:g} to {f.metadata['high']:g}"
 
@@ -190,7 +209,7 @@ def _parsed(f: Any, text: str) -> Any:
     if isinstance(f.default, str):
         return text
     try:
-        return (int if isinstance(f.default, int) else float)(text)
+        return (int if f.metadata["whole"] else float)(text)
     except ValueError:
         raise UsageError(f"{env_name(f.name)}={text[:30]!r} is not {_expected(f)}") from None
 

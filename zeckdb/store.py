@@ -342,7 +342,15 @@ def _connect(path: Path, read_only: bool, deadline: float | None = 0.0,
 
 
 def _open_writer(path: Path) -> duckdb.DuckDBPyConnection:
-    return quieted(duckdb.connect(str(path)))
+    from .settings import thread_count
+
+    con = quieted(duckdb.connect(str(path)))
+    try:
+        con.execute(f"SET threads = {int(thread_count())}")  # the threads setting governs DuckDB's writer too
+    except BaseException:
+        con.close()
+        raise
+    return con
 
 
 # This process's read-only files: one root connection each, never used itself, and every

@@ -65,13 +65,20 @@ def plan_summaries(store: Store, variants: list[Variant], ns: list[int], force: 
     return jobs
 
 
-def build_summaries(store: Store, jobs: list[SummaryJob], *, workers: int = 2, memory: int | None = None,
+# a layer this large is solved on more than one thread when threads are free (smaller ones
+# gain nothing: their blocks are few, and a thread of their own each serves them better)
+THREADED_LAYER = 1 << 22
+
+
+def build_summaries(store: Store, jobs: list[SummaryJob], *, threads: int = 2, memory: int | None = None,
                     progress: Progress | None = None,
                     on_layer: Callable[[object], None] | None = None) -> BuildReport:
     """Solve each planned (variant, n) in one pass and store only its summary (builds,
-    random_play), `workers` layers at a time while their state fits `memory` (bytes). Each
-    layer is committed as it finishes; the file is let go whenever a reader asks for it or the
-    writer waits (IDLE_SECONDS)."""
+    random_play), as many layers at a time as `threads` while their state fits `memory`
+    (bytes); a large layer started when fewer layers are left than threads free gets the
+    spare threads (engine.summary: its blocks stepped on them). Each layer is committed as it
+    finishes; the file is let go whenever a reader asks for it or the writer waits
+    (IDLE_SECONDS)."""
     from .engine.limits import summary_memory
     from .engine.summary import solve_summary
 
@@ -83,13 +90,17 @@ def build_summaries(store: Store, jobs: list[SummaryJob], *, workers: int = 2, m
     store.let_go()
     t0 = time.perf_counter()
     running: dict[Future, SummaryJob] = {}
-    with ThreadPoolExecutor(workers) as pool:
+    busy: dict[Future, int] = {}  # threads each running layer holds
+    with ThreadPoolExecutor(threads) as pool:
         try:
             while queue or running:
                 held = sum(job.bytes for job in running.values())
-                while queue and len(running) < workers and (not running or held + queue[0].bytes <= memory):
+                while queue and sum(busy.values()) < threads and (not running or held + queue[0].bytes <= memory):
                     job = queue.popleft()
-                    running[pool.submit(solve_summary, job.variant, job.n, job.floats)] = job
+                    free = threads - sum(busy.values())
+                    share = max(1, free // (len(queue) + 1)) if job.positions >= THREADED_LAYER else 1
+                    future = pool.submit(solve_summary, job.variant, job.n, job.floats, None, share)
+                    running[future], busy[future] = job, share
                     held += job.bytes
                 done, _ = wait(running, timeout=IDLE_SECONDS, return_when=FIRST_COMPLETED)
                 if not done:  # the writer would idle: the file is the readers' meanwhile
@@ -97,6 +108,7 @@ def build_summaries(store: Store, jobs: list[SummaryJob], *, workers: int = 2, m
                     done, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in sorted(done, key=lambda f: running[f].n):
                     job = running.pop(future)
+                    busy.pop(future)
                     summary = future.result()
                     store.write_summary(job.variant, summary, job.replace)
                     store.let_readers_in()

@@ -120,6 +120,10 @@ class SummaryWalk:
     max_moves: int  # the most moves a position has (kids holds count * max_moves)
     steps: Callable[..., int]
     cursor: tuple[Any, ...]
+    # OPTIONAL: a new cursor of the walk's own, with which steps may be called for any first
+    # (batches in any order, each thread with its cursor): the engine then steps a large layer
+    # on several threads. Without it, batches are stepped in order with `cursor` alone.
+    fork: Callable[[], tuple[Any, ...]] | None = None
 
 
 @runtime_checkable

@@ -613,6 +613,34 @@ def solve_batch(count, ids, ends, kids, ints, floats, players, teams):
         lo = hi
 
 
+# -- summary mode on several threads ----------------------------------------------------------
+
+
+@jit
+def chunk_spans(count, chunk, moves, ends, starts):
+    """A block stepped as pieces of `chunk` positions, each writing its children from
+    kids[p * chunk * moves] on with ends counted from there: per position, where its children
+    begin and end in kids as a whole (ends rewritten in place, starts filled)."""
+    before = 0
+    for j in range(count):
+        base = (j // chunk) * chunk * moves
+        if j % chunk == 0:
+            before = 0
+        starts[j] = base + before
+        before = ends[j]
+        ends[j] = base + before
+
+
+@jit
+def solve_block(count, ids, starts, ends, kids, ints, floats, players, teams):
+    """solve_batch for a block whose children's spans are starts[j]..ends[j] (chunk_spans)."""
+    for j in range(count):
+        i = ids[j]
+        solve_from_children(i, kids, starts[j], ends[j], ints, floats)
+        if teams.shape[0] > 0:
+            teams_of_children(i, kids, starts[j], ends[j], players, teams)
+
+
 # -- strategy profiles: any pair of (possibly random) strategies, exactly ----------------------
 
 

@@ -84,9 +84,13 @@ class WalkedLayer:
     teams: np.ndarray  # games of three or more players: per id, the team mask; else empty
 
 
-def walk_layer(variant: Summarisable, n: int, floats: bool = True, batch: int | None = None) -> WalkedLayer:
+def walk_layer(variant: Summarisable, n: int, floats: bool = True, batch: int | None = None,
+               threads: int = 1) -> WalkedLayer:
     """Layer n solved in one pass over the game's walk. batch: positions per call of the
-    walk (default: as many as MAX_BATCH and KIDS_PER_BATCH allow)."""
+    walk (default: as many as MAX_BATCH and KIDS_PER_BATCH allow). threads: more than one
+    solves it in blocks on that many threads (_walk_threaded), to the same values."""
+    if threads > 1:
+        return _walk_threaded(variant, n, floats, threads, batch)
     walk = variant.summary_walk(n)
     size = walk.size
     ints = np.empty((size, INT_COLUMNS), dtype=np.int16)
@@ -112,10 +116,77 @@ def walk_layer(variant: Summarisable, n: int, floats: bool = True, batch: int | 
     return WalkedLayer(walk.start, edges, ints, state, teams)
 
 
-def solve_summary(variant: Summarisable, n: int, floats: bool = True, batch: int | None = None) -> Summary:
-    """Layer n solved in one pass (walk_layer); its start's values."""
+BLOCK_POSITIONS = 1 << 20  # positions of a block stepped on several threads
+BLOCK_KIDS = 1 << 23  # the most children's ids a block holds (64 MiB; two blocks are held)
+PIECES_PER_THREAD = 4  # a block's stepping is cut in this many pieces a thread: threads that finish early take more
+
+
+def _walk_threaded(variant: Summarisable, n: int, floats: bool, threads: int, batch: int | None) -> WalkedLayer:
+    """walk_layer on `threads` threads, a block of positions at a time: while one thread solves
+    block k in the walk's order (each position from its children, as on one thread, so the
+    values are the same bit for bit), the others step block k + 1, cut in pieces, each piece
+    with a cursor of its own (the game's walk must fork them; else a block is stepped in
+    order on one thread). Solving in the walk's order keeps a position's children near the
+    last one's in memory; an order of independent waves, solved by every thread at once,
+    measured four times slower a position (docs/scaling.md)."""
+    from concurrent.futures import ThreadPoolExecutor, wait
+
+    from .kernels import chunk_spans, solve_block
+
+    walk = variant.summary_walk(n)
+    size = walk.size
+    ints = np.empty((size, INT_COLUMNS), dtype=np.int16)
+    state = np.empty((size, FLOAT_COLUMNS if floats else 0), dtype=np.float64)
+    teams = np.empty(size if variant.players > 2 else 0, dtype=np.uint64)
+    moves = max(walk.max_moves, 1)
+    block = max(1, min(size, batch * threads if batch else BLOCK_POSITIONS, BLOCK_KIDS // moves))
+    pieces = threads * PIECES_PER_THREAD if walk.fork is not None else 1
+    chunk = -(-block // pieces)
+    cursors = [walk.fork() for _ in range(pieces)] if walk.fork is not None else [walk.cursor]
+    buffers = [(np.empty(block, dtype=np.int64), np.empty(block, dtype=np.int64), np.empty(block, dtype=np.int64),
+                np.empty(chunk * pieces * moves, dtype=np.int64)) for _ in range(2)]
+
+    def step(first: int, count: int, piece: int, buffer: int) -> int:
+        ids, ends, _, kids = buffers[buffer]
+        lo = piece * chunk
+        return walk.steps(first + lo, count, cursors[piece], ids[lo:lo + count], ends[lo:lo + count],
+                          kids[lo * moves:(lo + count) * moves])
+
+    def solve(count: int, buffer: int) -> int:
+        ids, ends, starts, kids = buffers[buffer]
+        solve_block(count, ids, starts, ends, kids, ints, state, variant.players, teams)
+        return 0
+
+    edges = 0
+    blocks = [(first, min(block, size - first)) for first in range(0, size, block)]
+    with ThreadPoolExecutor(threads, thread_name_prefix="zeckdb-summary") as pool:
+        for k in range(len(blocks) + 1):
+            jobs = [pool.submit(solve, blocks[k - 1][1], (k - 1) % 2)] if k else []  # first: it is the long one
+            if k < len(blocks):
+                first, count = blocks[k]
+                parts = [(p, min(chunk, count - p * chunk)) for p in range(pieces) if p * chunk < count]
+                steps = [pool.submit(step, first, c, p, k % 2) for p, c in parts]
+                jobs += steps
+            wait(jobs)
+            for job in jobs:
+                job.result()  # a kernel's error, raised here
+            if k < len(blocks):
+                for job in steps:
+                    if job.result() < 0:
+                        bad = -1 - job.result()
+                        raise SummaryOrderError(f"{variant.name}, n = {n}: a move from id {bad} breaks the game's "
+                                                "solving order (a bug of the game's summary_walk)")
+                ids, ends, starts, _ = buffers[k % 2]
+                edges += sum(int(ends[p * chunk + c - 1]) for p, c in parts)
+                chunk_spans(count, chunk, moves, ends, starts)
+    return WalkedLayer(walk.start, edges, ints, state, teams)
+
+
+def solve_summary(variant: Summarisable, n: int, floats: bool = True, batch: int | None = None,
+                  threads: int = 1) -> Summary:
+    """Layer n solved in one pass (walk_layer, on `threads` threads); its start's values."""
     t0 = time.perf_counter()
-    layer = walk_layer(variant, n, floats, batch)
+    layer = walk_layer(variant, n, floats, batch, threads)
     s, teams = layer.start, layer.teams
     summary = _summary(variant, n, len(layer.ints), layer.edges, s, layer.ints, layer.floats if floats else None, t0)
     summary.state_bytes += teams.nbytes

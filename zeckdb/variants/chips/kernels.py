@@ -133,6 +133,22 @@ def colex_rank(c, weights, ways, n):
 
 
 @jit
+def colex_unrank(rank, c, weights, ways, n):
+    """c <- the count vector of value n whose colex_rank is `rank`: per bin from the heaviest,
+    the most chips that the vectors ranked below leave room for."""
+    remaining = n
+    for j in range(c.shape[0] - 1, 0, -1):
+        k = 0
+        while (k + 1) * weights[j] <= remaining and ways[j, remaining] - ways[j, remaining - (k + 1) * weights[j]] <= rank:
+            k += 1
+        c[j] = k
+        if k:
+            rank -= ways[j, remaining] - ways[j, remaining - k * weights[j]]
+            remaining -= k * weights[j]
+    c[0] = remaining
+
+
+@jit
 def _next_colex(c, weights):
     """c -> the vector of next higher rank (bin 2 varies fastest). Returns the highest bin
     changed (bins above it are as they were), 0 after the last vector."""
@@ -177,18 +193,23 @@ def chip_steps(first, count, cursor, ids, ends, kids):
     and counts, fallback), whether the order is descending (every move to a higher rank:
     the highest rank solved first), the layer's size, and the walk's state: the count
     vector c of the last position stepped, per bin the value held in bins 0..j and its term
-    of the rank, a scratch for the legal rules, and per rule its change to each bin and the
-    lowest and highest bins it touches.
+    of the rank, a scratch for the legal rules, per rule its change to each bin and the
+    lowest and highest bins it touches, and the step the walk is at ([next step]). A call
+    whose first is not that step starts afresh there (the vector unranked), so any batch may
+    be stepped, by any cursor of the layer's (chips/summary.py forks them for threads).
     """
     (n, weights, ways, take_bin, take_count, fallback, descending, size,
-     c, held, term, legal, delta, lowest, highest) = cursor
+     c, held, term, legal, delta, lowest, highest, at) = cursor
     e = 0
+    afresh = first != at[0]
+    if afresh:
+        colex_unrank(size - 1 - first if descending else first, c, weights, ways, n)
     for j in range(count):
         step = first + j
         # The bins above the highest one the step to this vector changed keep their rank
         # terms, and the value held below them.
         top = weights.shape[0] - 1
-        if step > 0:
+        if step > 0 and not (afresh and j == 0):
             top = _previous_colex(c, weights) if descending else _next_colex(c, weights)
         i = size - 1 - step if descending else step
         remaining = held[top]
@@ -214,6 +235,7 @@ def chip_steps(first, count, cursor, ids, ends, kids):
             e += 1
         ids[j] = i
         ends[j] = e
+    at[0] = first + count
     return 0
 
 

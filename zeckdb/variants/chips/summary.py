@@ -67,8 +67,17 @@ def summary_walk(name: str, weights: tuple[int, ...], rules: tuple[Rule, ...], s
     held = np.zeros(bins, dtype=np.int64)  # value in bins 0..j
     held[bins - 1] = n
     size = int(ways[bins - 1, n])
-    cursor = (np.int64(n), w, ways, take_bin, take_count, fallback, descending, np.int64(size),
-              c, held, np.zeros(bins, dtype=np.int64), np.empty(n_rules, dtype=np.int64), delta, lowest, highest)
+    shared = (np.int64(n), w, ways, take_bin, take_count, fallback, descending, np.int64(size))
+    rules_of = (delta, lowest, highest)
+
+    def fork() -> tuple:
+        """A cursor of its own (the walk's state: vector, values held, rank terms, scratch),
+        positioned nowhere: its first call starts afresh at its first step."""
+        return (*shared, c.copy(), held.copy(), np.zeros(bins, dtype=np.int64), np.empty(n_rules, dtype=np.int64),
+                *rules_of, np.full(1, -1, dtype=np.int64))
+
+    cursor = (*shared, c, held, np.zeros(bins, dtype=np.int64), np.empty(n_rules, dtype=np.int64), *rules_of,
+              np.zeros(1, dtype=np.int64))
     start = np.zeros(bins, dtype=np.int64)
     start[: len(start_counts)] = start_counts
-    return SummaryWalk(size, int(colex_rank(start, w, ways, n)), max(n_rules, 1), chip_steps, cursor)
+    return SummaryWalk(size, int(colex_rank(start, w, ways, n)), max(n_rules, 1), chip_steps, cursor, fork)

@@ -202,10 +202,13 @@ class Ordered(Variant):
             for i in range(1, INDICES + 1):
                 terms[rem, i] = larger_first(rem, fib(i))
         masks = np.sort(_cut_sets(n))
-        cursor = (np.int64(n), masks, ordered_solving_order(n, masks), terms, MOVE_CODE, MOVE_LEFT, INDEX_OF,
-                  np.empty(n + 1, dtype=np.int64))
+        shared = (np.int64(n), masks, ordered_solving_order(n, masks), terms, MOVE_CODE, MOVE_LEFT, INDEX_OF)
+
+        def fork() -> tuple:  # the walk keeps no state: a cursor of its own is a scratch of its own
+            return (*shared, np.empty(n + 1, dtype=np.int64))
+
         # the start, n ones, cuts everywhere: the largest cut set; a position of k entries has k - 1 moves at most
-        return SummaryWalk(len(masks), len(masks) - 1, max(n - 1, 1), ordered_steps, cursor)
+        return SummaryWalk(len(masks), len(masks) - 1, max(n - 1, 1), ordered_steps, fork(), fork)
 
     def play_moves(self, position: Position) -> list[tuple[int, Position]]:
         position = self._checked(position)
