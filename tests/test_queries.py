@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 import math
+from pathlib import Path
 import re
+import tempfile
 
 import pytest
 
@@ -351,3 +353,36 @@ def test_the_database_writes_positions_as_their_games_do(con):
         WHERE (variant = 'fibonacci-nim' AND n = 5) OR (variant = 'ordered' AND n = 3) OR (variant = 'zeckendorf' AND n = 4)
         """).fetchall()).values()
     assert {"(5,0)", "(5,4)", "[1,2]", "[2,1]", "[1,1,1]", "[3]", "(1,0,1)", "(2,1)", "(4)"} <= set(texts)
+
+
+def test_every_computed_query_names_a_relation_zeckdb_computes():
+    from zeckdb.profiles import RELATIONS
+
+    computed = [query for query in list_queries() if query.computes is not None]
+    assert computed and all(query.computes in RELATIONS for query in computed)
+
+
+def test_commands_that_compile_nothing_import_no_compiler():
+    """A lookup, a line, a listing or a query of stored rows imports neither numba nor pyarrow:
+    they would cost their import and wait for another process's compile (zeckdb.engine.jit)."""
+    import subprocess
+    import sys
+
+    from zeckdb import api
+
+    script = ("import sys, contextlib, io\n"
+              "sys.argv = ['zeckdb', *sys.argv[1:]]\n"
+              "try:\n"
+              "    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+              "        from zeckdb.cli import main; main()\n"
+              "except SystemExit:\n"
+              "    pass\n"
+              "print(sorted({m.split('.')[0] for m in sys.modules} & {'numba', 'llvmlite', 'pyarrow', 'matplotlib'}))")
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "z.duckdb"
+        api.build(db, ["zeckendorf"], "1..6")
+        for args in (["query"], ["position", "zeckendorf", "--start", "6"], ["line", "zeckendorf", "--start", "6"],
+                     ["query", "winners", "--variant", "zeckendorf"], ["status"], ["variants"]):
+            done = subprocess.run([sys.executable, "-c", script, *args, "--db", str(db)] if args != ["variants"]
+                                  else [sys.executable, "-c", script, *args], capture_output=True, text=True, check=True)
+            assert done.stdout.strip().splitlines()[-1] == "[]", (args, done.stdout[-300:], done.stderr)

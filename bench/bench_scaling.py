@@ -1,0 +1,143 @@
+"""How zeckdb's builds scale with the cores they are given (docs/scaling.md).
+
+Each workload runs as a whole `zeckdb build` process pinned to k cores (taskset) with
+`--threads k`, for k = 1 and every core count this machine lets the process use. Per run
+it prints the wall time, the CPU time (user + system, of every thread), the peak resident
+memory, and the busiest single thread's CPU time (read from /proc/PID/task/*/stat while it
+runs, the share a 16-core machine could not spread), then per workload the speed-up
+over one core and its Amdahl reading: the serial fraction s that the speed-up on k cores
+implies (Karp and Flatt's metric, s = (k / speedup - 1) / (k - 1)) and what s predicts for
+8, 16 and 64 cores.
+
+    python bench/bench_scaling.py                     # every workload (about 40 minutes on 2 cores)
+    python bench/bench_scaling.py --only core,layer   # some of them
+    python bench/bench_scaling.py --quick             # smaller sizes of each, to try it (2 minutes)
+
+Workloads:
+  core     zeckdb build --n 1..150 --variant zeckendorf --variant reversed
+  default  zeckdb build (every game the README's build builds)
+  range    zeckdb build --summary-only --n 278..285 --variant zeckendorf --variant reversed
+  layer    zeckdb build --summary-only --n 300 --variant zeckendorf (one large layer)
+
+The kernels are compiled first (a small build), so no run pays for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+CLI = [sys.executable, "-m", "zeckdb.cli.main"]
+TICKS = os.sysconf("SC_CLK_TCK")
+WORKLOADS = {
+    "core": (["build", "--n", "1..150", "--variant", "zeckendorf", "--variant", "reversed"],
+             ["build", "--n", "1..100", "--variant", "zeckendorf", "--variant", "reversed"]),
+    "default": (["build"], ["build", "--n", "1..60"]),
+    "range": (["build", "--summary-only", "--n", "278..285", "--variant", "zeckendorf", "--variant", "reversed"],
+              ["build", "--summary-only", "--n", "228..231", "--variant", "zeckendorf", "--variant", "reversed"]),
+    "layer": (["build", "--summary-only", "--n", "300", "--variant", "zeckendorf"],
+              ["build", "--summary-only", "--n", "250", "--variant", "zeckendorf"]),
+}
+TARGETS = {"layer_speedup_2": 1.7, "core_busiest_share": 0.06}
+
+
+def thread_ticks(pid: int) -> dict[int, int]:
+    """Per thread of the process, its CPU time so far in clock ticks (user + system)."""
+    out = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            out[int(tid)] = int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+def measure(args: list[str], cores: int, db: Path) -> dict[str, float]:
+    """One pinned run: wall, CPU and busiest thread's seconds, peak GiB."""
+    pin = ["taskset", "-c", f"0-{cores - 1}"] if shutil.which("taskset") else []
+    env = {**os.environ, "ZECKDB_THREADS": str(cores)}
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([*pin, *CLI, *args, "--db", str(db)], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    seen: dict[int, int] = {}
+    while True:
+        seen.update(thread_ticks(proc.pid))  # a thread's last reading before it ends counts
+        try:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid:
+            break
+        time.sleep(0.1)
+    wall = time.perf_counter() - t0
+    out, err = proc.communicate()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"zeckdb {' '.join(args)} failed:\n{err[-2000:]}")
+    cpu = usage.ru_utime + usage.ru_stime
+    return {"wall": wall, "cpu": cpu, "peak_gib": usage.ru_maxrss * 1024 / 2**30,
+            "busiest": max(seen.values(), default=0) / TICKS}
+
+
+def amdahl(speedup: float, cores: int) -> float | None:
+    """The serial fraction a speed-up on `cores` cores implies (Karp-Flatt)."""
+    if cores < 2 or speedup <= 0:
+        return None
+    return max(0.0, min(1.0, (cores / speedup - 1) / (cores - 1)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", default=",".join(WORKLOADS), help="workloads, comma-separated")
+    parser.add_argument("--quick", action="store_true", help="the smaller size of each workload")
+    parser.add_argument("--cores", default=None, help="core counts to run, comma-separated (default: 1 and all)")
+    opts = parser.parse_args()
+    usable = len(os.sched_getaffinity(0))
+    counts = [int(c) for c in opts.cores.split(",")] if opts.cores else sorted({1, usable})
+    print(f"bench_scaling: {usable} usable cores, runs at {counts} (taskset, --threads k)")
+    with tempfile.TemporaryDirectory(prefix="zeckdb-scaling-") as tmp:
+        subprocess.run([*CLI, "build", "--n", "1..12", "--db", str(Path(tmp) / "warm.duckdb")], check=True,
+                       capture_output=True)  # compiles every kernel once
+        subprocess.run([*CLI, "build", "--summary-only", "--n", "160", "--variant", "zeckendorf", "--variant",
+                        "reversed", "--db", str(Path(tmp) / "warm.duckdb"), "--threads", "2"], check=True,
+                       capture_output=True)
+        for name in opts.only.split(","):
+            full, quick = WORKLOADS[name]
+            args = quick if opts.quick else full
+            print(f"\n{name}: zeckdb {' '.join(args)}")
+            print(f"{'cores':>5} {'wall s':>8} {'CPU s':>8} {'peak GiB':>9} {'busiest s':>10} {'busiest %':>10} "
+                  f"{'speed-up':>9} {'serial s':>9}")
+            base = None
+            for k in counts:
+                db = Path(tmp) / f"{name}-{k}.duckdb"
+                got = measure(args, k, db)
+                db.unlink(missing_ok=True)
+                for side in Path(tmp).glob(f"{name}-{k}.duckdb*"):
+                    shutil.rmtree(side, ignore_errors=True) if side.is_dir() else side.unlink()
+                base = base or got["wall"]
+                speedup = base / got["wall"]
+                serial = amdahl(speedup, k)
+                print(f"{k:>5} {got['wall']:>8.1f} {got['cpu']:>8.1f} {got['peak_gib']:>9.2f} {got['busiest']:>10.1f} "
+                      f"{100 * got['busiest'] / max(got['cpu'], 1e-9):>9.1f}% {speedup:>8.2f}x "
+                      f"{'-' if serial is None else f'{serial:.3f}':>9}")
+                if serial is not None:
+                    predicted = ", ".join(f"{n} cores {base / (1 / (serial + (1 - serial) / n)):.1f} s"
+                                          for n in (8, 16, 64))
+                    print(f"      Amdahl with s = {serial:.3f}: {predicted}")
+            if name == "layer" and len(counts) > 1 and counts[1] == 2:
+                print(f"      target: 2 threads at least {TARGETS['layer_speedup_2']}x faster than 1")
+
+
+if __name__ == "__main__":
+    main()
