@@ -3,7 +3,11 @@ from Python, with what the command line would print told through callbacks."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+
+import zeckdb
 
 from zeckdb import api
 from zeckdb.variants import get_variant
@@ -105,3 +109,39 @@ def test_lookups_read_what_the_view_shows(small_db, variant, n):
     assert len(shown) > 10
     assert found == {(row[0], row[1]): dict(zip(["n", "id", *PROBE_COLUMNS], row, strict=True)) for row in shown}
     assert {type(v["outcome"]) for v in found.values()} <= {str, type(None)}
+
+
+@pytest.mark.parametrize(("call", "says"), [
+    (lambda db: db.position("zeckendorf", start="7"), "bad start '7' (str): give n as a whole number"),
+    (lambda db: db.position("zeckendorf", start=7.0), "bad start '7.0' (float)"),
+    (lambda db: db.position("zeckendorf", start=True), "bad start 'True' (bool)"),
+    (lambda db: db.position("zeckendorf", 7), "bad position '7' (int)"),
+    (lambda db: db.position("zeckendorf", ["a"]), "bad position"),
+    (lambda db: db.query("winners", varient="zeckendorf"), "has no parameter 'varient' (did you mean 'variant'?)"),
+    (lambda db: db.summary("zeckendorf", n=["1", "2"]), "bad n"),
+    (lambda db: db.summary("zeckendorf", n=3.5), "bad n"),
+])
+def test_the_library_gives_wrong_types_one_line(tmp_path_factory, call, says):
+    from zeckdb.errors import ZeckdbError
+
+    db = _typed_db(tmp_path_factory)
+    with zeckdb.open(db) as database, pytest.raises(ZeckdbError) as refused:
+        call(database)
+    assert says in str(refused.value) and "\n" not in str(refused.value)
+
+
+def _typed_db(tmp_path_factory) -> Path:
+    db = tmp_path_factory.getbasetemp() / "typed.duckdb"
+    if not db.exists():
+        zeckdb.build(db, "zeckendorf", "1..7")  # one name alone is that game, not its letters
+    return db
+
+
+def test_build_takes_one_name_as_that_game_and_refuses_other_types(tmp_path):
+    from zeckdb.errors import ZeckdbError
+
+    result = zeckdb.build(tmp_path / "one.duckdb", "reversed", "1..4")
+    assert result.variants == ["reversed"]
+    with pytest.raises(ZeckdbError, match="bad variants"):
+        zeckdb.build(tmp_path / "two.duckdb", [1, 2], "1..4")
+    assert not (tmp_path / "two.duckdb").exists()

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 import os
 from pathlib import Path
 import time
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from .errors import NotBuiltError, UsageError, caused_by_ctrl_c, opt
 from .executor import Limits, Result, real
@@ -121,8 +121,21 @@ class PositionInfo:
         return out
 
 
+def _whole(value: object) -> bool:
+    import numbers
+
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def _resolve_position(variant: Variant, position: str | Position | None, start: int | None) -> tuple[Position, int]:
     """The position meant by a text/tuple or by --start N, and its layer n."""
+    if start is not None and not _whole(start):
+        raise UsageError(f"bad {opt('start')} {str(start)[:40]!r} ({type(start).__name__}): give n as a whole number, "
+                         "e.g. 7")
+    if position is not None and not isinstance(position, str) and not (
+            isinstance(position, Iterable) and all(_whole(x) for x in position)):
+        raise UsageError(f"bad position {str(position)[:40]!r} ({type(position).__name__}): give it as the game writes "
+                         "it (e.g. \"3,1,0,2\") or as a tuple of whole numbers")
     if position is None and start is None:
         raise UsageError(f"give a position (e.g. 3,1,0,2) or {opt('start')} N")
     if position is not None and start is not None:
@@ -262,8 +275,11 @@ def _ns(n: NRange) -> list[int] | None:
         return None
     if isinstance(n, str):
         return parse_ns(n)
-    if isinstance(n, int):
-        return [n]
+    if _whole(n):
+        return [int(cast(int, n))]
+    if not isinstance(n, Iterable) or not all(_whole(x) for x in n):
+        raise UsageError(f"bad {opt('n')} {str(n)[:40]!r}: give a range (\"1..20,30\"), a whole number or whole "
+                         "numbers")
     return sorted({int(x) for x in n})
 
 
@@ -579,7 +595,7 @@ class Progress(Protocol):
     def stop(self) -> None: ...
 
 
-def build(db: str | os.PathLike[str] | None, variants: list[str] | None = None, n: NRange = "1..150", *,
+def build(db: str | os.PathLike[str] | None, variants: str | list[str] | None = None, n: NRange = "1..150", *,
           force: bool = False, summary_only: bool = False, lean: bool = False, executor: str = "local",
           address: str | None = None, shards: str | None = None, shards_only: bool = False,
           threads: int | None = None, progress: Progress | None = None,
@@ -595,6 +611,7 @@ def build(db: str | os.PathLike[str] | None, variants: list[str] | None = None, 
     at once and the threads of one large layer (default: the threads setting, else the cores
     this process may use)."""
     say = notify or (lambda text: None)
+    variants = _names(variants)
     count = _threads(threads, say)
     ns = _ns(n)
     if ns is None:
@@ -697,6 +714,17 @@ def _notify_default_build(skipped: dict[str, list[int]], say: Callable[[str], No
         say(f"skipping {name} for n = {format_ns(beyond)}: about {v.estimate_positions(beyond[0]):,} positions "
             f"at n = {beyond[0]} alone, beyond its exhaustive limit n = {full_limit(v, build_memory())}"
             + (f"; {v.beyond_max_n}" if v.beyond_max_n else ""))
+
+
+def _names(variants: str | Iterable[str] | None) -> list[str] | None:
+    """Variants as a list of names: one name alone stands for itself (not its characters)."""
+    if variants is None or isinstance(variants, str):
+        return None if variants is None else [variants]
+    names = list(variants) if isinstance(variants, Iterable) else None
+    if names is None or not all(isinstance(name, str) for name in names):
+        raise UsageError(f"bad variants {str(variants)[:40]!r}: give a variant's name or a list of names, e.g. "
+                         "[\"zeckendorf\", \"reversed\"]")
+    return names
 
 
 def _threads(threads: int | None, say: Callable[[str], None]) -> int:

@@ -169,8 +169,13 @@ def run_query(store: Store, name: str, variant: str | None = None, ns: list[int]
     params = dict(params or {})
     unknown = set(params) - set(query.params)
     if unknown:
+        import difflib
+
+        wrong = sorted(unknown)[0]
         takes = ", ".join(sorted(query.params)) or f"no {opt('param')}"
-        raise UsageError(f"query {name} has no parameter {sorted(unknown)[0][:40]!r}: it takes {takes}")
+        near = difflib.get_close_matches(wrong, [*query.params, "variant", "n", "timeout", "max_rows"], n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        raise UsageError(f"query {name} has no parameter {wrong[:40]!r}{hint}: it takes {takes}")
     missing = query.required - set(params)
     if missing:
         p = query.params[sorted(missing)[0]]
