@@ -100,8 +100,11 @@ _BUILD_HELP = (
     "their moves, and only its row of `builds` (and of `random_play`) is kept: `winners`, `lengths` and "
     "`zeckdb status` answer for it, lookups ask for a full build. Memory: 8 bytes per position of the "
     "largest n (16 in a game of P players), 40 more with the float columns (expected length, game count, "
-    "random-play odds), kept while two layers fit ZECKDB_SUMMARY_MEMORY (GiB, default 40 % of this "
-    "machine's memory). Summary mode solves:\n\n\b\n" + _one_per_line(api.summary_games()) + "\n\n"
+    "random-play odds), kept while the layers solved at once fit ZECKDB_SUMMARY_MEMORY (GiB, default 40 % "
+    "of this machine's memory). --threads (ZECKDB_THREADS, default the cores this process may use) sets "
+    "how many layers are solved at once; a large layer takes the threads left over. Summary mode solves:\n\n\b\n"
+    + _one_per_line(api.summary_games(builtin_only=True)) + "\n\n"
+    "and the installed game plugins that have a summary walk (`zeckdb variants` lists them). "
     "How far each game reaches, in full and in summary mode, is set by what its largest layer costs: "
     "`zeckdb variants` shows it for this machine (a full build's layer may take a quarter of its memory; "
     "ZECKDB_BUILD_MEMORY, in GiB, sets another budget)."
@@ -216,6 +219,9 @@ def variants(
 
     _check_format(fmt)
     games = api.variants(name)
+    if name is None:
+        for failure in api.plugin_failures():  # the other games are listed all the same
+            _echo_err(f"zeckdb: left out: {failure}")
     if fmt == "json":  # the API's fields, keyed by identifiers
         typer.echo(json.dumps(games))
         return

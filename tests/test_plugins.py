@@ -140,3 +140,64 @@ def test_a_game_is_held_to_the_count_it_gives_and_not_to_the_default_guess():
 
     with pytest.raises(AssertionError, match=r"zeckendorf', 12, \d+, 12\)"):  # its keys, then its count
         check_ids_and_keys(Miscounts(), 12)
+
+
+FAULTY = {  # a plugin module's text -> what loading its game says
+    "raise ImportError('no such thing')": "failed to load: no such thing",
+    "import sys\nsys.exit(0)": "called sys.exit() while it loaded",
+    "def Broken():\n    return 42": "gives a int, not a Variant",
+    "import time\ntime.sleep(3600)": None,  # never finishes importing: only asking for it may hang
+}
+
+
+@pytest.fixture
+def faulty(tmp_path, request) -> Path:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "zeckdb_faulty.py").write_text(request.param + "\n")
+    info = site / "zeckdb_faulty-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: zeckdb-faulty\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[zeckdb.games]\nfaulty = zeckdb_faulty:Broken\n")
+    return site
+
+
+@pytest.mark.parametrize("faulty", list(FAULTY), indirect=True)
+def test_a_faulty_plugin_never_takes_other_commands_down(faulty, tmp_path):
+    """A plugin that fails to import, exits, gives the wrong type or never finishes importing
+    broke every command (the help was built from every plugin): only its own game is affected,
+    and loading it says what is wrong in one line naming it."""
+    says = FAULTY[(faulty / "zeckdb_faulty.py").read_text().rstrip("\n")]
+    db = str(tmp_path / "f.duckdb")
+    for args, shows in ((["--help"], "Usage: zeckdb"), (["build", "--help"], "Summary mode solves:"),
+                        (["build", "--variant", "zeckendorf", "--n", "1..5", "--db", db], "built zeckendorf"),
+                        (["status", "--db", db], "zeckendorf"),
+                        (["position", "zeckendorf", "--start", "5", "--db", db], "outcome")):
+        done = zeckdb(faulty, *args)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, (args, done.stderr)
+        assert shows in done.stdout, (args, done.stdout[-300:])
+    if says is not None:
+        for args in (["variants"], ["build", "--variant", "faulty", "--n", "3", "--db", db]):
+            done = zeckdb(faulty, *args)
+            assert "Traceback" not in done.stderr and f"the game plugin faulty (zeckdb_faulty:Broken) {says}" in \
+                done.stderr, (args, done.stderr)
+        assert zeckdb(faulty, "variants").returncode == 0  # the others are listed
+        assert zeckdb(faulty, "build", "--variant", "faulty", "--n", "3", "--db", db).returncode == 1
+
+
+def test_a_plugin_with_a_name_that_is_no_game_name_or_absurd_limits_is_refused(tmp_path):
+    from zeckdb.engine.contract import ContractError, check_contract
+    from zeckdb.variants import get_variant
+
+    zeckendorf = get_variant("zeckendorf")
+
+    class Far(type(zeckendorf)):  # type: ignore[misc]
+        max_n = 10**9
+
+    class Escaping(type(zeckendorf)):  # type: ignore[misc]
+        name = "../../x"
+
+    with pytest.raises(ContractError, match="declares n up to 1,000,000,000"):
+        check_contract(Far())
+    with pytest.raises(ContractError, match="its name '../../x' is not a game name"):
+        check_contract(Escaping())

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = ["BuildInterrupted", "BuildResult", "Database", "Limits", "Line", "Move", "NamedQuery", "PlayResult", "Plot",
            "PositionInfo", "Progress", "Report", "Result", "Settings", "Simulation", "build", "check_sql", "named_query", "open",
-           "queries", "run_sql_apart", "schema_revision", "settings", "simulate", "summary_games", "upgrade",
+           "queries", "run_sql_apart", "plugin_failures", "schema_revision", "settings", "simulate", "summary_games", "upgrade",
            "variant_labels", "variants"]
 
 _RESULT_TYPES = {"PlayResult": "profiles", "Plot": "plots", "Simulation": "simulate", "Report": "verify"}
@@ -215,16 +215,27 @@ class Line(list[tuple[str | None, PositionInfo]]):
                  "text": info.text} for i, (move, info) in enumerate(self[1:], 1)]
 
 
-def summary_games() -> list[str]:
-    """The games `zeckdb build --summary-only` solves, a family once by its pattern (nacci-C-K)."""
+def summary_games(builtin_only: bool = False) -> list[str]:
+    """The games `zeckdb build --summary-only` solves, a family once by its pattern (nacci-C-K)
+    (builtin_only: zeckdb's own, no plugin loaded)."""
     from .variants import summary_games as labels
 
-    return [label.split(" (")[0] for label in labels()]
+    return [label.split(" (")[0] for label in labels(builtin_only)]
 
 
-def variant_labels() -> list[str]:
-    """The games' names as users write them, a family once as `prefix-M (M = a..b)`."""
-    return [g.label for g in games()]
+def variant_labels(builtin_only: bool = False) -> list[str]:
+    """The games' names as users write them, a family once as `prefix-M (M = a..b)`; an
+    installed plugin's game by its name, not loaded (builtin_only: zeckdb's own only)."""
+    from .variants import plugins
+
+    return [g.label for g in games(builtin_only=True)] + ([] if builtin_only else list(plugins()))
+
+
+def plugin_failures() -> list[str]:
+    """One line for each installed game plugin that fails to load, naming it."""
+    from .variants import plugin_failures as failures
+
+    return failures()
 
 
 def variants(name: str | None = None) -> list[dict[str, Any]]:

@@ -93,7 +93,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import UsageError, ZeckdbError
 
 Position = tuple[int, ...]
 
@@ -186,14 +186,18 @@ class Playable(Protocol):
     def play_moves(self, position: Position) -> list[tuple[int, Position]]: ...
 
 
-class ContractError(ValueError):
-    """A game breaks a limit of the variant contract (a bug of the game, named when it registers)."""
+class ContractError(ZeckdbError, ValueError):
+    """A game breaks a limit of the variant contract (a bug of the game, named when it registers),
+    or a plugin's game fails to load: one line naming it."""
 
 
 # A game's name (and its graph's): lower-case ASCII letters, digits and single hyphens, a letter
 # first, at most 64 characters. Names become file names (exports, shards, plots) and SQL
 # values: nothing else is safe in both, and a name read from a database file is held to it too.
 NAME_PATTERN = r"[a-z][a-z0-9]*(-[a-z0-9]+)*"
+# the largest n a game may declare (max_n, summary_max_n): zeckdb's limits hold an entry per n,
+# and no game of the family has a layer past this that fits a machine
+MAX_DECLARED_N = 100_000
 MAX_NAME_LENGTH = 64
 
 
@@ -220,6 +224,9 @@ def check_contract(variant: Variant) -> None:
         problems.append(f"its {len(variant.columns)} columns have {len(variant.column_weights)} weights")
     if not 0 <= variant.min_n <= variant.max_n:
         problems.append(f"its n range {variant.min_n}..{variant.max_n} is empty")
+    if variant.max_n > MAX_DECLARED_N or (variant.summary_max_n or 0) > MAX_DECLARED_N:
+        problems.append(f"it declares n up to {max(variant.max_n, variant.summary_max_n or 0):,}, past the "
+                        f"{MAX_DECLARED_N:,} any layer of a game can reach (its limits are computed per n)")
     if not 2 <= variant.players <= MAX_PLAYERS:
         problems.append(f"{variant.players} players: the engine solves 2 to {MAX_PLAYERS}")
     if len(variant.move_names) > 32767:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import functools
 from typing import Any
 
-from ..errors import UnknownVariantError
+from ..errors import UnknownVariantError, ZeckdbError
 from ..engine.contract import Position, Variant, check_contract
 from .accelerated import Accelerated
 from .black_hole import M_RANGE, BlackHole
@@ -118,17 +118,36 @@ class Game:
     example: Variant  # the game itself, or the family's example member
 
 
-def games() -> list[Game]:
+def games(builtin_only: bool = False) -> list[Game]:
     """Every registered game, a family once (its example member standing for it), then the
-    plugins' games."""
+    plugins' games (not with builtin_only). A plugin that fails to load is left out:
+    plugin_failures() says why, one line each."""
     out = [Game(name, None, [name], get_variant(name).title, get_variant(name)) for name in _REGISTRY]
     for family in _FAMILIES:
         example = get_variant(family.member(family.example))
         shown = ", ".join(f"{letter} = {value}" for letter, value in zip(family.letters, family.example, strict=True))
         out.append(Game(_family_label(family), family.pattern, [family.member(m) for m in family.accepted],
                         f"{example.family_title or example.title} (start shown: {shown})", example))
-    out += [Game(name, None, [name], get_variant(name).title, get_variant(name)) for name in plugins()]
+    if not builtin_only:
+        for name in plugins():
+            try:
+                game = get_variant(name)
+            except ZeckdbError:
+                continue  # named by plugin_failures
+            out.append(Game(name, None, [name], game.title, game))
     return out
+
+
+def plugin_failures() -> list[str]:
+    """One line for each installed plugin that fails to load (its import, its type, its
+    contract), as loading it for its game would say."""
+    failures = []
+    for name in plugins():
+        try:
+            get_variant(name)
+        except ZeckdbError as exc:
+            failures.append(str(exc))
+    return failures
 
 
 def on_request() -> list[str]:
@@ -136,9 +155,9 @@ def on_request() -> list[str]:
     return sorted(ON_REQUEST) + [family.pattern for family in _FAMILIES if not family.default]
 
 
-def summary_games() -> list[str]:
+def summary_games(builtin_only: bool = False) -> list[str]:
     """The games `zeckdb build --summary-only` solves, as users read them (a family once)."""
-    return [game.label for game in games() if game.example.summary_refusal is None]
+    return [game.label for game in games(builtin_only) if game.example.summary_refusal is None]
 
 
 def catalog() -> list[tuple[str, str, Variant]]:
@@ -230,5 +249,5 @@ def get_variant(name: str) -> Variant:
     return _instances[name]
 
 
-__all__ = ["Family", "Game", "Position", "Variant", "catalog", "games", "get_variant", "summary_games",
+__all__ = ["Family", "Game", "Position", "Variant", "catalog", "games", "get_variant", "plugin_failures", "summary_games",
            "variant_names"]
