@@ -201,3 +201,27 @@ def test_a_plugin_with_a_name_that_is_no_game_name_or_absurd_limits_is_refused(t
         check_contract(Far())
     with pytest.raises(ContractError, match="its name '../../x' is not a game name"):
         check_contract(Escaping())
+
+
+def test_a_plugin_failing_while_it_builds_is_one_line_naming_it(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "zeckdb_brittle.py").write_text(
+        "from zeckdb.variants.zeckendorf import Zeckendorf\n\n\n"
+        "class Brittle(Zeckendorf):\n"
+        "    name = 'brittle'\n\n"
+        "    def layer_keys(self, n):\n"
+        "        if n >= 4:\n"
+        "            raise RuntimeError(f'no keys for n = {n}')\n"
+        "        return super().layer_keys(n)\n")
+    info = site / "zeckdb_brittle-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: zeckdb-brittle\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[zeckdb.games]\nbrittle = zeckdb_brittle:Brittle\n")
+    db = str(tmp_path / "b.duckdb")
+    done = zeckdb(site, "build", "--variant", "brittle", "--n", "1..6", "--db", db)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert ("zeckdb: error: the game plugin brittle failed while building n = 4: RuntimeError: no keys for n = 4"
+            in done.stderr), done.stderr
+    status = zeckdb(site, "status", "--db", db)  # what it finished is kept
+    assert status.returncode == 0 and "brittle" in status.stdout

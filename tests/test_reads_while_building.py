@@ -79,7 +79,8 @@ def test_reads_while_a_build_writes(capsys, tmp_path):
         code, body, _ = get(f"{base}/v1/status")
         assert code == 200 and body["build_running"] is False
     # the reads overlapped the build for real: answers from committed layers and refusals both
-    assert reads_during_build >= 10 and refused >= 1
+    # (what this test is about, however fast the machine builds; not a count of reads)
+    assert reads_during_build >= 2 and refused >= 1 and any(kind == "probe" for kind, *_ in answers)
     assert any("a build is writing it" in s for s in statuses) or not statuses
     final = {}  # the finished database's answer to each question asked during the build
     with api.open(db) as database:

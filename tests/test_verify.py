@@ -107,6 +107,14 @@ TAMPERING = [
     ("UPDATE variants SET players = 5 WHERE variant = 'zeckendorf-p3'", ["catalog: zeckendorf-p3: the variants row"]),
     ("UPDATE position_rows_wide SET teams = xor(teams, 2::UBIGINT) WHERE variant = 'zeckendorf-p3' AND n = 8 AND id = 0",
      ["solved columns: zeckendorf-p3 n=8", "teams"]),
+    # a boolean set where the rest of a layer is NULL: reported, never a crash
+    ("UPDATE position_rows_wide SET in_winning_strategies = true WHERE variant = 'zeckendorf-p3' AND n = 8 AND id = 0",
+     ["solved columns: zeckendorf-p3 n=8", "a two-player column is set", "checksums: zeckendorf-p3 n=8"]),
+    # rows every other check passes over: each is owned by a check now
+    ("DELETE FROM builds WHERE variant = 'reversed' AND n = 12",
+     ["catalog: reversed: its position_rows rows of n = 12 belong to no layer"]),
+    ("UPDATE variants SET max_n = 7 WHERE variant = 'zeckendorf'", ["catalog: zeckendorf: the variants row says"]),
+    ("UPDATE variants SET longest_bound = 'n' WHERE variant = 'reversed'", ["catalog: reversed: the variants row says"]),
 ]
 
 
@@ -138,6 +146,12 @@ def test_rows_changed_by_hand_are_caught(capsys, small_db, tmp_path, sql, expect
     for text in expected:
         assert text in err
     assert "Traceback" not in err
+
+
+def test_a_fibonacci_row_changed_by_hand_is_caught(capsys, small_db, tmp_path):
+    path = tamper(small_db, tmp_path, "UPDATE fibonacci SET f = f + 1 WHERE i = 30")
+    code, _, err = run(capsys, "verify", "--variant", "zeckendorf", "--n", "3", "--db", str(path))
+    assert code == 1 and "catalog: fibonacci: its 180 rows are not F1 = 1, F2 = 2, F3 = 3" in err, err
 
 
 def test_verify_takes_variant_and_n(capsys, small_db):

@@ -141,7 +141,25 @@ class LowerLayers:
 
 def _compute(n: int, steps: list[Step], stored_graphs: dict[str, set[int]], lower: LowerLayers) -> tuple[list[LayerRecord], int]:
     """Solve layer n of each step's variant; records of the layers to write, and the
-    work of those only recomputed."""
+    work of those only recomputed. A plugin game's own code failing (its moves raising, a
+    move leaving the layer) is one line naming the plugin."""
+    from .variants import plugins
+
+    try:
+        return _compute_layer(n, steps, stored_graphs, lower)
+    except Exception as exc:
+        from .engine.contract import ContractError
+        from .errors import ZeckdbError
+
+        failed = next((step.variant.name for step in steps if step.variant.name in plugins()), None)
+        if failed is None or isinstance(exc, ZeckdbError):
+            raise
+        raise ContractError(f"the game plugin {failed} failed while building n = {n}: {type(exc).__name__}: "
+                            f"{str(exc).splitlines()[0][:200] if str(exc) else 'no message'}") from None
+
+
+def _compute_layer(n: int, steps: list[Step], stored_graphs: dict[str, set[int]],
+                   lower: LowerLayers) -> tuple[list[LayerRecord], int]:
     from .engine.solve import DISTRIBUTION_MAX_EDGES, SolvedLayer, build_graph, solve_graph
 
     records: list[LayerRecord] = []

@@ -201,7 +201,8 @@ def _values(column: str, array: Any) -> np.ndarray:
     if pa.types.is_list(array.type) or pa.types.is_large_list(array.type):
         offsets = array.offsets.to_numpy() - array.offsets[0].as_py()
         return _list_codes(offsets, pc.fill_null(array.flatten(), 0).to_numpy())
-    values = (pc.fill_null(array, 0) if array.null_count else array).to_numpy(zero_copy_only=False)
+    blank = False if pa.types.is_boolean(array.type) else 0  # a NULL's stand-in, of the column's type
+    values = (pc.fill_null(array, blank) if array.null_count else array).to_numpy(zero_copy_only=False)
     if column in REAL_COLUMNS:
         return values.astype(np.float32, copy=False).view(np.uint32)
     if column in DOUBLE_COLUMNS:

@@ -477,16 +477,18 @@ def _check_summary_layers(store: Store, layers: list[tuple[str, int]], check: Ch
 
 def _check_catalog(store: Store, variant: str | list[str] | None, check: Check) -> None:
     """The variants' rows, move names and columns against the games; graph layers against their rows."""
-    for name, title, source, graph, reversed_, players, bins, text_width, bound in store.rows(
-            "SELECT variant, title, source, graph, reversed, players, bins, text_width, forcing_bound FROM variants "
+    for name, title, source, graph, reversed_, players, bins, text_width, bound, max_n, shortest, longest in store.rows(
+            "SELECT variant, title, source, graph, reversed, players, bins, text_width, forcing_bound, max_n, "
+            "shortest_is_n_minus_terms, longest_bound FROM variants "
             "WHERE $variants IS NULL OR list_contains($variants, variant)", {"variants": chosen(variant)}):
         check.checked += 1
         try:
             v = get_variant(name)
         except Exception:  # a game this zeckdb does not know (a newer release's): nothing to compare
             continue
-        stored = (title, source, graph, reversed_, players, bins, text_width, bound)
-        want = (v.title, v.source, v.graph_name, v.reversed, v.players, len(v.columns), v.text_width, v.forcing_bound)
+        stored = (title, source, graph, reversed_, players, bins, text_width, bound, max_n, shortest, longest)
+        want = (v.title, v.source, v.graph_name, v.reversed, v.players, len(v.columns), v.text_width, v.forcing_bound,
+                v.max_n, v.shortest_is_n_minus_terms, v.longest_bound)
         if stored != want:
             check.fail(f"{name}: the variants row says {stored}, the game {want}")
         moves = [m for (m,) in store.rows("SELECT name FROM move_names WHERE variant = ? ORDER BY code", [name])]
@@ -507,3 +509,52 @@ def _check_catalog(store: Store, variant: str | list[str] | None, check: Check) 
         if (positions, edges) != (built_positions, built_edges) or edges != stored_edges:
             check.fail(f"graph {graph} n={n}: graph_layers counts {positions:,} positions and {edges:,} moves, its "
                        f"layers {built_positions:,} and {built_edges:,}, its stored moves {stored_edges:,}")
+
+    _check_fibonacci(store, check)
+    _check_owned(store, variant, check)
+
+
+def _check_fibonacci(store: Store, check: Check) -> None:
+    """The fibonacci table (what fib() and the queries read) against the numbers themselves."""
+    rows = store.rows("SELECT i, f FROM fibonacci ORDER BY i")
+    check.checked += len(rows)
+    a, b = 1, 2  # F1 = 1, F2 = 2: the game's Fibonacci numbers (docs/schema.md)
+    want = []
+    for i in range(1, len(rows) + 1):
+        want.append((i, a))
+        a, b = b, a + b
+    if [(int(i), int(f)) for i, f in rows] != want or not rows:
+        check.fail(f"fibonacci: its {len(rows)} rows are not F1 = 1, F2 = 2, F3 = 3, ... in order")
+
+
+# tables whose rows belong to a layer, and the layer rows that own them: a row no layer owns
+# (a builds row deleted by hand) is orphaned, shown by nothing and checked by nothing else
+OWNED = [
+    ("position_rows", "SELECT DISTINCT v.variant, p.n FROM position_rows p JOIN variant_ids v USING (variant_id)",
+     "a full layer (builds, not summary_only)"),
+    ("position_rows_wide", "SELECT DISTINCT variant, n FROM position_rows_wide", "a full layer (builds, not summary_only)"),
+    ("length_distribution", "SELECT DISTINCT variant, n FROM length_distribution", "a layer (builds)"),
+    ("random_play", "SELECT variant, n FROM random_play", "a layer (builds)"),
+]
+
+
+def _check_owned(store: Store, variant: str | list[str] | None, check: Check) -> None:
+    names = chosen(variant)
+    for table, layers, owner in OWNED:
+        full = "AND NOT b.summary_only" if owner.startswith("a full") else ""
+        for name, n in store.rows(f"""SELECT t.variant, t.n FROM ({layers}) t
+                                     WHERE ($variants IS NULL OR list_contains($variants, t.variant))
+                                       AND NOT EXISTS (SELECT 1 FROM builds b WHERE b.variant = t.variant
+                                                       AND b.n = t.n {full})
+                                     ORDER BY ALL""", {"variants": names}):
+            check.fail(f"{name}: its {table} rows of n = {n} belong to no layer (its builds row is missing: "
+                       f"deleted by hand?); {owner} should own them")
+        check.checked += 1
+    for graph, n in store.rows("""SELECT DISTINCT g.graph, e.n FROM (SELECT graph_id, n FROM edge_rows
+                                                                  UNION SELECT graph_id, n FROM edge_rows_across) e
+                                  JOIN graph_ids g USING (graph_id)
+                                  WHERE NOT EXISTS (SELECT 1 FROM graph_layers l WHERE l.graph = g.graph AND l.n = e.n)
+                                    AND ($variants IS NULL OR g.graph IN (SELECT graph FROM variants
+                                                                          WHERE list_contains($variants, variant)))
+                                  ORDER BY ALL""", {"variants": names}):
+        check.fail(f"graph {graph}: its moves of n = {n} belong to no graph layer (its graph_layers row is missing)")
