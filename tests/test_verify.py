@@ -110,6 +110,14 @@ TAMPERING = [
     # a boolean set where the rest of a layer is NULL: reported, never a crash
     ("UPDATE position_rows_wide SET in_winning_strategies = true WHERE variant = 'zeckendorf-p3' AND n = 8 AND id = 0",
      ["solved columns: zeckendorf-p3 n=8", "a two-player column is set", "checksums: zeckendorf-p3 n=8"]),
+    # a count past 1e9 off by one (a relative tolerance once hid it)
+    ("UPDATE position_rows SET games_to_end = games_to_end + 1 WHERE (variant_id, n, id) = (SELECT (variant_id, n, id) "
+     "FROM position_rows JOIN variant_ids USING (variant_id) WHERE variant = 'zeckendorf' AND n = 40 "
+     "AND games_to_end BETWEEN 1e10 AND 1e15 ORDER BY id LIMIT 1)", ["solved columns: zeckendorf n=40", "games_to_end"]),
+    ("UPDATE builds SET start_position = '(1,1)' WHERE variant = 'zeckendorf' AND n = 9",
+     ["catalog: zeckendorf n=9: the builds row gives start '(1,1)'"]),
+    ("UPDATE builds SET decomposition_terms = 5 WHERE variant = 'reversed' AND n = 10",
+     ["catalog: reversed n=10: the builds row gives start"]),
     # rows every other check passes over: each is owned by a check now
     ("DELETE FROM builds WHERE variant = 'reversed' AND n = 12",
      ["catalog: reversed: its position_rows rows of n = 12 belong to no layer"]),
