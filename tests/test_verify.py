@@ -118,6 +118,11 @@ TAMPERING = [
      ["catalog: zeckendorf n=9: the builds row gives start '(1,1)'"]),
     ("UPDATE builds SET decomposition_terms = 5 WHERE variant = 'reversed' AND n = 10",
      ["catalog: reversed n=10: the builds row gives start"]),
+    # odds that are probabilities, but not the game's (and their checksum recomputed)
+    ("UPDATE random_play SET p1_wins_random = 0.25 WHERE variant = 'reversed' AND n = 11",
+     ["lengths and odds: reversed n=11: random_play's p1_wins_random is 0.25, the stored graph gives"]),
+    ("UPDATE random_play SET p1_wins_p2_perfect = 1 - p1_wins_p2_perfect WHERE variant = 'zeckendorf' AND n = 13",
+     ["lengths and odds: zeckendorf n=13: random_play's p1_wins_p2_perfect"]),
     # rows every other check passes over: each is owned by a check now
     ("DELETE FROM builds WHERE variant = 'reversed' AND n = 12",
      ["catalog: reversed: its position_rows rows of n = 12 belong to no layer"]),

@@ -87,6 +87,7 @@ def verify(store: Store, variant: str | list[str] | None = None, ns: list[int] |
         start_games = _check_solved(store, v, batch, checks)
         _check_layers(store, v, batch, start_games, checks, edges_sums)
         _check_lengths(store, v, batch, checks["lengths and odds"])
+        _check_odds(store, v, batch, checks["lengths and odds"])
         if progress:
             progress(len(batch), f"{name} n={batch[-1]}")
     summaries = _summary_layers(store, variant, ns)
@@ -422,6 +423,32 @@ def _check_lengths(store: Store, v: Variant, ns: list[int], check: Check) -> Non
             problems.append(f"random-play odds {odds} are not all probabilities")
         if problems:
             check.fail(f"{layer}: " + "; ".join(problems))
+
+
+# random_play's columns, and the pair of profiles (Player 1's, Player 2's) whose game gives each
+ODDS = {"p1_wins_random": ("random", "random"), "p1_wins_p1_perfect": ("best-response", "random"),
+        "p1_wins_p2_perfect": ("random", "best-response")}
+
+
+def _check_odds(store: Store, v: Variant, ns: list[int], check: Check) -> None:
+    """random_play's odds played out again on the stored graph (zeckdb.profiles: the start's game
+    under each pair of profiles), for two-player games whose moves stay in their layer."""
+    from .errors import UsageError
+    from .profiles import starts
+
+    if v.players != 2:
+        return
+    stored = {n: rest for n, *rest in store.rows(f"SELECT n, {', '.join(ODDS)} FROM random_play WHERE variant = ? "
+                                                 "AND list_contains(?, n) ORDER BY n", [v.name, ns])}
+    for n, odds in stored.items():
+        try:
+            table, _ = starts(store, v, [n], list(ODDS.values()))
+        except UsageError:  # moves that leave the layer: its games are not played out on one layer
+            return
+        check.checked += 1
+        for column, value, played in zip(ODDS, odds, table.column("p1_wins").to_pylist(), strict=True):
+            if value is not None and abs(value - played) > 1e-9:
+                check.fail(f"{v.name} n={n}: random_play's {column} is {value}, the stored graph gives {played}")
 
 
 def _check_summary_checksums(store: Store, layers: list[tuple[str, int]], check: Check) -> None:
