@@ -123,6 +123,9 @@ TAMPERING = [
      ["lengths and odds: reversed n=11: random_play's p1_wins_random is 0.25, the stored graph gives"]),
     ("UPDATE random_play SET p1_wins_p2_perfect = 1 - p1_wins_p2_perfect WHERE variant = 'zeckendorf' AND n = 13",
      ["lengths and odds: zeckendorf n=13: random_play's p1_wins_p2_perfect"]),
+    ("UPDATE position_rows SET in_winning_strategies = NOT in_winning_strategies WHERE variant_id = (SELECT variant_id "
+     "FROM variant_ids WHERE variant = 'zeckendorf') AND n = 14 AND id = 3",
+     ["solved columns: zeckendorf n=14: in_winning_strategies of 1 positions (id 3 first)"]),
     # rows every other check passes over: each is owned by a check now
     ("DELETE FROM builds WHERE variant = 'reversed' AND n = 12",
      ["catalog: reversed: its position_rows rows of n = 12 belong to no layer"]),

@@ -88,6 +88,7 @@ def verify(store: Store, variant: str | list[str] | None = None, ns: list[int] |
         _check_layers(store, v, batch, start_games, checks, edges_sums)
         _check_lengths(store, v, batch, checks["lengths and odds"])
         _check_odds(store, v, batch, checks["lengths and odds"])
+        _check_strategies(store, v, batch, checks["solved columns"])
         if progress:
             progress(len(batch), f"{name} n={batch[-1]}")
     summaries = _summary_layers(store, variant, ns)
@@ -449,6 +450,43 @@ def _check_odds(store: Store, v: Variant, ns: list[int], check: Check) -> None:
         for column, value, played in zip(ODDS, odds, table.column("p1_wins").to_pylist(), strict=True):
             if value is not None and abs(value - played) > 1e-9:
                 check.fail(f"{v.name} n={n}: random_play's {column} is {value}, the stored graph gives {played}")
+
+
+def _check_strategies(store: Store, v: Variant, ns: list[int], check: Check) -> None:
+    """in_winning_strategies re-derived from the stored graph and outcomes: what is reachable
+    from the start when the winner moves only to lost positions and the loser anywhere
+    (two-player games whose moves stay in their layer)."""
+    import numpy as np
+
+    from .engine.kernels import winning_strategies
+    from .errors import UsageError
+    from .profiles import load
+
+    if v.players != 2:
+        return
+    starts = {n: (start, size) for n, start, size in store.rows(
+        "SELECT n, start_id, positions FROM builds WHERE variant = ? AND NOT summary_only AND list_contains(?, n)",
+        [v.name, ns])}
+    for n in ns:
+        if n not in starts:
+            continue
+        start, size = starts[n]
+        try:
+            layer = load(store, v, n)
+        except UsageError:  # moves that leave the layer: marked per layer by each layer's own start
+            return
+        rows = store.arrow("SELECT id, in_winning_strategies AS s FROM positions WHERE variant = ? AND n = ? ORDER BY id",
+                           [v.name, n])
+        if rows.num_rows != size:  # rows missing or added: "layer sizes" names the layer
+            continue
+        stored = rows.column("s").to_numpy(zero_copy_only=False)
+        # the graph may hold nodes past the layer's positions (the builder keeps the first `size`)
+        want = winning_strategies(layer.offsets, layer.targets, layer.order, layer.win, int(start))[:size]
+        check.checked += 1
+        wrong = np.flatnonzero(stored.astype(object) != want.astype(object))
+        if len(wrong):
+            check.fail(f"{v.name} n={n}: in_winning_strategies of {len(wrong):,} positions (id {int(wrong[0])} "
+                       "first) is not what the stored moves and outcomes give")
 
 
 def _check_summary_checksums(store: Store, layers: list[tuple[str, int]], check: Check) -> None:
