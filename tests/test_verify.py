@@ -126,6 +126,8 @@ TAMPERING = [
     ("UPDATE position_rows SET in_winning_strategies = NOT in_winning_strategies WHERE variant_id = (SELECT variant_id "
      "FROM variant_ids WHERE variant = 'zeckendorf') AND n = 14 AND id = 3",
      ["solved columns: zeckendorf n=14: in_winning_strategies of 1 positions (id 3 first)"]),
+    ("UPDATE position_rows_wide SET teams = 1 WHERE variant = 'ordered' AND n = 9 AND id = 2",
+     ["solved columns: ordered n=9", "a column of games of three or more players is set in a two-player game"]),
     # rows every other check passes over: each is owned by a check now
     ("DELETE FROM builds WHERE variant = 'reversed' AND n = 12",
      ["catalog: reversed: its position_rows rows of n = 12 belong to no layer"]),

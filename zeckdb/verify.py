@@ -182,7 +182,9 @@ def _players_sql(v: Variant) -> tuple[str, str]:
                       || coalesce(CASE WHEN moves = 0 THEN 0 WHEN losing > 0 THEN 1 + fastest_win
                                        ELSE 1 + slowest END, -1) END,
             CASE WHEN grundy <> mex THEN 'grundy ' || grundy || ', the mex of its moves is ' || mex END,
-            CASE WHEN winning_moves <> losing THEN 'winning_moves ' || winning_moves || ', counted ' || losing END,"""
+            CASE WHEN winning_moves <> losing THEN 'winning_moves ' || winning_moves || ', counted ' || losing END,
+            CASE WHEN forcing_seat IS NOT NULL OR teams IS NOT NULL
+                 THEN 'a column of games of three or more players is set in a two-player game' END,"""
     last = v.players  # the seat of the player who just moved
     # the mover forces if one move leaves it forcing (as the seat who just moved); seat s > 1
     # forces if every move leaves it forcing as seat s - 1; a terminal is the last mover's
