@@ -89,6 +89,7 @@ def verify(store: Store, variant: str | list[str] | None = None, ns: list[int] |
         _check_lengths(store, v, batch, checks["lengths and odds"])
         _check_odds(store, v, batch, checks["lengths and odds"])
         _check_strategies(store, v, batch, checks["solved columns"])
+        _check_moves(store, v, batch, checks["values"])
         if progress:
             progress(len(batch), f"{name} n={batch[-1]}")
     summaries = _summary_layers(store, variant, ns)
@@ -452,6 +453,36 @@ def _check_odds(store: Store, v: Variant, ns: list[int], check: Check) -> None:
         for column, value, played in zip(ODDS, odds, table.column("p1_wins").to_pylist(), strict=True):
             if value is not None and abs(value - played) > 1e-9:
                 check.fail(f"{v.name} n={n}: random_play's {column} is {value}, the stored graph gives {played}")
+
+
+def _check_moves(store: Store, v: Variant, ns: list[int], check: Check) -> None:
+    """Each stored move (source, child and the move's code, so its name) against the game's own
+    moves, enumerated again by the engine from the game's rules: for the variant that owns its
+    graph, in layers whose moves stay in them (a move into a lower layer is linked to that
+    layer's solved positions, which verify does not hold)."""
+    import numpy as np
+
+    from .engine.solve import build_graph
+
+    if v.graph_name != v.name:  # a reversed game plays its owner's graph: checked with the owner
+        return
+    for n in ns:
+        if v.lower_layers(n):
+            continue
+        src, dst, code, leaves = store.layer_moves(v.graph_name, n)
+        if leaves:
+            continue
+        graph = build_graph(v, n)
+        check.checked += 1
+        stored = np.stack([src, dst, code])[:, np.lexsort((code, dst, src))]
+        made = np.stack([graph.src.astype(np.int64), graph.dst.astype(np.int64), graph.code.astype(np.int64)])
+        made = made[:, np.lexsort((made[2], made[1], made[0]))]
+        if stored.shape != made.shape or not np.array_equal(stored, made):
+            differ = (np.flatnonzero((stored != made).any(axis=0)) if stored.shape == made.shape
+                      else np.arange(min(stored.shape[1], made.shape[1]) or 1))
+            at = int(stored[0, differ[0]]) if stored.shape[1] else 0
+            check.fail(f"{v.name} n={n}: its stored moves are not the game's ({stored.shape[1]:,} stored, the game "
+                       f"makes {made.shape[1]:,}; the first difference from id {at})")
 
 
 def _check_strategies(store: Store, v: Variant, ns: list[int], check: Check) -> None:
