@@ -65,21 +65,24 @@ def verify(store: Store, variant: str | list[str] | None = None, ns: list[int] |
     checks = {c.name: c for c in [
         Check("layer sizes", "each layer holds as many positions and moves as its summary row counts"),
         Check("partition counts", "layers of every partition of n hold as many positions as an independent count"),
-        Check("values", "each position's counts add up to its n; each move reaches a stored position of its layer"),
+        Check("values", "each position's counts add up to its n; each move reaches a stored position of its layer "
+                        "and is one the game's rules make (its code, so its name, included)"),
         Check("solved columns", "outcome, remoteness, min/max remaining, Grundy value, winning and legal moves "
                                 "(more than two players: the seat and the teams that can force a win), "
-                                "terminal flag, games and expected moves, re-derived from the children"),
+                                "terminal flag, games (exactly below 2^53) and expected moves, re-derived from the "
+                                "children; the winning-strategy graph from the start"),
         Check("starts", "one start per layer; the summary's winner, lengths, remoteness and game count agree with it"),
         Check("checksums", "the rows hash to the checksums recorded when the layer was built"),
         Check("lengths and odds", "the length distribution sums to 1 under P and to the game count under mu, "
                                   "spans the shortest to the longest game, its mean is the expected length, "
-                                  "which is the start's; random-play odds are probabilities"),
+                                  "which is the start's; random-play odds played out again on the stored graph"),
         Check("summary checksums", "each layer's builds, random_play and length rows hash to the summary "
                                    "checksum recorded with them (summary layers too)"),
         Check("summary layers", "layers built with --summary-only solved again (up to "
                                 f"{current().verify_resolve_positions:,} positions) give their stored row"),
         Check("catalog", "each variant's stored facts, move names and columns are the game's; each graph "
-                         "layer's size is its stored rows'"),
+                         "layer's size is its stored rows'; every row belongs to a layer; the fibonacci table; "
+                         "each layer's start and decomposition terms"),
     ]}
     edges_sums: dict[tuple[str, int], int] = {}  # each graph layer's edges hashed once
     for name, batch in _batches(layers):
