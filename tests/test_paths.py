@@ -5,6 +5,8 @@ written, nothing blocks, and every refusal is one line."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 import hashlib
 import os
 from pathlib import Path
@@ -123,6 +125,27 @@ def test_a_database_path_is_the_real_file_or_one_line(tmp_path_factory, built, s
     assert digest(db.parent) == before, shape
 
 
+@contextmanager
+def flipping(link: Path, targets: tuple[Path, Path]) -> Iterator[None]:
+    """`link` pointed at one target, then the other, as fast as a thread can, until the block ends."""
+    stop = threading.Event()
+
+    def flip() -> None:
+        while not stop.is_set():
+            for target in targets:
+                new = link.with_name(link.name + ".new")
+                new.symlink_to(target)
+                os.replace(new, link)
+
+    flipper = threading.Thread(target=flip, daemon=True)
+    flipper.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        flipper.join()
+
+
 def test_a_link_swapped_while_writing_never_reaches_the_database(tmp_path, built):
     """A folder link flipped between a spare folder and the database's folder as fast as it can:
     `draw --out d/base.duckdb` never replaces the database, leaves no partial file, and each try
@@ -131,30 +154,15 @@ def test_a_link_swapped_while_writing_never_reaches_the_database(tmp_path, built
     spare, link = tmp_path / "race" / "spare", tmp_path / "race" / "d"
     link.symlink_to(spare)
     before = digest(db.parent)
-    stop = threading.Event()
-
-    def flip() -> None:
-        while not stop.is_set():
-            for target in (db.parent, spare):
-                new = link.with_name("d.new")
-                new.symlink_to(target)
-                os.replace(new, link)
-
-    flipper = threading.Thread(target=flip, daemon=True)
-    flipper.start()
     outcomes = []
-    try:
-        with api.open(db) as database:
-            for _ in range(200):
-                try:
-                    database.draw("zeckendorf", 5, "dot", out=link / "base.duckdb", force=True)
-                    outcomes.append("wrote")
-                except ZeckdbError as exc:
-                    assert "\n" not in str(exc)
-                    outcomes.append("refused")
-    finally:
-        stop.set()
-        flipper.join()
+    with flipping(link, (db.parent, spare)), api.open(db) as database:
+        for _ in range(200):
+            try:
+                database.draw("zeckendorf", 5, "dot", out=link / "base.duckdb", force=True)
+                outcomes.append("wrote")
+            except ZeckdbError as exc:
+                assert "\n" not in str(exc)
+                outcomes.append("refused")
     assert digest(db.parent) == before
     assert not list((tmp_path / "race").rglob("*.partial"))
     assert set(outcomes) <= {"wrote", "refused"} and "refused" in outcomes
@@ -216,31 +224,16 @@ def test_an_export_with_its_folder_link_swapped_never_lands_beside_the_database(
     spare, link = tmp_path / "race" / "spare", tmp_path / "race" / "d"
     link.symlink_to(spare)
     before = sorted(p.name for p in db.parent.iterdir())
-    stop = threading.Event()
-
-    def flip() -> None:
-        while not stop.is_set():
-            for target in (db.parent, spare):
-                new = link.with_name("d.new")
-                new.symlink_to(target)
-                os.replace(new, link)
-
-    flipper = threading.Thread(target=flip, daemon=True)
-    flipper.start()
     outcomes = []
-    try:
-        with api.open(db) as database:
-            for _ in range(60):
-                try:
-                    database.export(link / "base.duckdb.wal", n=[5])
-                    outcomes.append("wrote")
-                    shutil.rmtree(spare / "base.duckdb.wal")
-                except ZeckdbError as exc:
-                    assert "\n" not in str(exc)
-                    outcomes.append("refused")
-    finally:
-        stop.set()
-        flipper.join()
+    with flipping(link, (db.parent, spare)), api.open(db) as database:
+        for _ in range(60):
+            try:
+                database.export(link / "base.duckdb.wal", n=[5])
+                outcomes.append("wrote")
+                shutil.rmtree(spare / "base.duckdb.wal")
+            except ZeckdbError as exc:
+                assert "\n" not in str(exc)
+                outcomes.append("refused")
     assert sorted(p.name for p in db.parent.iterdir()) == before
     assert set(outcomes) <= {"wrote", "refused"} and "refused" in outcomes
     assert not [p for p in (tmp_path / "race").rglob("*") if ".partial-" in p.name]

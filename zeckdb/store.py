@@ -405,8 +405,12 @@ def _check_same_settings(path: Path, root: duckdb.DuckDBPyConnection, memory_lim
     finally:
         wanted.close()
     if not same:
-        raise DatabaseError(f"{path} is open in this process already, with other settings (another Database's "
-                            "memory limit?): open it with the same settings, or close the other first")
+        raise _configured_otherwise(path)
+
+
+def _configured_otherwise(path: Path) -> DatabaseError:
+    return DatabaseError(f"{path} is open in this process already, with other settings (another Database's "
+                         "memory limit?): open it with the same settings, or close the other first")
 
 
 def open_sandboxed(path: Path) -> duckdb.DuckDBPyConnection:
@@ -445,8 +449,7 @@ def _open_error(path: Path, exc: Exception) -> DatabaseError:
         return DatabaseError(f"{path} is damaged ({text.strip().splitlines()[0][:160]}): {REBUILD_HINT}, "
                              "or restore a copy")
     if "different configuration than existing connections" in text:  # DuckDB's one open file per process
-        return DatabaseError(f"{path} is open in this process already, with other settings (another Database's "
-                             "memory limit?): open it with the same settings, or close the other first")
+        return _configured_otherwise(path)
     if "not a valid DuckDB database file" in text or "database file" in text.lower() or "magic" in text.lower():
         return DatabaseError(f"{path} is not a DuckDB database file: pass {opt('db')} with a zeckdb database "
                              "(or a new file name)")
@@ -574,15 +577,15 @@ def _create(path: Path) -> None:
     try:
         partial = folder / path.name
         _write_head_schema(partial, path)
+        appeared = DatabaseError(f"{path} appeared while zeckdb created it (another program?): run the command "
+                                 "again to use it, or pass another file name")
         try:
             os.link(partial, path)
         except FileExistsError:
-            raise DatabaseError(f"{path} appeared while zeckdb created it (another program?): run the command "
-                                "again to use it, or pass another file name") from None
+            raise appeared from None
         except OSError:  # a file system without hard links: a rename, where nothing is in the way
             if path.exists():
-                raise DatabaseError(f"{path} appeared while zeckdb created it (another program?): run the command "
-                                    "again to use it, or pass another file name") from None
+                raise appeared from None
             os.rename(partial, path)
     finally:
         shutil.rmtree(folder, ignore_errors=True)

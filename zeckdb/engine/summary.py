@@ -84,6 +84,14 @@ class WalkedLayer:
     teams: np.ndarray  # games of three or more players: per id, the team mask; else empty
 
 
+def _state(variant: Summarisable, size: int, floats: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A layer's solved values, one row per position: the integers, the floats (if kept) and,
+    in a game of three or more players, the teams."""
+    return (np.empty((size, INT_COLUMNS), dtype=np.int16),
+            np.empty((size, FLOAT_COLUMNS if floats else 0), dtype=np.float64),
+            np.empty(size if variant.players > 2 else 0, dtype=np.uint64))
+
+
 def walk_layer(variant: Summarisable, n: int, floats: bool = True, batch: int | None = None,
                threads: int = 1) -> WalkedLayer:
     """Layer n solved in one pass over the game's walk. batch: positions per call of the
@@ -93,9 +101,7 @@ def walk_layer(variant: Summarisable, n: int, floats: bool = True, batch: int | 
         return _walk_threaded(variant, n, floats, threads, batch)
     walk = variant.summary_walk(n)
     size = walk.size
-    ints = np.empty((size, INT_COLUMNS), dtype=np.int16)
-    state = np.empty((size, FLOAT_COLUMNS if floats else 0), dtype=np.float64)
-    teams = np.empty(size if variant.players > 2 else 0, dtype=np.uint64)
+    ints, state, teams = _state(variant, size, floats)
     # The game steps a batch of positions, the engine solves them: two compiled calls per
     # batch, so that neither compiles the other in (numba's cache cannot keep a kernel that
     # takes another kernel as an argument: it would compile anew in every process).
@@ -135,9 +141,7 @@ def _walk_threaded(variant: Summarisable, n: int, floats: bool, threads: int, ba
 
     walk = variant.summary_walk(n)
     size = walk.size
-    ints = np.empty((size, INT_COLUMNS), dtype=np.int16)
-    state = np.empty((size, FLOAT_COLUMNS if floats else 0), dtype=np.float64)
-    teams = np.empty(size if variant.players > 2 else 0, dtype=np.uint64)
+    ints, state, teams = _state(variant, size, floats)
     moves = max(walk.max_moves, 1)
     block = max(1, min(size, batch * threads if batch else BLOCK_POSITIONS, BLOCK_KIDS // moves))
     pieces = threads * PIECES_PER_THREAD if walk.fork is not None else 1
