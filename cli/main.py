@@ -124,7 +124,8 @@ def build(
                                       "n = 300 and beyond, for the games listed above."),
     executor: str = typer.Option("local", "--executor",
                                  metavar="NAME", help="local, or dask: fan the layers out to a Dask cluster "
-                                 "(--address); workers write Parquet shards, this process ingests them."),
+                                 "(--address); in a full build workers write Parquet shards that this process "
+                                 "ingests, with --summary-only only each layer's summary comes back."),
     address: str | None = typer.Option(None, "--address", metavar="URL", help="With --executor dask: the scheduler, e.g. "
                                           "tcp://127.0.0.1:8786."),
     shards: str | None = typer.Option(None, "--shards",

@@ -3,6 +3,11 @@ loopback, started and stopped by the test; the result must equal a local build."
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+import contextlib
+import os
+from pathlib import Path
+import signal
 import socket
 import subprocess
 import sys
@@ -31,27 +36,28 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    """tcp address of a scheduler with two single-threaded worker processes (without a nanny
-    each: nothing here restarts a worker, and two fewer processes start and stop)."""
-    log = tmp_path_factory.mktemp("cluster")
+@contextlib.contextmanager
+def _cluster(log: Path, workers: int = 2) -> Iterator[tuple[str, list[subprocess.Popen]]]:
+    """tcp address of a scheduler with single-threaded worker processes (without a nanny each:
+    nothing here restarts a worker, and fewer processes start and stop), and the workers'
+    processes."""
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
     common = ["--no-dashboard"]
     procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
                                "--port", str(port), *common], stdout=open(log / "scheduler.log", "w"),  # noqa: SIM115
                               stderr=subprocess.STDOUT)]
-    for i in range(2):
+    for i in range(workers):
         procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nworkers", "1",
                                        "--no-nanny", "--nthreads", "1", "--host", "127.0.0.1", *common],
                                       stdout=open(log / f"worker{i}.log", "w"),  # noqa: SIM115 (the process's)
                                       stderr=subprocess.STDOUT))
     try:
         client = distributed.Client(address, timeout=60)
-        client.wait_for_workers(2, timeout=120)
+        if workers:
+            client.wait_for_workers(workers, timeout=120)
         client.close()
-        yield address
+        yield address, procs[1:]
     finally:
         try:  # the scheduler closes its workers and itself (a terminate takes the nannies seconds)
             with distributed.Client(address, timeout=10) as client:
@@ -68,6 +74,13 @@ def cluster(tmp_path_factory):
                 p.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 p.kill()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """The address of a cluster of two workers, shared by the tests that leave it whole."""
+    with _cluster(tmp_path_factory.mktemp("cluster")) as (address, _):
+        yield address
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +154,8 @@ def test_an_unreachable_scheduler_is_one_line_and_touches_nothing(tmp_path, caps
      "it exists and is not empty"),
     (["--executor", "ray", "--address", "x"], "--executor 'ray' is not one of local, dask"),
     (["--shards-only"], "go with --executor dask"),
-    (["--executor", "dask", "--address", "tcp://127.0.0.1:1", "--summary-only"], "builds in full"),
+    (["--executor", "dask", "--address", "tcp://127.0.0.1:1", "--summary-only", "--shards-only"],
+     "--shards and --shards-only go with a full build"),
 ])
 def test_bad_executor_options(tmp_path, capsys, args, message):
     (tmp_path / "mine").mkdir()
@@ -160,3 +174,77 @@ def test_a_task_failing_on_the_cluster_is_one_line(cluster, tmp_path, capsys, mo
     code, out, err = run(capsys, "build", "--executor", "dask", "--address", cluster, "--n", "3", "--variant",
                          "zeckendorf", "--shards", str(shards), "--db", str(tmp_path / "z.duckdb"))
     assert code == 1 and "the task of n = 3 failed on the cluster" in err and err.count("\n") == 1, err
+
+
+SUMMARY_VARIANTS = ["zeckendorf", "reversed", "zeckendorf-p3"]  # two players (sharing a graph) and three
+SUMMARY_ROWS = ("SELECT b.variant, b.n, positions, edges, start_id, start_position, winner, min_length, max_length, "
+                "start_remoteness, games_approx, expected_length, decomposition_terms, summary_only, teams, "
+                "summary_checksum, p1_wins_random, p1_wins_p1_perfect, p1_wins_p2_perfect FROM builds b "
+                "LEFT JOIN random_play r USING (variant, n) ORDER BY b.variant, b.n")
+
+
+def test_summary_mode_on_the_cluster_equals_the_local_one(cluster, tmp_path, capsys):
+    local, remote = tmp_path / "local.duckdb", tmp_path / "cluster.duckdb"
+    zeckdb.build(local, SUMMARY_VARIANTS, "1..45", summary_only=True)
+    choose = [a for v in SUMMARY_VARIANTS for a in ("--variant", v)]
+    args = ["build", "--summary-only", "--executor", "dask", "--address", cluster, "--db", str(remote), *choose]
+    code, out, err = run(capsys, *args, "--n", "1..45")
+    assert code == 0 and out.startswith(f"summarised {', '.join(sorted(SUMMARY_VARIANTS))} for n = 1..45"), err
+    want = _rows(local, SUMMARY_ROWS)
+    assert len(want) == 3 * 45 and _rows(remote, SUMMARY_ROWS) == want  # every column, the checksum too
+    assert not any(tmp_path.glob("*.shards"))  # only summaries travel: nothing written beside the file
+    code, out, _ = run(capsys, "verify", "--db", str(remote))
+    assert code == 0 and "every check passed" in out
+    code, out, err = run(capsys, *args, "--n", "40..47")  # resumable: only what is missing is solved
+    assert code == 0 and "for n = 46..47" in out, err
+
+
+def test_a_worker_killed_mid_task_loses_nothing(tmp_path):
+    """A worker dies holding a task: the build finishes on the other worker, equal to a local one."""
+    db, local = tmp_path / "cluster.duckdb", tmp_path / "local.duckdb"
+    ns = "150..163"  # layers of about half a second each on a worker
+    zeckdb.build(local, "zeckendorf", ns, summary_only=True)
+    zeckdb_command = str(Path(sys.executable).with_name("zeckdb"))
+    with _cluster(tmp_path) as (address, workers), distributed.Client(address, timeout=30) as client:
+        pids = client.run(os.getpid)  # worker address -> its process
+        build = subprocess.Popen([zeckdb_command, "build", "--summary-only", "--executor", "dask", "--address", address,
+                                  "--n", ns, "--variant", "zeckendorf", "--db", str(db)],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            victim = _stop_a_worker_holding_a_task(client, pids, build)
+            os.kill(victim, signal.SIGKILL)  # its task is unfinished: the worker was frozen holding it
+            out, err = build.communicate(timeout=300)
+        finally:
+            build.kill()
+        assert victim in [w.pid for w in workers]
+    assert build.returncode == 0 and "summarised zeckendorf for n = 150..163" in out, err
+    assert _rows(db, SUMMARY_ROWS) == _rows(local, SUMMARY_ROWS)
+
+
+def _stop_a_worker_holding_a_task(client, pids: dict[str, int], build: subprocess.Popen) -> int:
+    """Freeze (SIGSTOP) a worker while the scheduler sees it run a task; once it is frozen
+    and still holds one, that task cannot have finished. The worker's pid."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and build.poll() is None:
+        for address, keys in client.processing().items():
+            if keys and address in pids:
+                os.kill(pids[address], signal.SIGSTOP)
+                time.sleep(0.5)  # messages the worker sent before it froze have arrived by now
+                if client.processing().get(address):
+                    return pids[address]
+                os.kill(pids[address], signal.SIGCONT)
+        time.sleep(0.05)
+    raise AssertionError(f"no worker was seen holding a task (build exit status {build.poll()})")
+
+
+@pytest.mark.parametrize("summary_only", [True, False])
+def test_a_cluster_without_workers_stops_the_build_in_one_line(tmp_path, capsys, monkeypatch, summary_only):
+    import zeckdb.distributed
+
+    monkeypatch.setattr(zeckdb.distributed, "WORKERLESS_SECONDS", 2.0)
+    db = tmp_path / "z.duckdb"
+    with _cluster(tmp_path, workers=0) as (address, _):
+        code, out, err = run(capsys, "build", *(["--summary-only"] if summary_only else []), "--executor", "dask",
+                             "--address", address, "--n", "1..5", "--variant", "zeckendorf", "--db", str(db))
+    assert code == 1 and not out and err.count("\n") == 1, err
+    assert "the cluster has had no worker for 2 s" in err and "run the same command again to resume" in err

@@ -627,17 +627,10 @@ def build(db: str | os.PathLike[str] | None, variants: str | list[str] | None = 
     ns = _ns(n)
     if ns is None:
         raise UsageError(f"give {opt('n')}, e.g. 1..150")
-    if lean and not summary_only:
-        raise UsageError(f"{opt('lean')} goes with {opt('summary_only')}: a full build keeps every column")
-    if executor not in ("local", "dask"):
-        raise UsageError(f"{opt('executor')} {executor[:20]!r} is not one of local, dask")
-    if executor == "local" and (address or shards or shards_only):
-        raise UsageError(f"{opt('address')}, {opt('shards')} and {opt('shards_only')} go with {opt('executor')} dask")
-    if executor == "dask" and (summary_only or not address):
-        raise UsageError(f"{opt('executor')} dask needs {opt('address')} (the Dask scheduler, e.g. "
-                         f"tcp://127.0.0.1:8786) and builds in full (not {opt('summary_only')})")
+    _check_build_options(summary_only, lean, executor, address, shards, shards_only)
     if summary_only:
-        return _build_summaries(db, variants or ["zeckendorf", "reversed"], ns, force, lean, progress, say, count)
+        return _build_summaries(db, variants or ["zeckendorf", "reversed"], ns, force, lean, progress, say, count,
+                                address if executor == "dask" else None)
     committed: list[int] | None = None  # what is committed, read before the file is closed
     try:
         from .builder import build as run_build, check_targets, layer_weight, plan
@@ -691,6 +684,23 @@ def build(db: str | os.PathLike[str] | None, variants: str | list[str] | None = 
         if not caused_by_ctrl_c(interrupt):
             raise
         raise BuildInterrupted(committed) from interrupt
+
+
+def _check_build_options(summary_only: bool, lean: bool, executor: str, address: str | None, shards: str | None,
+                         shards_only: bool) -> None:
+    """Refuse options that do not go together (a UsageError naming them)."""
+    if lean and not summary_only:
+        raise UsageError(f"{opt('lean')} goes with {opt('summary_only')}: a full build keeps every column")
+    if executor not in ("local", "dask"):
+        raise UsageError(f"{opt('executor')} {executor[:20]!r} is not one of local, dask")
+    if executor == "local" and (address or shards or shards_only):
+        raise UsageError(f"{opt('address')}, {opt('shards')} and {opt('shards_only')} go with {opt('executor')} dask")
+    if executor == "dask" and not address:
+        raise UsageError(f"{opt('executor')} dask needs {opt('address')}: the Dask scheduler, e.g. "
+                         "tcp://127.0.0.1:8786")
+    if summary_only and (shards or shards_only):
+        raise UsageError(f"{opt('shards')} and {opt('shards_only')} go with a full build: {opt('summary_only')} "
+                         "sends only each layer's summary back")
 
 
 def _notify_build(skipped: dict[str, list[int]] | None, work: bool, say: Callable[[str], None]) -> None:
@@ -752,23 +762,37 @@ def _threads(threads: int | None, say: Callable[[str], None]) -> int:
 
 
 def _build_summaries(db: str | os.PathLike[str] | None, names: list[str], ns: list[int], force: bool, lean: bool,
-                     progress: Progress | None, say: Callable[[str], None], threads: int) -> BuildResult:
+                     progress: Progress | None, say: Callable[[str], None], threads: int,
+                     address: str | None) -> BuildResult:
+    """Summary mode here (threads) or on the Dask cluster at `address` (a task per layer, each
+    worker holding as many layers as it has threads, within this machine's summary memory)."""
     from .engine.limits import summary_memory
     from .summaries import build_summaries, check_summary_targets, plan_summaries
 
     chosen = [get_variant(name) for name in names]
     memory = summary_memory()
     check_summary_targets(chosen, ns, memory)  # before the file is touched
+    client = None
     try:
+        if address is not None:
+            from .distributed import cluster_threads, connect
+
+            client = connect(address)
         with Store.open_write(db, on_wait=lambda: say("zeckdb: waiting for readers to close the database")) as store:
-            jobs = plan_summaries(store, chosen, ns, force, memory, workers=threads, lean=lean)
-            if jobs:
+            held = threads if client is None else cluster_threads(client)
+            jobs = plan_summaries(store, chosen, ns, force, memory, workers=held, lean=lean)
+            if jobs and client is None:
                 _notify_compile(say)
             if progress is not None:
                 progress.start(sum(job.positions for job in jobs), "summarising")
+            advance = progress.advance if progress is not None else None
             try:
-                report = build_summaries(store, jobs, threads=threads, memory=memory,
-                                         progress=progress.advance if progress is not None else None)
+                if client is not None:
+                    from .distributed import summarise_on_cluster
+
+                    report = summarise_on_cluster(store, client, jobs, advance)
+                else:
+                    report = build_summaries(store, jobs, threads=threads, memory=memory, progress=advance)
             finally:
                 if progress is not None:
                     progress.stop()
@@ -776,5 +800,8 @@ def _build_summaries(db: str | os.PathLike[str] | None, names: list[str], ns: li
         if not caused_by_ctrl_c(interrupt):
             raise
         raise BuildInterrupted(None) from interrupt
+    finally:
+        if client is not None:
+            client.close()
     return BuildResult(report.variants if report.built else names, report.ns if report.built else ns, report.built,
                        report.positions, report.edges, report.seconds, str(store.path), summary_only=True)

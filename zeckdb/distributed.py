@@ -1,6 +1,10 @@
 """The distributed build: layers fanned out to the workers of a Dask cluster.
 
     zeckdb build --executor dask --address tcp://HOST:8786 [--shards DIR] [--shards-only]
+    zeckdb build --executor dask --address tcp://HOST:8786 --summary-only
+
+In summary mode each (variant, n) layer is a task that returns its Summary, the only
+thing that travels: the driver commits each as it arrives (summarise_on_cluster).
 
 The driver plans like a local build (what is stored is skipped), submits one task
 per n, and each worker solves that n's layers (every variant of the build) and
@@ -26,15 +30,24 @@ from __future__ import annotations
 
 from pathlib import Path
 import shutil
-from typing import Any
-from collections.abc import Callable
+import time
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
 
 from .errors import ClusterError, UsageError, opt
 from .store import LayerTables, Store
 
+if TYPE_CHECKING:
+    from .builder import BuildReport
+    from .engine.summary import Summary
+    from .summaries import SummaryJob
+
 TABLE_PARTITIONS = {"positions": "variant", "edges": "graph", "length_distribution": "variant", "builds": "variant",
                     "random_play": "variant", "graph_layers": "graph"}
 CONNECT_SECONDS = 10
+# a build whose cluster has had no worker for this long stops (what it committed is kept):
+# without a worker Dask would wait for one forever
+WORKERLESS_SECONDS = 60.0
 
 
 def solve_to_shards(root: str, n: int, steps: list[tuple[str, bool, bool]], graph_stored: list[str]) -> list[str]:
@@ -128,8 +141,6 @@ def build_distributed(store: Store, client: Any, todo: dict[int, list], shards: 
                       progress: Callable[[int, str], None] | None = None) -> tuple[list[tuple[str, int]], int, int]:
     """Run the planned layers (builder.plan) on the cluster; ingest each n as it finishes
     (unless shards_only). Returns the (variant, n) layers built, their positions and edges."""
-    from distributed import as_completed
-
     shards.mkdir(parents=True, exist_ok=True)
     root = str(shards.resolve())
     futures = {}
@@ -139,32 +150,118 @@ def build_distributed(store: Store, client: Any, todo: dict[int, list], shards: 
         futures[client.submit(solve_to_shards, root, n, plain, stored, pure=False, priority=-n)] = (n, steps)
     store.let_go()
     built, positions, edges = [], 0, 0
-    for future in as_completed(list(futures)):
-        n, steps = futures[future]
-        try:
-            written = future.result()
-        except Exception as exc:  # whatever the worker raised, or the cluster's own errors (a worker lost)
-            first = (str(exc).strip().splitlines() or [""])[0][:200]
-            raise ClusterError(f"the task of n = {n} failed on the cluster ({type(exc).__name__}: {first}); the layers "
-                               "ingested so far are kept: run the same command again to resume") from None
-        graphs: set[str] = set()  # the worker wrote a graph layer's edges with the first variant playing it
+    for finished in _as_finished(client, list(futures), store.let_go):
+        # every n finished meanwhile goes in at once: the fewer statements, the less the ingest costs
         layers = []
-        for s in steps:
-            if s.variant.name in written:
-                g = s.variant.graph_name
-                layers.append(read_shards(shards, s.variant.name, g, n, s.replace, with_graph=g not in graphs))
-                graphs.add(g)
+        for future in sorted(finished, key=lambda f: futures[f][0]):
+            n, steps = futures[future]
+            written = _result(future, n)
+            graphs: set[str] = set()  # the worker wrote a graph layer's edges with the first variant playing it
+            for s in steps:
+                if s.variant.name in written:
+                    g = s.variant.graph_name
+                    layers.append(read_shards(shards, s.variant.name, g, n, s.replace, with_graph=g not in graphs))
+                    graphs.add(g)
         if not shards_only:
             store.write_layers(layers)
-            store.let_go()
+            store.let_readers_in()  # the file stays open while tasks keep finishing (reopening it costs)
             for layer in layers:
-                remove_shards(shards, layer.variant, layer.graph, n)
-        built += [(layer.variant, n) for layer in layers]
+                remove_shards(shards, layer.variant, layer.graph, layer.n)
+        built += [(layer.variant, layer.n) for layer in layers]
         positions += sum(layer.build["positions"] for layer in layers)
         edges += sum(layer.build["edges"] for layer in layers)
         if progress:
-            progress(sum(s.variant.estimate_work(n) for s in steps), f"n={n}")
+            for future in finished:
+                n, steps = futures[future]
+                progress(sum(s.variant.estimate_work(n) for s in steps), f"n={n}")
     if not shards_only:  # every layer is in the database: the shard folders go (a folder of the user's stays)
         for table in TABLE_PARTITIONS:
             shutil.rmtree(shards / table, ignore_errors=True)
     return built, positions, edges
+
+
+def summarise(name: str, n: int, floats: bool) -> Summary:
+    """On a worker: layer n of the game `name` solved in one pass (engine.summary)."""
+    from .engine.summary import solve_summary
+    from .variants import get_variant
+
+    return solve_summary(get_variant(name), n, floats)
+
+
+def cluster_threads(client: Any) -> int:
+    """The most threads any one worker of the cluster has: the layers it may hold at once."""
+    return max(client.nthreads().values(), default=1)
+
+
+def summarise_on_cluster(store: Store, client: Any, jobs: list[SummaryJob],
+                         progress: Callable[[int, str], None] | None = None) -> BuildReport:
+    """Solve the planned summary layers (summaries.plan_summaries) on the cluster, one task
+    each, the largest first (the last task to finish is then a small one); commit each
+    summary as it arrives, in one transaction, as a local summary build does."""
+    from .summaries import commit_summary, start_report
+
+    report = start_report(store, jobs)
+    store.let_go()
+    t0 = time.perf_counter()
+    futures = {client.submit(summarise, job.variant.name, job.n, job.floats, pure=False,
+                             priority=job.positions): job for job in jobs}
+    for finished in _as_finished(client, list(futures), store.let_go):
+        for future in finished:
+            job = futures[future]
+            commit_summary(store, job, _result(future, job.n), report, progress)
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _as_finished(client: Any, futures: list[Any], idle: Callable[[], None]) -> Iterator[list[Any]]:
+    """The futures as they finish, those finished at once together. While none does for IDLE_SECONDS, `idle` runs (the writer
+    lets the file go to readers) and the cluster is watched: one without workers for
+    WORKERLESS_SECONDS stops the build. Those left are cancelled when the caller stops
+    (Ctrl-C, a failed task)."""
+    from distributed import wait
+
+    from .summaries import IDLE_SECONDS
+
+    pending = set(futures)
+    watch = _WorkerWatch(client)
+    try:
+        while pending:
+            try:
+                done, pending = wait(pending, timeout=IDLE_SECONDS, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                idle()
+                watch.check()
+                continue
+            yield list(done)
+    finally:
+        for future in pending:
+            future.cancel()
+
+
+def _result(future: Any, n: int) -> Any:
+    """A task's result, or a one-line ClusterError (whatever the worker raised, or the
+    cluster's own errors: a task whose workers died too often)."""
+    try:
+        return future.result()
+    except Exception as exc:  # noqa: BLE001 (re-raised as one line)
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
+        raise ClusterError(f"the task of n = {n} failed on the cluster ({type(exc).__name__}: {first}); the layers "
+                           "committed so far are kept: run the same command again to resume") from None
+
+
+class _WorkerWatch:
+    """Stops a build whose cluster has had no worker for WORKERLESS_SECONDS."""
+
+    def __init__(self, client: Any):
+        self.client = client
+        self.since: float | None = None
+
+    def check(self) -> None:
+        if self.client.nthreads():
+            self.since = None
+            return
+        now = time.monotonic()
+        self.since = self.since if self.since is not None else now
+        if now - self.since >= WORKERLESS_SECONDS:
+            raise ClusterError(f"the cluster has had no worker for {WORKERLESS_SECONDS:.0f} s; the layers committed "
+                               "so far are kept: start workers and run the same command again to resume")

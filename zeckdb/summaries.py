@@ -10,10 +10,14 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 import time
+from typing import TYPE_CHECKING
 
 from .builder import BuildReport, Progress
 from .store import Store
 from .variants import Variant
+
+if TYPE_CHECKING:
+    from .engine.summary import Summary
 
 
 # The writer keeps the file open between the commits of layers that finish within this many
@@ -83,9 +87,7 @@ def build_summaries(store: Store, jobs: list[SummaryJob], *, threads: int = 2, m
     from .engine.summary import solve_summary
 
     memory = summary_memory() if memory is None else memory
-    report = BuildReport(sorted({job.variant.name for job in jobs}), sorted({job.n for job in jobs}))
-    for v in {job.variant.name: job.variant for job in jobs}.values():
-        store.register_variant(v)
+    report = start_report(store, jobs)
     queue = deque(jobs)
     store.let_go()
     t0 = time.perf_counter()
@@ -110,17 +112,30 @@ def build_summaries(store: Store, jobs: list[SummaryJob], *, threads: int = 2, m
                     job = running.pop(future)
                     busy.pop(future)
                     summary = future.result()
-                    store.write_summary(job.variant, summary, job.replace)
-                    store.let_readers_in()
-                    report.built.append((job.variant.name, job.n))
-                    report.positions += summary.positions
-                    report.edges += summary.edges
+                    commit_summary(store, job, summary, report, progress)
                     if on_layer:
                         on_layer(summary)
-                    if progress:
-                        progress(job.positions, f"n={job.n}")
         finally:
             for future in running:  # let the layers being solved finish, but write nothing more
                 future.cancel()
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def start_report(store: Store, jobs: list[SummaryJob]) -> BuildReport:
+    """The report of a summary build of `jobs`, their variants registered in the store."""
+    for v in {job.variant.name: job.variant for job in jobs}.values():
+        store.register_variant(v)
+    return BuildReport(sorted({job.variant.name for job in jobs}), sorted({job.n for job in jobs}))
+
+
+def commit_summary(store: Store, job: SummaryJob, summary: Summary, report: BuildReport,
+                   progress: Progress | None) -> None:
+    """Commit one solved layer's summary (one transaction), let a waiting reader in, and count it."""
+    store.write_summary(job.variant, summary, job.replace)
+    store.let_readers_in()
+    report.built.append((job.variant.name, job.n))
+    report.positions += summary.positions
+    report.edges += summary.edges
+    if progress:
+        progress(job.positions, f"n={job.n}")

@@ -1,0 +1,99 @@
+"""A Dask cluster against a local build of the same work (docs/scaling.md).
+
+Starts a scheduler and one single-thread worker per core on loopback, then runs each
+workload twice as whole `zeckdb build` processes into fresh files: locally with
+`--threads CORES`, and through the cluster (`--executor dask`). Prints both wall times,
+the driver's CPU time and their ratio (cluster / local: below 1 the cluster pays).
+
+    python bench/bench_cluster.py            # every workload (about 15 minutes on 2 cores)
+    python bench/bench_cluster.py --quick    # smaller sizes (2 minutes)
+
+Workloads:
+  core     zeckdb build --n 1..150 --variant zeckendorf --variant reversed
+  range    zeckdb build --summary-only --n 262..269 --variant zeckendorf --variant reversed
+
+The kernels are compiled first (a small build), so no run pays for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+CLI = [sys.executable, "-m", "zeckdb.cli.main"]
+WORKLOADS = {
+    "core": (["build", "--n", "1..150", "--variant", "zeckendorf", "--variant", "reversed"],
+             ["build", "--n", "1..100", "--variant", "zeckendorf", "--variant", "reversed"]),
+    "range": (["build", "--summary-only", "--n", "262..269", "--variant", "zeckendorf", "--variant", "reversed"],
+              ["build", "--summary-only", "--n", "200..207", "--variant", "zeckendorf", "--variant", "reversed"]),
+}
+
+
+def timed(args: list[str], db: Path) -> tuple[float, float]:
+    """A whole zeckdb process: (wall seconds, its CPU seconds)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([*CLI, *args, "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    if status != 0:
+        raise SystemExit(f"{' '.join(args)} failed: {proc.stderr.read() if proc.stderr else ''}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def start_cluster(workers: int, log: Path) -> tuple[str, list[subprocess.Popen]]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                               "--port", str(port), "--no-dashboard"], stdout=open(log / "scheduler.log", "w"),  # noqa: SIM115
+                              stderr=subprocess.STDOUT)]
+    for i in range(workers):
+        procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+                                       "--no-nanny", "--host", "127.0.0.1", "--no-dashboard"],
+                                      stdout=open(log / f"worker{i}.log", "w"),  # noqa: SIM115 (the process's)
+                                      stderr=subprocess.STDOUT))
+    from distributed import Client
+
+    with Client(address, timeout=60) as client:
+        client.wait_for_workers(workers, timeout=120)
+    return address, procs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", default=",".join(WORKLOADS), help="workloads, comma-separated")
+    parser.add_argument("--quick", action="store_true", help="the smaller size of each workload")
+    options = parser.parse_args()
+    cores = len(os.sched_getaffinity(0))
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        timed(["build", "--n", "1..20", "--variant", "zeckendorf"], folder / "warm.duckdb")
+        timed(["build", "--summary-only", "--n", "30", "--variant", "zeckendorf"], folder / "warm.duckdb")
+        address, procs = start_cluster(cores, folder)
+        try:
+            print(f"{cores} cores; the cluster: a scheduler and {cores} single-thread workers on loopback")
+            print(f"{'workload':<8} {'local s':>9} {'cluster s':>10} {'driver CPU-s':>13} {'cluster/local':>14}")
+            for name in options.only.split(","):
+                args = WORKLOADS[name][1 if options.quick else 0]
+                local, _ = timed([*args, "--threads", str(cores)], folder / f"{name}-local.duckdb")
+                remote, driver = timed([*args, "--executor", "dask", "--address", address],
+                                       folder / f"{name}-cluster.duckdb")
+                print(f"{name:<8} {local:>9.1f} {remote:>10.1f} {driver:>13.1f} {remote / local:>14.2f}", flush=True)
+        finally:
+            from distributed import Client
+
+            with Client(address, timeout=10) as client:
+                client.shutdown()
+            for p in procs:
+                p.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
