@@ -548,10 +548,11 @@ def verify(
     """Check the database against itself, without trusting the summaries.
 
     Re-derives in SQL, from the stored rows: each position's solved columns from
-    its moves, each layer's size (and, for the Zeckendorf and reversed games, the
-    number of partitions of n), each summary row from its start position, and the
-    checksums recorded at build time. Exits 1 and lists the first mismatches if
-    anything disagrees.
+    its moves, each layer's size (and, for games whose layers are partitions, the
+    number of partitions of n into their column weights), each summary row from its
+    start position, and the checksums recorded at build time. Exits 1 and lists the
+    first mismatches if anything disagrees. Layers of a game not installed here (a
+    plugin) are named and left unchecked.
     """
     ns = parse_ns(n) if n else None
     with api.open(db) as database:
@@ -561,8 +562,11 @@ def verify(
     typer.echo(f"  {'check':<{width}}  {'checked':>12}  {'failed':>8}")
     for c in report.checks:
         typer.echo(f"  {c.name:<{width}}  {c.checked:>12,}  {c.failed:>8,}")
+    if report.unknown:
+        _echo_err(f"zeckdb: not checked: {', '.join(report.unknown)}, whose game is not installed here (a plugin?); "
+                  "install it to check its layers")
     if report.ok:
-        typer.echo("every check passed")
+        typer.echo("every check passed" + (f" (but {', '.join(report.unknown)})" if report.unknown else ""))
         return
     _echo_err("zeckdb: verify found mismatches; the first of them:")
     for c in report.checks:
@@ -769,9 +773,24 @@ def main(argv: list[str] | None = None) -> None:
         if type(cause).__module__.split(".")[0] not in ("duckdb", "_duckdb"):
             raise
         first = str(cause).strip().split("\n")[0]
-        _echo_err(f"zeckdb: error: the database failed: {first}; the file may be damaged: "
-                  "check it with `zeckdb verify`, or rebuild it into a new file")
+        if _may_be_damage(cause):
+            _echo_err(f"zeckdb: error: the database failed: {first}; the file may be damaged: "
+                      "check it with `zeckdb verify`, or rebuild it into a new file")
+        else:  # DuckDB refused a statement zeckdb wrote: a bug, of zeckdb or of a game plugin
+            _echo_err(f"zeckdb: error: DuckDB refused a statement: {first}; what it was writing was rolled back. "
+                      "A bug of zeckdb or of a game plugin: please report it with the command")
         sys.exit(1)
+
+
+def _may_be_damage(error: BaseException) -> bool:
+    """Whether DuckDB's error may come from a damaged file (reading or writing it failed, or
+    DuckDB's own consistency checks), rather than from a statement it refused."""
+    import duckdb
+
+    refused = (duckdb.BinderException, duckdb.CatalogException, duckdb.ConversionException,
+               duckdb.ConstraintException, duckdb.ParserException, duckdb.InvalidInputException,
+               duckdb.NotImplementedException, duckdb.TypeMismatchException)
+    return not isinstance(error, refused)
 
 
 if __name__ == "__main__":

@@ -225,3 +225,133 @@ def test_a_plugin_failing_while_it_builds_is_one_line_naming_it(tmp_path):
             in done.stderr), done.stderr
     status = zeckdb(site, "status", "--db", db)  # what it finished is kept
     assert status.returncode == 0 and "brittle" in status.stdout
+
+
+CARRY_GAME = '''"""A binary carry game: chips on bins worth 1, 2, 4, ..., 128; a move carries two chips of
+one bin into one chip of the next. Its columns are named after the bins' values."""
+
+import itertools
+
+import numpy as np
+
+from zeckdb.engine.contract import Position, Variant
+
+BINS = 8
+
+
+def binary_partitions(n):
+    """Every count vector of n into 1, 2, 4, ..., 128, sorted by key."""
+    def rest(total, k):
+        if k == 0:
+            yield (total,)
+            return
+        for c in range(total // 2 ** k + 1):
+            for tail in rest(total - c * 2 ** k, k - 1):
+                yield tail + (c,)
+    return sorted(rest(n, BINS - 1), key=key)
+
+
+def key(counts):
+    return sum(c << (8 * k) for k, c in enumerate(counts))
+
+
+class Carry(Variant):
+    name = "carry"
+    title = "A binary carry game: two chips of a bin make one of the next"
+    source = "the plugin test of zeckdb"
+    max_n = 60
+    columns = [f"c{2 ** k}" for k in range(BINS)]  # c1, c2, c4, ..., c128: not c1..c8
+    column_weights = tuple(2 ** k for k in range(BINS))
+    layers_are_partitions = True
+    move_names = [f"carry {2 ** k}" for k in range(BINS - 1)]
+
+    def start(self, n):
+        return (n,)
+
+    def layer_of(self, position):
+        n = sum(c << k for k, c in enumerate(position))
+        self.check_n(n)
+        return n
+
+    def id_of(self, position):
+        counts = tuple(position) + (0,) * (BINS - len(position))
+        return int(np.searchsorted(self.layer_keys(self.layer_of(position)), key(counts)))
+
+    def key_of(self, position):
+        return key(tuple(position) + (0,) * (BINS - len(position)))
+
+    def estimate_positions(self, n):
+        return len(binary_partitions(n))
+
+    def layer_keys(self, n):
+        return np.array([key(p) for p in binary_partitions(n)], dtype=np.int64)
+
+    def decode(self, keys):
+        keys = np.asarray(keys, dtype=np.int64)
+        return np.stack([(keys >> (8 * k)) & 255 for k in range(BINS)], axis=1)
+
+    def graph_edges(self, n, keys):
+        src, dst, code = [], [], []
+        for i, counts in enumerate(self.decode(keys)):
+            for k in range(BINS - 1):
+                if counts[k] >= 2:
+                    child = counts.copy()
+                    child[k] -= 2
+                    child[k + 1] += 1
+                    src.append(i)
+                    dst.append(key(child))
+                    code.append(k)
+        return (np.array(src, dtype=np.int32), np.array(dst, dtype=np.int64), np.array(code, dtype=np.int16))
+'''
+
+
+@pytest.fixture(scope="module")
+def carry(tmp_path_factory) -> Path:
+    """The carry game installed as a plugin."""
+    site = tmp_path_factory.mktemp("carry")
+    (site / "zeckdb_carry.py").write_text(CARRY_GAME)
+    info = site / "zeckdb_carry-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: zeckdb-carry\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[zeckdb.games]\ncarry = zeckdb_carry:Carry\n")
+    return site
+
+
+def test_a_game_with_its_own_weights_and_column_names_builds_and_verifies(carry, tmp_path):
+    """Layers that are partitions into 1, 2, 4, ... (not Fibonacci numbers), columns named
+    c1, c2, c4, ...: built, verified and looked up; and the database's other games are still
+    verified once the plugin is gone, the carry game named as not checked."""
+    db = str(tmp_path / "c.duckdb")
+    built = zeckdb(carry, "build", "--variant", "carry", "--variant", "zeckendorf", "--n", "1..20", "--db", db)
+    assert built.returncode == 0, built.stderr
+    verified = zeckdb(carry, "verify", "--db", db)
+    assert verified.returncode == 0 and "every check passed" in verified.stdout, verified.stdout + verified.stderr
+    for n in (1, 6, 7, 20):  # every game carries until n is written in binary: n - popcount(n) moves, whoever plays
+        shown = zeckdb(carry, "position", "carry", "--start", str(n), "--json", "--db", db)
+        info = json.loads(shown.stdout)
+        moves = n - bin(n).count("1")
+        assert (info["min_remaining"], info["max_remaining"]) == (moves, moves), n
+        assert info["outcome"] == ("win" if moves % 2 else "loss"), n
+    sizes = zeckdb(carry, "sql", "SELECT n, positions FROM builds WHERE variant = 'carry' ORDER BY n", "-f", "csv",
+                   "--db", db)
+    binary_partitions = [1, 2, 2, 4, 4, 6, 6, 10, 10, 14]  # OEIS A018819, n = 1..10
+    assert [int(line.split(",")[1]) for line in sizes.stdout.splitlines()[1:11]] == binary_partitions
+
+    gone = subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "verify", "--db", db], capture_output=True,
+                          text=True, timeout=600)  # the plugin is not on this process's path
+    assert gone.returncode == 0 and "every check passed (but carry)" in gone.stdout, gone.stdout + gone.stderr
+    assert "not checked: carry, whose game is not installed here" in gone.stderr
+    assert "verified 20 layers" in gone.stdout  # zeckendorf's, checked
+
+
+def test_the_carry_game_passes_the_conformance_checks_and_a_false_partition_claim_does_not(carry):
+    script = ("from zeckdb.testing import conformance; from zeckdb_carry import Carry; "
+              "conformance(Carry(), ns=(1, 2, 5, 12)); print('conforms'); "
+              "Fewer = type('Fewer', (Carry,), {'name': 'fewer', 'layer_keys': lambda self, n: Carry.layer_keys(self, "
+              "n)[:-1] if n == 5 else Carry.layer_keys(self, n), 'estimate_positions': lambda self, n: "
+              "len(self.layer_keys(n))}); "  # one partition of 5 left out, and counted so
+              "conformance(Fewer(), ns=(5,))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(carry)}, timeout=300)
+    assert out.stdout.strip() == "conforms", out.stderr
+    assert "layers_are_partitions, but layer 5 holds 3 positions and n has 4 partitions" in out.stderr

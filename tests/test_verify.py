@@ -16,8 +16,17 @@ from .conftest import run
 
 
 def test_partition_count_is_the_references_layer_size():
+    fibonacci = [1, 2, 3, 5, 8, 13, 21, 34]  # the Zeckendorf game's bins up to 40
     for n in range(1, 41):
-        assert partition_count(n) == len(ref.positions("zeckendorf", n)) == len(ref.positions("reversed", n))
+        assert partition_count(n, fibonacci) == len(ref.positions("zeckendorf", n)) == len(ref.positions("reversed", n))
+
+
+def test_partition_count_counts_into_any_weights():
+    # by hand: 4 = 4 = 2+2 = 2+1+1 = 1+1+1+1 (powers of two); 5 in 1s and 3s: 3+1+1, 1*5
+    assert partition_count(4, [1, 2, 4, 8]) == 4
+    assert partition_count(5, [1, 3]) == 2
+    assert partition_count(5, [1, 0, 3]) == 2  # a column of weight 0 adds nothing
+    assert partition_count(0, [2]) == 1 and partition_count(3, [2]) == 0
 
 
 def test_a_verify_of_everything_passes_every_layer_but_the_one_edited(capsys, small_db, tmp_path):
@@ -200,3 +209,34 @@ def test_summary_layers_are_solved_again(capsys, tmp_path):
     code, out, err = run(capsys, "verify", "--db", db)
     assert code == 1 and "summary layers: reversed n=22: max_length" in err
     assert "summary layers: zeckendorf-p3 n=23: teams 0, solved again" in err and "summary checksums: reversed n=22" in err
+
+
+def test_a_refused_insert_raises_duckdbs_own_error_not_the_cleanups(tmp_path):
+    """Inside a transaction DuckDB aborts, the cleanup (unregistering the rows) fails too: the
+    error raised must be the first one, which says what was wrong."""
+    import duckdb
+    import pyarrow as pa
+
+    from zeckdb.store import Store
+
+    con = duckdb.connect(str(tmp_path / "t.duckdb"))
+    con.execute("CREATE TABLE t (c1 INTEGER)")
+    con.execute("BEGIN TRANSACTION")
+    with pytest.raises(duckdb.BinderException, match="c4"):
+        Store._insert_rows(con, "t", pa.table({"c4": [1]}), {})
+    con.close()
+
+
+def test_the_last_net_says_damaged_only_where_the_file_may_be(tmp_path):
+    import duckdb
+
+    from zeckdb.cli.main import _may_be_damage
+
+    con = duckdb.connect()
+    with pytest.raises(duckdb.Error) as refused:
+        con.execute("SELECT no_such_column FROM range(1)")
+    assert not _may_be_damage(refused.value)
+    (tmp_path / "bad.duckdb").write_bytes(b"\0" * 8192)
+    with pytest.raises(duckdb.Error) as damaged:
+        duckdb.connect(str(tmp_path / "bad.duckdb"))
+    assert _may_be_damage(damaged.value)

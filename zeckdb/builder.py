@@ -217,11 +217,12 @@ def layer_tables(rec: LayerRecord, analysed: Callable[[], None] | None = None) -
     import pyarrow as pa
 
     from . import ENGINE_VERSION
+    from .engine.contract import stored_columns
 
     v, n, sol = rec.variant, rec.n, rec.solution
     size = len(rec.keys)
     ids = np.arange(size, dtype=np.int32)
-    columns = {"id": ids, **{name: rec.counts[:, j] for j, name in enumerate(v.columns)}}
+    columns = {"id": ids, **{name: rec.counts[:, j] for j, name in enumerate(stored_columns(v))}}
     entries = v.entries(rec.keys)
     if entries is not None:  # positions that are ordered lists
         columns["entries"] = pa.ListArray.from_arrays(pa.array(entries[0]), pa.array(entries[1]))

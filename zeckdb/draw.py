@@ -17,6 +17,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 
+from .engine.contract import stored_columns
 from .errors import UsageError, ZeckdbError, opt
 from .store import Store
 from .variants import get_variant
@@ -39,7 +40,7 @@ def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = Fal
                          f"{variant.name} has {variant.players} players: draw its game graph")
     store.require_built(variant.name, n)
     # the position as its game writes it (the database's macro, as Variant.format)
-    text = f"game_text(entries, [{', '.join(f'c{i + 1}' for i in range(len(variant.columns)))}], {variant.text_width})"
+    text = f"game_text(entries, [{', '.join(stored_columns(variant))}], {variant.text_width})"
     rows = store.rows(
         f"""SELECT id, {text}, outcome, remoteness, is_start, is_terminal, in_winning_strategies, forcing_seat
             FROM positions WHERE variant = ? AND n = ? AND (NOT ? OR in_winning_strategies) ORDER BY id""",

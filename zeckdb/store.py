@@ -19,6 +19,7 @@ import weakref
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future
+import contextlib
 
 import duckdb
 import numpy as np
@@ -1117,13 +1118,16 @@ class Store:
     def _insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: Any, constants: dict[str, Any]) -> None:
         """INSERT an Arrow table's columns (by name) with the same `constants` on every row."""
         con.register("incoming", rows)
+        names = list(constants) + rows.column_names
+        selected = [f"${k}" for k in constants] + rows.column_names
         try:
-            names = list(constants) + rows.column_names
-            selected = [f"${k}" for k in constants] + rows.column_names
             con.execute(f"INSERT INTO {table} ({', '.join(names)}) SELECT {', '.join(selected)} FROM incoming",
                         constants)
-        finally:
-            con.unregister("incoming")
+        except BaseException:
+            with contextlib.suppress(duckdb.Error):  # an aborted transaction refuses it: the first error stands
+                con.unregister("incoming")
+            raise
+        con.unregister("incoming")
 
     @staticmethod
     def _insert_values(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]) -> None:

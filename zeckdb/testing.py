@@ -101,6 +101,17 @@ def check_summary(variant: Variant, n: int) -> None:
     assert np.allclose(walked.floats[:, 0], solution.expected, rtol=1e-12), (variant.name, n, "expected length")
 
 
+def check_partitions(variant: Variant, n: int) -> None:
+    """A game that declares layers_are_partitions holds every partition of n into its column
+    weights in layer n, no more (verify counts them so)."""
+    from .verify import partition_count
+
+    if variant.layers_are_partitions:
+        size, want = len(variant.layer_keys(n)), partition_count(n, variant.column_weights)
+        assert size == want, (variant.name, n, f"layers_are_partitions, but layer {n} holds {size} positions and "
+                              f"n has {want} partitions into the column weights {variant.column_weights}")
+
+
 def check_move_names(variant: Variant) -> None:
     names = list(variant.move_names)
     assert len(set(names)) == len(names), (variant.name, "two moves share a name")
@@ -115,5 +126,6 @@ def conformance(variant: Variant, ns: Iterable[int] = (1, 2, 5, 12), graph_owner
     for n in ns:
         n = min(max(n, variant.min_n), variant.max_n)
         check_ids_and_keys(variant, n)
+        check_partitions(variant, n)
         check_moves(variant, n, graph_owner)
         check_summary(variant, n)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import time
 from collections.abc import Callable
 
+from .engine.contract import stored_columns
 from .settings import current
 from .store import Store
 from .variants import Variant, get_variant
@@ -50,6 +51,9 @@ class Report:
     layers: list[tuple[str, int]]
     checks: list[Check]
     seconds: float = 0.0
+    # games the database holds that this installation does not know (a plugin not installed
+    # here): their layers are not checked, beyond their summary checksums
+    unknown: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -62,6 +66,8 @@ def verify(store: Store, variant: str | list[str] | None = None, ns: list[int] |
     `ns`, if given)."""
     t0 = time.perf_counter()
     layers = layers_to_verify(store, variant, ns)
+    summaries = _summary_layers(store, variant, ns)
+    unknown = sorted({name for name, *_ in layers + summaries if not _known(name)})
     checks = {c.name: c for c in [
         Check("layer sizes", "each layer holds as many positions and moves as its summary row counts"),
         Check("partition counts", "layers of every partition of n hold as many positions as an independent count"),
@@ -85,7 +91,7 @@ def verify(store: Store, variant: str | list[str] | None = None, ns: list[int] |
                          "each layer's start and decomposition terms"),
     ]}
     edges_sums: dict[tuple[str, int], int] = {}  # each graph layer's edges hashed once
-    for name, batch in _batches(layers):
+    for name, batch in _batches([layer for layer in layers if layer[0] not in unknown]):
         v = get_variant(name)
         start_games = _check_solved(store, v, batch, checks)
         _check_layers(store, v, batch, start_games, checks, edges_sums)
@@ -95,11 +101,23 @@ def verify(store: Store, variant: str | list[str] | None = None, ns: list[int] |
         _check_moves(store, v, batch, checks["values"])
         if progress:
             progress(len(batch), f"{name} n={batch[-1]}")
-    summaries = _summary_layers(store, variant, ns)
     _check_summary_checksums(store, [(name, n) for name, n, _ in layers] + summaries, checks["summary checksums"])
-    _check_summary_layers(store, summaries, checks["summary layers"])
+    _check_summary_layers(store, [layer for layer in summaries if layer[0] not in unknown], checks["summary layers"])
     _check_catalog(store, variant, checks["catalog"])
-    return Report([(name, n) for name, n, _ in layers] + summaries, list(checks.values()), time.perf_counter() - t0)
+    return Report([(name, n) for name, n, _ in layers if name not in unknown]
+                  + [layer for layer in summaries if layer[0] not in unknown],
+                  list(checks.values()), time.perf_counter() - t0, unknown)
+
+
+def _known(name: str) -> bool:
+    """Whether this installation knows the game `name` (a plugin may not be installed here)."""
+    from .variants import UnknownVariantError
+
+    try:
+        get_variant(name)
+    except UnknownVariantError:
+        return False
+    return True
 
 
 def chosen(variant: str | list[str] | None) -> list[str] | None:
@@ -147,13 +165,14 @@ def _batches(layers: list[tuple[str, int, int]]):
         yield current, batch
 
 
-def partition_count(n: int) -> int:
-    """Partitions of n into Fibonacci numbers 1, 2, 3, 5, 8, ... (coin change; independent of the engine)."""
-    parts = [1, 2]
-    while parts[-1] + parts[-2] <= n:
-        parts.append(parts[-1] + parts[-2])
+def partition_count(n: int, weights: tuple[int, ...] | list[int]) -> int:
+    """The ways of writing n as a sum of the column weights, each column used any number of
+    times: the count vectors of layer n of a game whose layers are partitions (coin change,
+    one pass per column; independent of the engine). Columns of weight 0 are not counted."""
     ways = [1] + [0] * n
-    for part in parts:
+    for part in weights:
+        if part <= 0:
+            continue
         for total in range(part, n + 1):
             ways[total] += ways[total - part]
     return ways[n]
@@ -223,8 +242,9 @@ def _players_sql(v: Variant) -> tuple[str, str]:
 def _solved_sql(v: Variant) -> str:
     player_aggregates, player_checks = _players_sql(v)
     examples = current().verify_examples
-    counts = ", ".join(f"coalesce({c}, 0)" for c in v.columns)
-    value = " + ".join(f"{w} * coalesce({c}, 0)" for c, w in zip(v.columns, v.column_weights, strict=False) if w)
+    columns = stored_columns(v)
+    counts = ", ".join(f"coalesce({c}, 0)" for c in columns)
+    value = " + ".join(f"{w} * coalesce({c}, 0)" for c, w in zip(columns, v.column_weights, strict=False) if w)
     return f"""
     WITH kids AS (  -- the moves in this variant's direction of play
         SELECT e.n, CASE WHEN v.reversed THEN e.dst ELSE e.src END AS id,
@@ -348,9 +368,9 @@ def _check_layers(store: Store, v: Variant, ns: list[int], start_games: dict[int
                        f"its summary row counts {positions:,} and {edges:,}")
         if v.layers_are_partitions:
             partitions.checked += 1
-            if stored != partition_count(n):
-                partitions.fail(f"{layer}: {stored:,} positions stored, n has {partition_count(n):,} partitions "
-                                "into Fibonacci numbers")
+            if stored != (count := partition_count(n, v.column_weights)):
+                partitions.fail(f"{layer}: {stored:,} positions stored, n has {count:,} partitions into the "
+                                "game's column weights")
         starts.checked += 1
         if start_ids != [start_id]:
             starts.fail(f"{layer}: {len(start_ids)} positions flagged as the start, the summary names id {start_id}")

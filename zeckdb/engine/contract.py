@@ -10,7 +10,9 @@ supplies defaults for what can be derived and requires the rest.
 
 REQUIRED by the engine (build, store):
   name, title, source      registry name, human title, paper it comes from
-  columns                  names of the count columns a position has (c1, c2, ...)
+  columns                  names of the count columns a position has, distinct (e.g. c1, c2,
+                           ...; or the bins' values). Listed in variant_columns; the
+                           tables store the k-th column as ck whatever its name
   column_weights           per column, its weight: a position's layer n is the weighted sum
                            of its counts (chip games: the bin values)
   max_n                    the largest n the variant can be built for
@@ -220,6 +222,9 @@ def check_contract(variant: Variant) -> None:
                             f"single hyphens, a letter first, at most {MAX_NAME_LENGTH} characters)")
     if len(variant.columns) > MAX_COUNT_COLUMNS:
         problems.append(f"it has {len(variant.columns)} count columns, the database stores at most {MAX_COUNT_COLUMNS}")
+    names = list(variant.columns)
+    if len(set(names)) != len(names) or not all(isinstance(c, str) and c for c in names):
+        problems.append("its column names are not distinct, non-empty texts")
     if len(variant.column_weights) != len(variant.columns):
         problems.append(f"its {len(variant.columns)} columns have {len(variant.column_weights)} weights")
     if not 0 <= variant.min_n <= variant.max_n:
@@ -235,6 +240,12 @@ def check_contract(variant: Variant) -> None:
         problems.append("its summary_max_n is below its first n")
     if problems:
         raise ContractError(f"the game {name} breaks the variant contract: {'; '.join(problems)}")
+
+
+def stored_columns(variant: Variant) -> list[str]:
+    """The names the tables give a game's count columns, by position: c1, c2, ... (the
+    game's own names are listed in variant_columns)."""
+    return [f"c{k}" for k in range(1, len(variant.columns) + 1)]
 
 
 def unbracket(text: str) -> str:
