@@ -511,6 +511,10 @@ def _say_cut(shown: int) -> None:
 @app.command()
 def sql(
     statement: str = typer.Argument(..., metavar="SQL", help="The SQL to run, or - to read it from standard input."),
+    param: list[str] | None = typer.Option(None, "--param", metavar="VALUE", show_default=False,
+                                           help="A value for the statement's next ? (repeatable, in order): "
+                                           "an integer or a decimal number is bound as a number, anything "
+                                           "else as text."),
     fmt: str = FormatOption,
     timeout: float | None = TimeoutOption,
     max_rows: int | None = MaxRowsOption,
@@ -520,7 +524,9 @@ def sql(
 
     Allowed: SELECT, WITH ... SELECT, VALUES, DESCRIBE, SUMMARIZE, SHOW and plain
     EXPLAIN; anything else is refused. The query sees the database only (no
-    files, no network). It runs in a process of its own, which the operating
+    files, no network). Values come in as parameters, never spliced into the
+    text: zeckdb sql "SELECT * FROM builds WHERE variant = ? AND n = ?" --param
+    reversed --param 40. It runs in a process of its own, which the operating
     system holds to twice DuckDB's memory limit (ZECKDB_MEMORY_LIMIT, default
     4GB) and which is stopped at the time limit; its rows are printed as they
     come, so --max-rows 0 prints any number of them.
@@ -533,9 +539,21 @@ def sql(
         from zeckdb.errors import UsageError
 
         raise UsageError("the SQL is over 1,000,000 characters: send a shorter statement")
-    shown, total = api.run_sql_apart(db, text, fmt, lambda piece: typer.echo(piece, nl=False), **limits)
+    shown, total = api.run_sql_apart(db, text, fmt, lambda piece: typer.echo(piece, nl=False), **limits,
+                                     params=[_param_value(value) for value in param] if param else None)
     if total is None or total > shown:
         _say_cut(shown)
+
+
+def _param_value(text: str) -> int | float | str:
+    """A --param as bound: an integer or a decimal number as a number, anything else as text."""
+    import re
+
+    if re.fullmatch(r"[+-]?\d{1,18}", text):
+        return int(text)
+    if re.fullmatch(r"[+-]?(\d+\.\d*|\.\d+)([eE][+-]?\d+)?", text):
+        return float(text)
+    return text
 
 
 @app.command()

@@ -145,3 +145,20 @@ def test_build_takes_one_name_as_that_game_and_refuses_other_types(tmp_path):
     with pytest.raises(ZeckdbError, match="bad variants"):
         zeckdb.build(tmp_path / "two.duckdb", [1, 2], "1..4")
     assert not (tmp_path / "two.duckdb").exists()
+
+
+def test_sql_binds_parameters_never_splices_them(small_db):
+    import zeckdb
+    from zeckdb.errors import UsageError
+
+    with zeckdb.open(small_db) as db:
+        assert db.sql("SELECT n FROM builds WHERE variant = ? AND n = ?", ["zeckendorf", 40]).rows == [(40,)]
+        assert db.sql("SELECT n FROM builds WHERE variant = $v AND n < $n ORDER BY n",
+                      {"v": "reversed", "n": 3}).rows == [(1,), (2,)]
+        assert db.sql("SELECT count(*) FROM builds WHERE variant = ?", ["zeckendorf' OR '1' = '1"]).rows == [(0,)]
+        assert db.sql("SELECT count(*) FROM builds WHERE list_contains(?, n) AND variant = ?",
+                      [[1, 2, 3], "zeckendorf"]).rows == [(3,)]
+        for params, message in [([object()], "bad parameter"), ([[[1]]], "bad parameter"), ("40", "bad parameters str"),
+                                ({"a b": 1}, "bad parameter names"), ([1], "SQL error")]:
+            with pytest.raises(UsageError, match=message):
+                db.sql("SELECT ?, ?" if message == "SQL error" else "SELECT ?", params)

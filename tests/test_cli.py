@@ -231,6 +231,17 @@ def test_query_lists_and_runs_in_every_format(capsys, small_db):
     assert code == 0 and "(1,0,1)" in out
 
 
+def test_sql_params_are_bound_as_numbers_or_texts(capsys, small_db):
+    code, out, err = run(capsys, "sql", "SELECT n, ? AS t FROM builds WHERE variant = ? AND n = ?", "--param", "007",
+                         "--param", "reversed", "--param", "40", "-f", "csv", "--db", str(small_db))
+    assert code == 0 and out.splitlines() == ["n,t", "40,7"], err  # 007 is a number, reversed a text
+    code, out, err = run(capsys, "sql", "SELECT ? AS a, ? AS b, ? AS c", "--param", "1.5", "--param", "1e3",
+                         "--param", "-", "-f", "json", "--db", str(small_db))
+    assert code == 0 and json.loads(out) == [{"a": 1.5, "b": "1e3", "c": "-"}], err
+    code, out, err = run(capsys, "sql", "SELECT ?, ?", "--param", "1", "--db", str(small_db))
+    assert code != 0 and not out and err.startswith("zeckdb: error: SQL error") and err.count("\n") == 1, err
+
+
 def test_sql_command_reads_stdin_and_refuses_writes(capsys, small_db, monkeypatch):
     import io
 

@@ -100,6 +100,23 @@ def test_sql_reads_within_limits_and_refuses_the_rest(server):
         assert code == 400 and body["error"].startswith("bad request"), bad
 
 
+def test_sql_takes_bind_parameters(server):
+    sql = "SELECT n, winner FROM builds WHERE variant = ? AND n BETWEEN ? AND ? ORDER BY n"
+    code, body, _ = post_sql(server, {"sql": sql, "params": ["zeckendorf", 5, 7]})
+    want = [[n, 1 if ref.solve("zeckendorf", (n,))["win"] else 2] for n in (5, 6, 7)]
+    assert code == 200 and body["rows"] == want, body
+    code, body, _ = post_sql(server, {"sql": "SELECT $v AS v, $k + 1 AS k", "params": {"v": "x'; DROP TABLE builds; --",
+                                                                                      "k": 41}})
+    assert code == 200 and body["rows"] == [["x'; DROP TABLE builds; --", 42]]  # a value, never SQL
+    code, body, _ = post_sql(server, {"sql": "SELECT list_sum(?)", "params": [[1, 2]]})
+    assert code == 200 and body["rows"] == [[3]]
+    for bad in [{"sql": "SELECT ?", "params": [[[1]]]}, {"sql": "SELECT ?", "params": [{"a": 1}]},
+                {"sql": "SELECT ?", "params": "40"}, {"sql": "SELECT ?", "params": list(range(1001))},
+                {"sql": "SELECT ?", "params": [2 ** 70]}, {"sql": "SELECT ?, ?", "params": [1]}]:
+        code, body, _ = post_sql(server, bad)
+        assert code == 400 and set(body) == {"error"} and "\n" not in body["error"], (bad, body)
+
+
 def test_a_slow_query_does_not_stall_lookups(server):
     """Lookups are answered while a query that runs to its time limit is still running: they
     do not wait for it (no wall-clock bound: the order of the answers says it)."""

@@ -1,6 +1,21 @@
-"""zeckdb: an exhaustive, SQL-backed position database for the Zeckendorf game family."""
+"""zeckdb: an exhaustive, SQL-backed position database for the Zeckendorf game family.
+
+    import zeckdb
+    zeckdb.build("zeckdb.duckdb", ["zeckendorf", "reversed"], "1..40")   # zeckdb.BuildResult
+    with zeckdb.open("zeckdb.duckdb") as db:                            # a zeckdb.Database
+        info = db.position("zeckendorf", start=10)                      # a zeckdb.PositionInfo
+        info.outcome, info.moves[0].move
+        db.sql("SELECT n, winner FROM builds WHERE n < ?", [10]).rows  # a zeckdb.Result
+
+open, build and the types they answer with are zeckdb.api's (its docstring shows the rest:
+lookups, lines, named queries, plots, drawings, export, verify); every error is a
+zeckdb.ZeckdbError. They are imported when first used, so `import zeckdb` stays light.
+"""
+
+from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Any
 
 # NumPy asks the kernel for transparent huge pages for every array of 4 MB or more (where
 # THP is set to madvise); on virtual machines a huge page's first touch can cost several
@@ -11,10 +26,27 @@ os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 __version__ = "0.1.0"
 ENGINE_VERSION = __version__
 
+if TYPE_CHECKING:  # what a type checker and an IDE see; at run time __getattr__ imports them
+    from .api import BuildResult, Database, Line, Move, PositionInfo, build, open
+    from .errors import ZeckdbError
+    from .executor import Limits, Result
+    from .settings import Settings
 
-def __getattr__(name: str):  # the library's face, imported when first used: `import zeckdb` stays light
-    if name in ("open", "build", "Database"):
-        from . import api
+_FROM = {"open": "api", "build": "api", "Database": "api", "BuildResult": "api", "PositionInfo": "api",
+         "Move": "api", "Line": "api", "Result": "executor", "Limits": "executor", "Settings": "settings",
+         "ZeckdbError": "errors"}
 
-        return getattr(api, name)
+__all__ = ["ENGINE_VERSION", "BuildResult", "Database", "Limits", "Line", "Move", "PositionInfo", "Result", "Settings",
+           "ZeckdbError", "__version__", "build", "open"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM:
+        import importlib
+
+        return getattr(importlib.import_module(f"zeckdb.{_FROM[name]}"), name)
     raise AttributeError(f"module 'zeckdb' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from .errors import QueryLimitError, ZeckdbError
-from .executor import Limits
+from .executor import Limits, Params, check_params
 from .settings import ENV_PREFIX, current, memory_bytes
 
 TEXT_BYTES = 1 << 16  # rendered text is sent to the parent in pieces of about this size
@@ -25,11 +25,13 @@ CHECK_HERE_CHARS = 20_000
 TOO_MUCH_MEMORY = "the query needs more memory than its limit: narrow it (e.g. a WHERE on variant and n, fewer columns)"
 
 
-def run_in_child(db: Path, sql: str, limits: Limits, fmt: str, write: Any, memory_limit: str) -> tuple[int, int | None]:
+def run_in_child(db: Path, sql: str, limits: Limits, fmt: str, write: Any, memory_limit: str,
+                 params: Params = None) -> tuple[int, int | None]:
     """Run one statement in a child process with an address-space limit, killed at its deadline,
     its rows rendered there (render.StreamedRender) and handed to `write` piece by piece as they
     come (so that neither process holds them all); returns (rows shown, every row's count, None
     where counting the rest hit the time limit). Errors come back as the child raised them."""
+    check_params(params)
     if len(sql) <= CHECK_HERE_CHARS:
         check_here(sql)
     # A fork of the fork server: a fresh interpreter that has imported what the child runs and
@@ -40,8 +42,8 @@ def run_in_child(db: Path, sql: str, limits: Limits, fmt: str, write: Any, memor
     context.set_forkserver_preload(["zeckdb.apart", "zeckdb.store", "zeckdb.render"])
     parent, child = context.Pipe(duplex=False)
     environment = {k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIX)}
-    process = context.Process(target=_run_one, args=(child, os.path.abspath(db), sql, limits, fmt, memory_limit,
-                                                     environment), name="zeckdb-sql", daemon=True)
+    process = context.Process(target=_run_one, args=(child, os.path.abspath(db), sql, params, limits, fmt,
+                                                     memory_limit, environment), name="zeckdb-sql", daemon=True)
     process.start()
     child.close()
     started, settings = time.monotonic(), current()
@@ -88,7 +90,7 @@ def check_here(sql: str) -> None:
         con.close()
 
 
-def _run_one(conn: Connection, db: str, sql: str, limits: Limits, fmt: str, memory_limit: str,
+def _run_one(conn: Connection, db: str, sql: str, params: Params, limits: Limits, fmt: str, memory_limit: str,
              environment: dict[str, str]) -> None:
     """The child of run_in_child: take the parent's settings, open the database, limit its own
     address space, stream the rows."""
@@ -125,7 +127,7 @@ def _run_one(conn: Connection, db: str, sql: str, limits: Limits, fmt: str, memo
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
             conn.send(("ready",))
             rendered = StreamedRender(fmt, send)
-            _, shown, total = store.stream(sql, None, limits, rendered.emit)
+            _, shown, total = store.stream(sql, params, limits, rendered.emit)
             rendered.finish()
             flush()
         conn.send(("done", shown, total))

@@ -30,7 +30,7 @@ import time
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from .errors import NotBuiltError, UsageError, caused_by_ctrl_c, opt
-from .executor import Limits, Result, real
+from .executor import Limits, Params, Result, real
 from .settings import Settings, current as settings
 from .outputs import check_file, check_folder, write_file  # the one rule of where zeckdb writes
 from .queries import NamedQuery, get_query as named_query, list_queries as queries, run_query, run_sql
@@ -401,14 +401,15 @@ class Database:
         with self._session() as store:
             return run_query(store, name, variant, _ns(n), given, limits or _limits(timeout, max_rows, max_bytes))
 
-    def sql(self, text: str, *, timeout: float | None = None, max_rows: int | None = None,
+    def sql(self, text: str, params: Params = None, *, timeout: float | None = None, max_rows: int | None = None,
             max_bytes: int | None = None, limits: Limits | None = None) -> Result:
-        """One read-only statement through the sandboxed executor (docs/schema.md has the tables):
-        every row (or max_rows of them) within `timeout` seconds (default: the sql_timeout setting),
-        or within `limits`. It runs in this process; zeckdb.api.run_sql_apart bounds its memory in
-        a process of its own."""
+        """One read-only statement through the sandboxed executor (docs/schema.md has the tables),
+        `params` bound to its ? (a list) or its $name (a dict), never spliced into it:
+        `db.sql("SELECT * FROM builds WHERE n = ?", [40])`. Every row (or max_rows of them)
+        within `timeout` seconds (default: the sql_timeout setting), or within `limits`. It runs
+        in this process; zeckdb.api.run_sql_apart bounds its memory in a process of its own."""
         with self._session() as store:
-            return run_sql(store, text, limits or _limits(timeout, max_rows, max_bytes))
+            return run_sql(store, text, limits or _limits(timeout, max_rows, max_bytes), params)
 
     def status(self) -> dict[str, Any]:
         """What the database holds: its file, size, schema revision, whether a build is writing
@@ -515,18 +516,20 @@ def open(path: str | os.PathLike[str] | None = None) -> Database:  # noqa: A001 
     return Database(path)
 
 
-def check_sql(sql: str) -> None:
+def check_sql(sql: str, params: Params = None) -> None:
     """Refuse, at once and without the database, a statement zeckdb's SQL never runs: by its kind
-    (anything but a read) and its names (files, the host, SQL given as text); a UsageError
-    says what. What passes is checked again where it runs."""
+    (anything but a read) and its names (files, the host, SQL given as text), or parameters that
+    are not plain values; a UsageError says what. What passes is checked again where it runs."""
     from .apart import check_here
+    from .executor import check_params
 
+    check_params(params)
     check_here(sql)
 
 
 def run_sql_apart(db: str | os.PathLike[str] | None, sql: str, fmt: str, write: Callable[[str], Any], *,
                   timeout: float | None = None, max_rows: int | None = None,
-                  memory_limit: str | None = None) -> tuple[int, int | None]:
+                  memory_limit: str | None = None, params: Params = None) -> tuple[int, int | None]:
     """Run one ad-hoc statement as `zeckdb sql` does: in a process of its own, which the operating
     system bounds in memory and which is killed at the time limit, its rows rendered in `fmt`
     (table, csv, json, markdown) and handed to `write` piece by piece; (rows shown, every row's
@@ -539,7 +542,7 @@ def run_sql_apart(db: str | os.PathLike[str] | None, sql: str, fmt: str, write: 
     if not path.exists():
         Store.open_read(path)  # the one-line error of a missing database
     return run_in_child(path, sql, _limits(timeout, max_rows, None), fmt, write,
-                        memory_limit or settings().memory_limit)
+                        memory_limit or settings().memory_limit, params)
 
 
 def upgrade(db: str | os.PathLike[str] | None = None) -> tuple[Path, str | None, str]:

@@ -279,7 +279,7 @@ def _check_explain(con: duckdb.DuckDBPyConnection, sql: str) -> None:
         raise UsageError(f"EXPLAIN of a {kind} statement is refused: explain a query ({ALLOWED_KINDS})")
 
 
-def run(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None,
+def run(con: duckdb.DuckDBPyConnection, sql: str, params: Params = None,
         limits: Limits | None = None) -> Result:
     """Run one read-only statement (parameters bound, never spliced) within the limits (default:
     the settings' sql_timeout and sql_max_rows)."""
@@ -290,15 +290,42 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None 
 
 
 STREAM_ROWS = 10_000  # rows handed on at a time when they are streamed
+# a statement's bind parameters: values for its ? (a list) or its $name (a dict); values only,
+# so they cannot change what the statement is
+Params = list[Any] | dict[str, Any] | None
+MAX_PARAMS = 1000
+_SCALARS = (type(None), bool, int, float, str)
 
 
-def stream(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None, limits: Limits,
+def check_params(params: Params) -> None:
+    """Refuse parameters that are not a list or dict of plain values (None, booleans, numbers,
+    texts, or a list of them: `list_contains(?, n)`), or more than MAX_PARAMS of them."""
+    if params is None:
+        return
+    if not isinstance(params, list | dict):
+        raise UsageError(f"bad parameters {type(params).__name__}: give a list of values for the statement's ? "
+                         "(or a dict for its $name)")
+    values = list(params.values()) if isinstance(params, dict) else params
+    if len(values) > MAX_PARAMS:
+        raise UsageError(f"{len(values):,} parameters: a statement takes at most {MAX_PARAMS:,}")
+    if isinstance(params, dict) and not all(isinstance(k, str) and k.isidentifier() for k in params):
+        raise UsageError("bad parameter names: give names as the statement writes them after $ (letters, digits, _)")
+    for value in values:
+        items = value if isinstance(value, list) and len(value) <= MAX_PARAMS else [value]
+        if not all(isinstance(item, _SCALARS) and (not isinstance(item, int) or -2**63 <= item < 2**63)
+                   for item in items):
+            raise UsageError(f"bad parameter {str(value)[:40]!r}: a parameter is a number, a text, a boolean, "
+                             "None (integers of 64 bits at most) or a list of them")
+
+
+def stream(con: duckdb.DuckDBPyConnection, sql: str, params: Params, limits: Limits,
            emit: Callable[[list[str], list[tuple]], None], in_blocks: bool = True) -> tuple[list[str], int, int | None]:
     """Run one read-only statement within the limits, handing its rows to `emit(columns, rows)`
     block by block (in_blocks: STREAM_ROWS at a time, so that none but the block is held; else
     all at once) up to limits.max_rows; then (columns, rows handed on, every row's count: None
     when counting the rest ran into the time limit)."""
     query = check_statement(con, sql)
+    check_params(params)
     names = None
     if limits.max_rows is not None:
         query, names = _limited(con, query, params, limits.max_rows + 1)
@@ -353,7 +380,7 @@ def stream(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | No
     return columns, shown, total
 
 
-def _limited(con: duckdb.DuckDBPyConnection, query: str, params: dict[str, Any] | None,
+def _limited(con: duckdb.DuckDBPyConnection, query: str, params: Params,
              rows: int) -> tuple[str, list[str] | None]:
     """`query` with a LIMIT of `rows` around it, so that DuckDB computes no more than are shown
     (its Python client materialises a whole result before the first row is fetched), and the

@@ -49,11 +49,6 @@ def z_count(n: int) -> int:
     return len(zeckendorf_indices(n))
 
 
-def z_index_sum(n: int) -> int:
-    """Z_I(n): the sum of the indices of the Zeckendorf decomposition of n."""
-    return sum(zeckendorf_indices(n))
-
-
 def zeckendorf_counts(n: int) -> tuple[int, ...]:
     """The Zeckendorf decomposition of n as a count vector, bin 1 first."""
     idx = zeckendorf_indices(n)

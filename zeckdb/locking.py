@@ -219,11 +219,6 @@ class Gate:
         self.reading = True
         Gate._reading_here[self.db] += 1
 
-    def release_read(self) -> None:
-        if self.reading:
-            self._unlock("gate")
-            self._stop_reading()
-
     def _stop_reading(self) -> None:
         if self.reading:
             self.reading = False
@@ -260,9 +255,3 @@ class Gate:
             self._unlock("gate")
             self._unlock("turn")
             self.writing = False
-
-    def end_build(self) -> None:
-        self.release_write()
-        if self.building:
-            self._unlock("build")
-            self.building = False

@@ -36,7 +36,7 @@ from typing import Any
 
 from . import resources
 from .errors import NotBuiltError, UnknownQueryError, UsageError, opt
-from .executor import Limits, Result
+from .executor import Limits, Params, Result
 from .ranges import format_ns, parse_count
 from .store import Store
 
@@ -320,7 +320,7 @@ def _check_team(text: str, built: dict[str, set[int]], name: str) -> list[int]:
     return team
 
 
-def run_sql(store: Store, sql: str, limits: Limits | None = None) -> Result:
+def run_sql(store: Store, sql: str, limits: Limits | None = None, params: Params = None) -> Result:
     """Run one ad-hoc read-only statement (see zeckdb.executor for what is allowed; limits:
-    default every row, in the sql_timeout setting's time)."""
-    return store.run(sql, None, limits or Limits(max_rows=None))
+    default every row, in the sql_timeout setting's time), `params` bound to its ? or $name."""
+    return store.run(sql, params, limits or Limits(max_rows=None))

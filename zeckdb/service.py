@@ -42,12 +42,13 @@ from typing import Any, cast
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import __version__, api
 from .errors import (BusyError, NotBuiltError, QueryLimitError, UnknownQueryError, UnknownVariantError, UsageError,
                      ZeckdbError)
+from .plots import KINDS as PLOT_KINDS
 from .ranges import format_ns, parse_n, parse_ns
 from .render import plain
 from .resources import web_dir
@@ -66,9 +67,16 @@ MEDIA_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; cha
                ".css": "text/css; charset=utf-8", ".png": "image/png"}
 
 
+# a bind parameter's value: strict, so that JSON's 40 stays a number and "40" a text
+SqlValue = StrictInt | StrictFloat | StrictBool | str | None
+
+
 class SqlRequest(BaseModel):
     sql: str = Field(..., description="One read-only statement (SELECT, WITH, VALUES, "
                      "DESCRIBE, SUMMARIZE, SHOW, EXPLAIN)")
+    params: list[SqlValue | list[SqlValue]] | dict[str, SqlValue | list[SqlValue]] | None = Field(
+        None, description="Values bound to the statement's ? (a list) or its $name (an object), never spliced "
+        "into it: {\"sql\": \"SELECT * FROM builds WHERE n = ?\", \"params\": [40]}")
 
 
 def status_of(exc: ZeckdbError) -> int:
@@ -143,13 +151,13 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
     async def sql(body: SqlRequest) -> Response:
         if len(body.sql) > settings.serve_max_sql_chars:
             raise UsageError(f"bad request: the SQL is over {settings.serve_max_sql_chars:,} characters: send less")
-        api.check_sql(body.sql)  # a hostile statement is refused by what it is, whatever the workers' load
+        api.check_sql(body.sql, body.params)  # a hostile statement is refused by what it is, whatever the load
         limits = {"timeout_s": sql_limits.timeout, "max_rows": sql_limits.max_rows}
-        answer = await heavy.run(workers.run_sql, body.sql, sql_limits, "json", {"limits": limits})
+        answer = await heavy.run(workers.run_sql, body.sql, sql_limits, "json", {"limits": limits}, body.params)
         return Response(answer, media_type="application/json")
 
-    @app.get("/v1/plots/{kind}", summary="A figure as SVG (kind: length-distribution, winners, lengths, p-positions, remoteness, "
-                                          "remoteness), as `zeckdb plot` draws it", response_class=Response)
+    @app.get("/v1/plots/{kind}", summary=f"A figure as SVG (kind: {', '.join(PLOT_KINDS)}), as `zeckdb plot` draws it",
+             response_class=Response)
     async def plot(kind: str, variant: str, n: str | None = None, measure: str = "P") -> Response:
         image = await heavy.run(workers.plot, kind, variant, parse_ns(n) if n else None, measure, plot_limits)
         return Response(image, media_type="image/svg+xml")

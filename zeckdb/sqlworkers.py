@@ -37,7 +37,7 @@ import time
 from typing import Any
 
 from .errors import BusyError, QueryLimitError, ZeckdbError
-from .executor import Limits
+from .executor import Limits, Params
 from .apart import address_space
 from .settings import Settings, current, memory_bytes
 
@@ -88,9 +88,11 @@ class SqlWorkers:
             if not worker.ready:
                 self._ready(worker, worker.started + self.settings.worker_start_seconds)
 
-    def run_sql(self, sql: str, limits: Limits, fmt: str = "json", extra: dict[str, Any] | None = None) -> bytes:
-        """The answer's body as render.result_body gives it (fmt: json or csv; extra: more JSON fields)."""
-        return self._run(("sql", fmt, extra, sql), limits)
+    def run_sql(self, sql: str, limits: Limits, fmt: str = "json", extra: dict[str, Any] | None = None,
+                params: Params = None) -> bytes:
+        """The answer's body as render.result_body gives it (fmt: json or csv; extra: more JSON
+        fields); params bound to the statement's ? or $name."""
+        return self._run(("sql", fmt, extra, sql, params), limits)
 
     def run_query(self, name: str, variant: str | None, ns: list[int] | None, params: dict[str, str],
                   limits: Limits, fmt: str = "json") -> bytes:
@@ -212,7 +214,7 @@ def _work(conn: Connection, db: str, memory_limit: str, settings: Settings) -> N
                     body = json.dumps(database.play(variant, position, start=start, p1=p1, p2=p2,
                                                     distribution=distribution).to_json()).encode()
                 elif kind == "sql":
-                    body = result_body(database.sql(what[0], limits=limits), fmt, extra)
+                    body = result_body(database.sql(what[0], what[1], limits=limits), fmt, extra)
                 else:
                     name, variant, ns, params = what
                     body = result_body(database.query(name, variant=variant, n=ns, params=params, limits=limits),

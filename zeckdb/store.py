@@ -26,7 +26,7 @@ import numpy as np
 
 from . import ENGINE_VERSION, interrupts
 from .errors import DatabaseError, NotBuiltError, interrupted_statement, opt
-from .executor import Limits, Result, quieted, run as execute, sandbox_config, stream as execute_streaming
+from .executor import Limits, Params, Result, quieted, run as execute, sandbox_config, stream as execute_streaming
 from .locking import POLL_SECONDS, Gate
 from .settings import current
 from .variants import Variant
@@ -1165,7 +1165,7 @@ class Store:
                 self._insert_values(con, "random_play", [{"variant": variant.name, "n": s.n, **played}])
 
     # -- reading -----------------------------------------------------------
-    def run(self, sql: str, params: dict[str, Any] | None = None, limits: Limits | None = None,
+    def run(self, sql: str, params: Params = None, limits: Limits | None = None,
             relations: dict[str, Any] | None = None) -> Result:
         """A user's statement (or a named query's), through the sandboxed executor within `limits`;
         `relations` (name -> pyarrow.Table, a named query's computed rows) are seen by this statement
@@ -1180,7 +1180,7 @@ class Store:
         finally:
             cursor.close()
 
-    def stream(self, sql: str, params: dict[str, Any] | None, limits: Limits,
+    def stream(self, sql: str, params: Params, limits: Limits,
                emit: Callable[[list[str], list[tuple]], None]) -> tuple[list[str], int, int | None]:
         """A user's statement through the sandboxed executor, its rows handed to `emit` a block at a time."""
         return execute_streaming(self._connection_waiting(), sql, params, limits, emit)

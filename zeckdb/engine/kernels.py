@@ -12,8 +12,6 @@ import numpy as np
 
 from .jit import inline_jit, jit
 
-LOSS_NONE = np.int16(-1)
-
 
 @jit
 def link(keys, child_keys, code, n_codes):
