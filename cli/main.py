@@ -102,7 +102,8 @@ _BUILD_HELP = (
     "largest n (16 in a game of P players), 40 more with the float columns (expected length, game count, "
     "random-play odds), kept while the layers solved at once fit ZECKDB_SUMMARY_MEMORY (GiB, default 40 % "
     "of this machine's memory). --threads (ZECKDB_THREADS, default the cores this process may use) sets "
-    "how many layers are solved at once; a large layer takes the threads left over. Summary mode solves:\n\n\b\n"
+    "how many layers are solved at once; a large layer takes the threads left over. Without --variant it "
+    "builds the zeckendorf and reversed games. Summary mode solves:\n\n\b\n"
     + _one_per_line(api.summary_games(builtin_only=True)) + "\n\n"
     "and the installed game plugins that have a summary walk (`zeckdb variants` lists them). "
     "How far each game reaches, in full and in summary mode, is set by what its largest layer costs: "
@@ -121,7 +122,8 @@ def build(
     force: bool = typer.Option(False, "--force", help="Rebuild (variant, n) pairs that are already built."),
     summary_only: bool = typer.Option(False, "--summary-only", help="Store only each n's summary (winner, "
                                       "remoteness, shortest and longest game, teams, ...), not its positions: "
-                                      "n = 300 and beyond, for the games listed above."),
+                                      "n = 300 and beyond, for the games listed above; without --variant, for "
+                                      "zeckendorf and reversed."),
     executor: str = typer.Option("local", "--executor",
                                  metavar="NAME", help="local, or dask: fan the layers out to a Dask cluster "
                                  "(--address); in a full build workers write Parquet shards that this process "
@@ -164,7 +166,8 @@ def build(
                    f"-> {result.path}")
     else:
         typer.echo(f"built {names} for n = {format_ns(sorted({k for _, k in result.built}))}: "
-                   f"{result.positions:,} positions, {result.edges:,} edges in {result.seconds:.1f} s -> {result.path}")
+                   f"{result.positions:,} positions, {result.edges:,} moves stored in {result.seconds:.1f} s -> "
+                   f"{result.path}")
 
 
 class _Progress:
@@ -204,7 +207,8 @@ VARIANTS_TITLE_ROOM = 16  # the fewest characters of a game's title worth showin
 @app.command()
 def variants(
     name: str | None = typer.Argument(None, metavar="NAME",
-                                      help="A family (e.g. nacci-C-K) to list its members one by one, or one "
+                                      help="A family (e.g. nacci-C-K) to list its members one by one, a "
+                                      "family's name without its numbers (nacci: every nacci family), or one "
                                       "game.", show_default=False),
     fmt: str = FormatOption,
 ) -> None:
@@ -706,7 +710,9 @@ def draw(
                                     show_default=False),
     strategy_only: bool = typer.Option(False, "--strategy-only", help="Only the winner's strategy graph."),
     max_nodes: int = typer.Option(500, "--max-nodes",
-                                  metavar="COUNT", min=1, max=100_000, help="Refuse layers with more positions than this."),
+                                  metavar="COUNT", min=1, max=100_000, help="Refuse layers with more positions than "
+                                  "this. Graphviz lays out about 800 positions within its 120 s limit (svg, png); "
+                                  "dot has no such limit."),
     force: bool = ForceOption,
     db: str | None = DbOption,
 ) -> None:

@@ -136,9 +136,19 @@ def test_env_var_selects_the_database(capsys, small_db, monkeypatch):
 def test_build_summary_and_nothing_to_do(capsys, tmp_path):
     path = tmp_path / "b.duckdb"
     code, out, _ = run(capsys, "build", "--n", "1..6,9", "--variant", "reversed", "--db", str(path))
-    assert code == 0 and out.startswith("built reversed for n = 1..6,9: 41 positions, 57 edges in")
+    assert code == 0 and out.startswith("built reversed for n = 1..6,9: 41 positions, 57 moves stored in")
     code, out, _ = run(capsys, "build", "--n", "1..6", "--variant", "reversed", "--db", str(path))
     assert code == 0 and out.startswith("nothing to build: reversed for n = 1..6 already in")
+    # the two core games share one graph: its moves are stored, and counted, once
+    code, out, _ = run(capsys, "build", "--n", "1..8", "--variant", "zeckendorf", "--variant", "reversed", "--db",
+                       str(tmp_path / "two.duckdb"))
+    import duckdb
+
+    stored = duckdb.connect(str(tmp_path / "two.duckdb"), read_only=True).execute("SELECT count(*) FROM edges").fetchone()
+    from . import reference as ref
+
+    moves = sum(len(ref.MOVES["zeckendorf"](p)) for n in range(1, 9) for p in ref.positions("zeckendorf", n))
+    assert code == 0 and stored == (moves,) and f"{moves:,} moves stored" in out, out
 
 
 def test_version(capsys):
@@ -191,6 +201,10 @@ def test_variants_lists_every_game_once(capsys):
     assert [row["variant"] for row in json.loads(out)] == ["nacci-2-3-p5"]
     code, _, err = run(capsys, "variants", "nacci-9-9")
     assert code == 2 and "unknown variant 'nacci-9-9'" in err
+    code, out, _ = run(capsys, "variants", "nacci", "-f", "json")  # a family's name without its numbers
+    assert code == 0 and [row["family"] for row in json.loads(out)] == ["nacci-C-K", "nacci-C-K-pP"]
+    code, out, _ = run(capsys, "variants", "black-hole", "-f", "json")  # one family: its members
+    assert code == 0 and [row["variant"] for row in json.loads(out)] == [f"black-hole-{m}" for m in range(2, 13)]
     for name in ("black-hole-2", "black-hole-12", "black-hole-empty-board-7", "nacci-4-4", "reversed-nacci-1-3"):
         get_variant(name)  # every advertised member is accepted
 

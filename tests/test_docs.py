@@ -5,6 +5,7 @@ documenting it fails here."""
 from __future__ import annotations
 
 from pathlib import Path
+import itertools
 import re
 
 from zeckdb.variants import catalog
@@ -32,13 +33,13 @@ def test_the_readme_table_lists_every_variant():
 
 
 def test_the_games_summary_mode_takes_are_the_registrys(capsys):
-    """The README and `build --help` list what summary mode solves as the registry says."""
+    """docs/scaling.md and `build --help` list what summary mode solves as the registry says."""
     from zeckdb.variants import summary_games
 
     from .conftest import run
 
     names = ", ".join(label.split(" (")[0] for label in summary_games(builtin_only=True))
-    assert f"Summary mode solves: {names} (" in (ROOT / "README.md").read_text()
+    assert f"Summary mode solves: {names} (" in (ROOT / "docs" / "scaling.md").read_text()
     code, out, _ = run(capsys, "build", "--help")
     listed = out[out.index("mode solves:"):].splitlines()[1:len(summary_games(builtin_only=True)) + 2]  # one per line
     assert code == 0 and [line.strip() for line in listed if line.strip()] == names.split(", ")
@@ -90,3 +91,13 @@ def test_every_relative_link_of_the_docs_resolves():
             if not (page.parent / target).exists():
                 broken.append(f"{page.relative_to(ROOT)} -> {target}")
     assert broken == []
+
+
+def test_the_readme_stays_a_front_page():
+    """At most 220 lines, and the command table's cells short (one or two lines on a page)."""
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) <= 220
+    table = text[text.index("| command | what it does |"):].splitlines()[2:]
+    rows = [line for line in itertools.takewhile(lambda line: line.startswith("|"), table)]
+    assert len(rows) >= 15 and all(len(row.split(" | ", 1)[1]) <= 230 for row in rows), \
+        [row[:60] for row in rows if len(row.split(" | ", 1)[1]) > 230]

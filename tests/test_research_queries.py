@@ -117,3 +117,12 @@ def test_one_team_and_bad_teams(capsys, db):
 def test_a_start_lists_its_teams(capsys, db):
     code, out, err = run(capsys, "position", "zeckendorf-p3", "--start", "6", "--db", db)
     assert code == 0 and "teams             3 of 6 can force a win (players): {1,2} {1,3} {2,3}" in out, out
+
+
+def test_thresholds_names_its_games_as_the_catalogue_does():
+    from zeckdb.queries import get_query
+
+    q = get_query("thresholds")
+    assert q.variants == ("zeckendorf-pP", "nacci-C-K-pP")  # the catalogue's names for these families
+    assert q.applies_to("zeckendorf-p3") and q.applies_to("nacci-2-3-p6") and q.applies_to("nacci-4-4-p4")
+    assert not q.applies_to("zeckendorf") and not q.applies_to("nacci-2-3") and not q.applies_to("reversed-nacci-2-3")

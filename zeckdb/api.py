@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+import itertools
 import os
 from pathlib import Path
 import time
@@ -45,10 +46,10 @@ if TYPE_CHECKING:
     from .simulate import Simulation
     from .verify import Report
 
-__all__ = ["BuildInterrupted", "BuildResult", "Database", "Limits", "Line", "Move", "NamedQuery", "PlayResult", "Plot",
-           "PositionInfo", "Progress", "Report", "Result", "Settings", "Simulation", "build", "check_sql", "named_query", "open",
-           "queries", "run_sql_apart", "plugin_failures", "schema_revision", "settings", "simulate", "summary_games", "upgrade",
-           "variant_labels", "variants"]
+__all__ = ["BuildInterrupted", "BuildResult", "Database", "Limits", "Line", "Move", "NamedQuery", "PlayResult",
+           "Plot", "PositionInfo", "Progress", "Report", "Result", "Settings", "Simulation", "build", "check_sql",
+           "named_query", "open", "plot_kinds", "queries", "run_sql_apart", "plugin_failures", "schema_revision",
+           "settings", "simulate", "summary_games", "upgrade", "variant_labels", "variants"]
 
 _RESULT_TYPES = {"PlayResult": "profiles", "Plot": "plots", "Simulation": "simulate", "Report": "verify"}
 
@@ -231,6 +232,13 @@ def variant_labels(builtin_only: bool = False) -> list[str]:
     return [g.label for g in games(builtin_only=True)] + ([] if builtin_only else list(plugins()))
 
 
+def plot_kinds() -> tuple[str, ...]:
+    """The figures Database.plot draws (zeckdb.plots)."""
+    from .plots import KINDS
+
+    return KINDS
+
+
 def plugin_failures() -> list[str]:
     """One line for each installed game plugin that fails to load, naming it."""
     from .variants import plugin_failures as failures
@@ -250,9 +258,13 @@ def variants(name: str | None = None) -> list[dict[str, Any]]:
     listed = games()
     if name is not None:
         chosen = [g for g in listed if name in (g.label, g.family) or name in g.members]
-        if not chosen:
-            get_variant(name)  # the error that lists the names
-        if chosen and chosen[0].family and name in chosen[0].members:
+        if not chosen:  # a family's name without its numbers (`nacci`, `black-hole`): those families
+            chosen = [g for g in listed if g.family and _family_stem(g.family) == name]
+            if not chosen:
+                get_variant(name)  # the error that lists the names
+        if len(chosen) > 1:  # several families share the stem: each is listed once
+            listed = chosen
+        elif chosen[0].family and name in chosen[0].members:
             chosen = [Game(name, None, [name], get_variant(name).title, get_variant(name))]
         elif chosen and chosen[0].family:
             chosen = [Game(m, None, [m], get_variant(m).title, get_variant(m)) for m in chosen[0].members]
@@ -275,6 +287,12 @@ def variants(name: str | None = None) -> list[dict[str, Any]]:
                     "summary_n": span(max(first, 1), [r.summary for r in reached]),
                     "start_of_5": g.example.format(g.example.start(5)), "source": g.example.source})
     return out
+
+
+def _family_stem(pattern: str) -> str:
+    """A family's name up to its first parameter: `nacci` of `nacci-C-K-pP`, `black-hole` of `black-hole-M`."""
+    parts = pattern.split("-")
+    return "-".join(itertools.takewhile(lambda part: part.islower(), parts))
 
 
 NRange = str | int | Iterable[int] | None
@@ -582,7 +600,7 @@ class BuildResult:
     ns: list[int]
     built: list[tuple[str, int]]
     positions: int
-    edges: int
+    edges: int  # moves stored (a graph two games share, as zeckendorf and reversed do, once); solved in summary mode
     seconds: float
     path: str
     summary_only: bool = False

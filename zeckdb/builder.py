@@ -499,7 +499,7 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
                 for r in records:
                     report.built.append((r.variant.name, n))
                     report.positions += len(r.keys)
-                    report.edges += r.n_edges
+                    report.edges += r.n_edges if r.edges is not None else 0  # a shared graph's moves once
         finally:
             with interrupts.ctrl_c_held():
                 writer.finish()

@@ -169,7 +169,7 @@ def build_distributed(store: Store, client: Any, todo: dict[int, list], shards: 
                 remove_shards(shards, layer.variant, layer.graph, layer.n)
         built += [(layer.variant, layer.n) for layer in layers]
         positions += sum(layer.build["positions"] for layer in layers)
-        edges += sum(layer.build["edges"] for layer in layers)
+        edges += sum(layer.graph_size[1] for layer in layers if layer.graph_size)  # a shared graph's moves once
         if progress:
             for future in finished:
                 n, steps = futures[future]

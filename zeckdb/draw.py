@@ -24,6 +24,10 @@ from .variants import get_variant
 
 FORMATS = ("dot", "svg", "png")
 MAX_NODES = 500
+# Graphviz's dot lays a layer out in time that grows about as the cube of its positions: about
+# this many fit its time limit (GRAPHVIZ_SECONDS) on a 2-core machine (docs/commands.md)
+GRAPHVIZ_NODES = 800
+GRAPHVIZ_SECONDS = 120
 P_FILL, N_FILL, STRATEGY, NONE_FILL = "#f8d4d0", "#d5f0d5", "#1f4e9c", "#e4e4e4"
 
 
@@ -48,7 +52,9 @@ def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = Fal
     if len(rows) > max_nodes:
         raise UsageError(f"layer n = {n} of {variant.name} has {len(rows):,} {'strategy ' if strategy_only else ''}"
                          f"positions, over {opt('max_nodes')} {max_nodes}: draw a smaller n"
-                         + ("" if strategy_only else f", or {opt('strategy_only')}") + f", or raise {opt('max_nodes')}")
+                         + ("" if strategy_only else f", or {opt('strategy_only')}") + f", or raise {opt('max_nodes')} "
+                         f"(Graphviz lays out about {GRAPHVIZ_NODES} positions within its {GRAPHVIZ_SECONDS} s limit; "
+                         "DOT text has no such limit)")
     kept = {r[0] for r in rows}
     moves = store.rows(
         """SELECT src, dst, coalesce(dst_n, n) AS dst_n, move FROM moves
@@ -129,9 +135,9 @@ def render(dot: str, fmt: str) -> bytes:
         raise UsageError(f"{opt('fmt')} {fmt} needs Graphviz's `dot` program: install it (Debian: apt-get install "
                          f"graphviz), or write {opt('fmt')} dot and render it elsewhere")
     try:
-        done = subprocess.run([program, f"-T{fmt}"], input=dot.encode(), capture_output=True, timeout=120)
+        done = subprocess.run([program, f"-T{fmt}"], input=dot.encode(), capture_output=True, timeout=GRAPHVIZ_SECONDS)
     except subprocess.TimeoutExpired:
-        raise UsageError(f"Graphviz took over 120 s: draw a smaller n or {opt('strategy_only')}") from None
+        raise UsageError(f"Graphviz took over {GRAPHVIZ_SECONDS} s: draw a smaller n or {opt('strategy_only')}") from None
     if done.returncode != 0:
         first = (done.stderr.decode(errors="replace").strip().splitlines() or ["no message"])[0]
         raise ZeckdbError(f"Graphviz failed: {first}")

@@ -5,7 +5,8 @@ A named query is one SQL file whose header comment describes it:
     -- name: winners
     -- description: one line saying what it answers
     -- checks: the paper or theorem it checks
-    -- variants: black-hole-M            (optional: the variants it is written for; M: any number)
+    -- variants: black-hole-M            (optional: the variants it is written for; a capital letter
+                                        stands for any number: black-hole-M, nacci-C-K-pP)
     -- param position (position, required): a count vector, e.g. 3,1,0,2
     -- param measure (P|mu): the measure (default: both)
     -- param mod (integer >= 1): a modulus
@@ -118,7 +119,7 @@ class NamedQuery:
         return self.computes is not None or re.search(reads, self.sql, re.IGNORECASE) is not None
 
     def applies_to(self, variant: str) -> bool:
-        return not self.variants or any(re.fullmatch(re.escape(name).replace("M", "[0-9]+"), variant)
+        return not self.variants or any(re.fullmatch(re.sub("[A-Z]", "[0-9]+", re.escape(name)), variant)
                                         for name in self.variants)
 
 

@@ -48,7 +48,6 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from . import __version__, api
 from .errors import (BusyError, NotBuiltError, QueryLimitError, UnknownQueryError, UnknownVariantError, UsageError,
                      ZeckdbError)
-from .plots import KINDS as PLOT_KINDS
 from .ranges import format_ns, parse_n, parse_ns
 from .render import plain
 from .resources import web_dir
@@ -156,7 +155,7 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
         answer = await heavy.run(workers.run_sql, body.sql, sql_limits, "json", {"limits": limits}, body.params)
         return Response(answer, media_type="application/json")
 
-    @app.get("/v1/plots/{kind}", summary=f"A figure as SVG (kind: {', '.join(PLOT_KINDS)}), as `zeckdb plot` draws it",
+    @app.get("/v1/plots/{kind}", summary=f"A figure as SVG (kind: {', '.join(api.plot_kinds())}), as `zeckdb plot` draws it",
              response_class=Response)
     async def plot(kind: str, variant: str, n: str | None = None, measure: str = "P") -> Response:
         image = await heavy.run(workers.plot, kind, variant, parse_ns(n) if n else None, measure, plot_limits)
