@@ -1,16 +1,36 @@
-"""Graph invariants every built layer must satisfy, checked in SQL over n = 1..40."""
+"""Graph invariants every built layer must satisfy, checked in SQL over n = 1..40. Each test
+first checks that the rows it reads are all there (a query over no rows finds nothing wrong)."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
+from . import reference as ref
 from .reference import fib
 
 VARIANTS = ["zeckendorf", "reversed"]
+NS = range(1, 41)
+
+
+@functools.cache
+def population(variant: str) -> tuple[int, int]:
+    """(positions, moves) of n = 1..40, counted by the reference solver."""
+    layers = [ref.positions(variant, n) for n in NS]
+    return sum(map(len, layers)), sum(len(ref.MOVES[variant](p)) for layer in layers for p in layer)
+
+
+def assert_populated(con, variant: str) -> None:
+    got = con.execute("""SELECT (SELECT count(*) FROM positions WHERE variant = $v AND n BETWEEN 1 AND 40),
+                                (SELECT count(*) FROM moves WHERE variant = $v AND n BETWEEN 1 AND 40)""",
+                      {"v": variant}).fetchone()
+    assert got == population(variant), (variant, got)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_one_terminal_per_n_and_every_other_position_has_a_move(con, variant):
+    assert_populated(con, variant)
     bad = con.execute("""
         SELECT p.n, count(*) FILTER (WHERE p.is_terminal) AS terminals,
                count(*) FILTER (WHERE NOT p.is_terminal AND m.src IS NULL) AS stuck
@@ -22,6 +42,7 @@ def test_one_terminal_per_n_and_every_other_position_has_a_move(con, variant):
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_win_exactly_when_a_move_reaches_a_loss_and_grundy_is_mex(con, variant):
+    assert_populated(con, variant)
     bad = con.execute("""
         WITH kids AS (
             SELECT m.n, m.src, bool_or(c.outcome = 'loss') AS some_loss, count(*) FILTER (WHERE c.outcome = 'loss') AS wins,
@@ -40,6 +61,7 @@ def test_win_exactly_when_a_move_reaches_a_loss_and_grundy_is_mex(con, variant):
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_every_move_keeps_the_value(con, variant):
+    assert_populated(con, variant)
     value = " + ".join(f"coalesce({{t}}.c{i}, 0) * {fib(i)}" for i in range(1, 12))
     bad = con.execute(f"""
         SELECT m.n, m.src, m.dst FROM moves m
@@ -51,6 +73,8 @@ def test_every_move_keeps_the_value(con, variant):
 
 
 def test_reversed_moves_are_forward_moves_backwards(con):
+    assert_populated(con, "zeckendorf")
+    assert_populated(con, "reversed")
     assert con.execute("""
         SELECT count(*) FROM (SELECT n, src, dst FROM moves WHERE variant = 'zeckendorf'
                               EXCEPT SELECT n, dst, src FROM moves WHERE variant = 'reversed')""").fetchone()[0] == 0
