@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import subprocess
 import sys
 
@@ -12,6 +13,7 @@ import pytest
 
 from zeckdb.store import SCHEMA_HEAD, Store, _alembic_config, _migrate, upgrade
 
+ROOT = Path(__file__).resolve().parent.parent
 
 # the columns of positions before revision 0015 (teams): the older revisions' tests compare them
 BEFORE_0015 = "COLUMNS(lambda c: c <> 'teams')"
@@ -507,3 +509,34 @@ def test_revision_0015_adds_teams_and_keeps_checksums_honest(tmp_path, capsys):
         # every team of two, and the three together (tests/test_players.py: the plain solver)
         assert con.execute("SELECT teams FROM builds WHERE variant = 'zeckendorf-p3' AND n = 5").fetchone() == (
             (1 << 0b011) + (1 << 0b101) + (1 << 0b110) + (1 << 0b111),)
+
+
+def test_migrations_hash_with_their_frozen_copy_which_agrees_with_todays(small_db):
+    """Revisions 0012 and 0015 take the hash from migrations/frozen_checksums.py, never from
+    zeckdb's live code (which may change); today the two give the same checksums."""
+    import runpy
+
+    from zeckdb import checksums as live
+
+    for version in sorted((ROOT / "migrations" / "versions").glob("*.py")):
+        assert "from zeckdb" not in version.read_text() and "import zeckdb" not in version.read_text(), version.name
+    frozen = runpy.run_path(str(ROOT / "migrations" / "frozen_checksums.py"))
+    con = duckdb.connect(str(small_db), read_only=True)
+    try:
+        for variant, n in (("zeckendorf", 12), ("zeckendorf-p3", 9), ("black-hole-4", 20), ("ordered", 8)):
+            rows = con.sql(f"SELECT {', '.join(live.COLUMNS['positions'])} FROM positions WHERE variant = ? AND n = ?",
+                           params=[variant, n]).to_arrow_table()
+            assert rows.num_rows > 0
+            want = live.checksum([rows], "positions", variant, n)
+            assert frozen["checksum"](rows.to_batches(), "positions", variant, n) == want, (variant, n)
+            stored = con.execute("SELECT positions_checksum FROM builds WHERE variant = ? AND n = ?",
+                                 [variant, n]).fetchall()
+            assert stored == [(want,)]
+            edges = con.sql("SELECT src, dst, code, dst_n FROM edges WHERE graph = (SELECT graph FROM variants WHERE "
+                            "variant = ?) AND n = ?", params=[variant, n]).to_arrow_table()
+            assert frozen["checksum"]([edges], "edges", "g", n) == live.checksum([edges], "edges", "g", n)
+            tables = {t: con.sql(f"SELECT {', '.join(c)} FROM {t} WHERE variant = ? AND n = ?",
+                                 params=[variant, n]).to_arrow_table() for t, c in live.SUMMARY_COLUMNS.items()}
+            assert frozen["summary_checksum"](tables, variant, n) == live.summary_checksum(tables, variant, n)
+    finally:
+        con.close()

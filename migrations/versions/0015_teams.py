@@ -28,6 +28,9 @@ random_play row and its length distribution (zeckdb.checksums.summary_checksum),
 the layer; the upgrade computes it from each layer's rows as they are.
 """
 
+from pathlib import Path
+import runpy
+
 from alembic import op
 
 revision = "0015"
@@ -40,6 +43,8 @@ COUNT_COLUMNS = 16
 COUNTS = ", ".join(f"c{i}" for i in range(1, LEAN_BINS + 1))
 NULL_COUNTS = ", ".join(f"NULL::INTEGER AS c{i}" for i in range(LEAN_BINS + 1, COUNT_COLUMNS + 1))
 OUTCOME = "ENUM('win', 'loss')"
+# the hashes as this revision defines them, whatever zeckdb.checksums computes later
+FROZEN = runpy.run_path(str(Path(__file__).resolve().parent.parent / "frozen_checksums.py"))
 
 
 def positions_view(teams: bool) -> str:
@@ -58,7 +63,7 @@ def positions_view(teams: bool) -> str:
 
 def _summary_checksums(con) -> None:
     """Each layer's summary checksum, from its rows as they are (zeckdb.checksums.summary_checksum)."""
-    from zeckdb.checksums import SUMMARY_COLUMNS, summary_checksum
+    SUMMARY_COLUMNS, summary_checksum = FROZEN["SUMMARY_COLUMNS"], FROZEN["summary_checksum"]
 
     layers = con.execute("SELECT variant, n FROM builds").fetchall()
     for variant, n in layers:
@@ -82,7 +87,7 @@ def _checksums_without_teams(con) -> dict[tuple[str, int], int]:
     """For each layer of a game of P players whose recorded positions checksum is the hash of
     its rows with their teams, the hash of the same rows without them (zeckdb.checksums: a
     column left out counts as NULL, which for teams adds nothing)."""
-    from zeckdb.checksums import COLUMNS, checksum
+    COLUMNS, checksum = FROZEN["COLUMNS"], FROZEN["checksum"]
 
     layers = con.execute("""SELECT b.variant, b.n, b.positions_checksum FROM builds b JOIN variants v USING (variant)
                             WHERE v.players > 2 AND NOT b.summary_only AND b.positions_checksum IS NOT NULL""").fetchall()
