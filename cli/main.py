@@ -228,13 +228,13 @@ def variants(
         for failure in api.plugin_failures():  # the other games are listed all the same
             _echo_err(f"zeckdb: left out: {failure}")
     if fmt == "json":  # the API's fields, keyed by identifiers
-        typer.echo(json.dumps(games))
+        typer.echo(json.dumps([game.to_json() for game in games]))
         return
     shown = {"variant": "variant", "full_n": "full build", "summary_n": "summary mode", "start_of_5": "start of 5",
              "game": "game"}
     if fmt != "table":
         shown["source"] = "source"
-    rows = [tuple("-" if g[key] is None else g[key] for key in shown) for g in games]
+    rows = [tuple("-" if getattr(g, key) is None else getattr(g, key) for key in shown) for g in games]
     left_out = []
     if fmt == "table":  # fit the terminal: the game's title takes what the other columns leave, if enough
         columns = shutil.get_terminal_size((100, 24)).columns
@@ -259,21 +259,20 @@ def status(db: str | None = DbOption) -> None:
 
     with api.open(db) as database:
         info = database.status()
-    rows = info["variants"]
-    typer.echo(f"database {info['database']}: {info['size_bytes'] / 1e6:,.1f} MB, "
-               f"schema revision {info['schema_revision']}")
-    if info["build_running"]:
+    rows = info.variants
+    typer.echo(f"database {info.database}: {info.size_bytes / 1e6:,.1f} MB, schema revision {info.schema_revision}")
+    if info.build_running:
         typer.echo("a build is writing it: below is what it has committed so far")
     if not rows:
         typer.echo("nothing built yet: run `zeckdb build`")
         return
-    name_width = max(len(r["variant"]) for r in rows)
-    ns_width = max(len(r["ns"]) for r in rows)
+    name_width = max(len(r.variant) for r in rows)
+    ns_width = max(len(r.ns) for r in rows)
     for r in rows:
-        typer.echo(f"  {r['variant']:<{name_width}}  n = {r['ns']:<{ns_width}}  {r['positions']:>12,} "
-                   f"positions {r['edges']:>13,} edges  ({r['seconds']:.1f} s to build)")
-        if r["summary_ns"]:
-            typer.echo(f"  {'':<{name_width}}  of which summary only (no positions stored): n = {r['summary_ns']}")
+        typer.echo(f"  {r.variant:<{name_width}}  n = {r.ns:<{ns_width}}  {r.positions:>12,} "
+                   f"positions {r.edges:>13,} edges  ({r.seconds:.1f} s to build)")
+        if r.summary_ns:
+            typer.echo(f"  {'':<{name_width}}  of which summary only (no positions stored): n = {r.summary_ns}")
     typer.echo("`zeckdb verify` checks every stored row against the others and the checksums of the build")
 
 

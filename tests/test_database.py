@@ -23,7 +23,7 @@ def test_the_verbs_of_an_open_database(small_db):
         table = db.query("winners", variant="zeckendorf", n=[3, 4]).arrow()
         assert table.num_rows == 2 and table.column("n").to_pylist() == [3, 4]
         assert db.sql("SELECT 6 * 7 AS x").rows == [(42,)]
-        assert db.summary("zeckendorf", 7)[0]["winner"] == 2
+        assert db.summary("zeckendorf", 7)[0].winner == 2
         assert db.verify("zeckendorf", n=7).ok
 
 
@@ -51,7 +51,7 @@ def test_build_takes_a_range_a_list_or_one_n(tmp_path):
     assert zeckdb.build(path, ["zeckendorf"], [5, 4]).built == [("zeckendorf", 4), ("zeckendorf", 5)]
     assert zeckdb.build(path, ["zeckendorf"], 6).built == [("zeckendorf", 6)]
     with zeckdb.open(path) as db:
-        assert db.status()["variants"][0]["ns"] == "1..6"
+        assert db.status().variants[0].ns == "1..6"
         # DuckDB opens a file once per process: a build into a file this process reads is named as such
         with pytest.raises(DatabaseError, match=r"is open for reading in this process \(zeckdb.open\(\)\): close it first"):
             zeckdb.build(path, ["zeckendorf"], 7)
@@ -85,7 +85,7 @@ def test_play_built_and_a_shared_database(small_db):
     shared = zeckdb.Database(small_db, shared=True)
     try:
         assert [shared.position("reversed", start=n) for n in range(1, 15)] == own
-        assert shared.status()["variants"] and shared.path == own_path(small_db)
+        assert shared.status().variants and shared.path == own_path(small_db)
     finally:
         shared.close()
 

@@ -63,3 +63,17 @@ def test_the_package_says_what_it_offers():
     assert set(zeckdb.__all__) <= set(dir(zeckdb))
     assert "zeckdb.open" in (zeckdb.__doc__ or "") and zeckdb.open.__module__ == "zeckdb.api"
     assert (ROOT / "zeckdb" / "py.typed").exists()
+
+
+def test_the_answers_are_typed_objects(small_db):
+    import zeckdb
+
+    with zeckdb.open(small_db) as db:
+        status, layers = db.status(), db.summary("zeckendorf", "5..6")
+    assert isinstance(status, zeckdb.Status) and status.schema_revision and not status.build_running
+    zeck = next(v for v in status.variants if v.variant == "zeckendorf")
+    assert zeck.ns == "1..40" and zeck.positions > 0
+    assert [layer.n for layer in layers] == [5, 6] and all(isinstance(layer, zeckdb.Layer) for layer in layers)
+    assert layers[0].winner in (1, 2) and layers[0].to_json()["built_at"].count("T") == 1  # JSON-ready
+    games = zeckdb.api.variants("nacci-2-3")
+    assert isinstance(games[0], zeckdb.GameInfo) and games[0].variant == "nacci-2-3" and games[0].members is None

@@ -27,6 +27,7 @@ __version__ = "0.1.0"
 ENGINE_VERSION = __version__
 
 if TYPE_CHECKING:  # what a type checker and an IDE see; at run time __getattr__ imports them
+    from .answers import GameInfo, Layer, Status
     from .api import BuildResult, Database, Line, Move, PositionInfo, build, open
     from .errors import ZeckdbError
     from .executor import Limits, Result
@@ -34,10 +35,10 @@ if TYPE_CHECKING:  # what a type checker and an IDE see; at run time __getattr__
 
 _FROM = {"open": "api", "build": "api", "Database": "api", "BuildResult": "api", "PositionInfo": "api",
          "Move": "api", "Line": "api", "Result": "executor", "Limits": "executor", "Settings": "settings",
-         "ZeckdbError": "errors"}
+         "ZeckdbError": "errors", "Status": "answers", "Layer": "answers", "GameInfo": "answers"}
 
-__all__ = ["ENGINE_VERSION", "BuildResult", "Database", "Limits", "Line", "Move", "PositionInfo", "Result", "Settings",
-           "ZeckdbError", "__version__", "build", "open"]
+__all__ = ["ENGINE_VERSION", "BuildResult", "Database", "GameInfo", "Layer", "Limits", "Line", "Move", "PositionInfo",
+           "Result", "Settings", "Status", "ZeckdbError", "__version__", "build", "open"]
 
 
 def __getattr__(name: str) -> Any:

@@ -30,6 +30,7 @@ from pathlib import Path
 import time
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from .answers import GameInfo, Layer, Outcome, Status, VariantStatus
 from .errors import NotBuiltError, UsageError, caused_by_ctrl_c, opt
 from .executor import Limits, Params, Result, real
 from .settings import Settings, current as settings
@@ -46,10 +47,11 @@ if TYPE_CHECKING:
     from .simulate import Simulation
     from .verify import Report
 
-__all__ = ["BuildInterrupted", "BuildResult", "Database", "Limits", "Line", "Move", "NamedQuery", "PlayResult",
-           "Plot", "PositionInfo", "Progress", "Report", "Result", "Settings", "Simulation", "build", "check_sql",
-           "named_query", "open", "plot_kinds", "queries", "run_sql_apart", "plugin_failures", "schema_revision",
-           "settings", "simulate", "summary_games", "upgrade", "variant_labels", "variants"]
+__all__ = ["BuildInterrupted", "BuildResult", "Database", "GameInfo", "Layer", "Limits", "Line", "Move",
+           "NamedQuery", "Outcome", "PlayResult", "Plot", "PositionInfo", "Progress", "Report", "Result", "Settings",
+           "Simulation", "Status", "VariantStatus", "build", "check_sql", "named_query", "open", "plot_kinds",
+           "plugin_failures", "queries", "run_sql_apart", "schema_revision", "settings", "simulate", "summary_games",
+           "upgrade", "variant_labels", "variants"]
 
 _RESULT_TYPES = {"PlayResult": "profiles", "Plot": "plots", "Simulation": "simulate", "Report": "verify"}
 
@@ -68,7 +70,7 @@ class Move:
 
     move: str
     position: list[int]
-    outcome: str | None  # "win" or "loss" for the player to move after this move (None: more than two players)
+    outcome: Outcome | None  # for the player to move after this move (None: more than two players)
     remoteness: int | None
     text: str = ""  # the position as the variant writes it: (3,1) counts, [1,2,1] an ordered list
     forcing_seat: int | None = None  # more than two players: PositionInfo.forcing_seat of the position it leads to
@@ -98,7 +100,7 @@ class PositionInfo:
     variant: str
     position: list[int]
     value: int
-    outcome: str | None
+    outcome: Outcome | None
     remoteness: int | None
     min_remaining: int
     max_remaining: int
@@ -246,7 +248,7 @@ def plugin_failures() -> list[str]:
     return failures()
 
 
-def variants(name: str | None = None) -> list[dict[str, Any]]:
+def variants(name: str | None = None) -> list[GameInfo]:
     """The games zeckdb knows, a family once: its label (`variant`), `family` and `members`
     (None for a single game), title, the n a full build and summary mode reach on this machine
     (engine.limits: `full_n`, `summary_n`, None without a summary mode; over a family's
@@ -282,10 +284,9 @@ def variants(name: str | None = None) -> list[dict[str, Any]]:
     for g in listed:
         reached = [reach(get_variant(m), *budgets) for m in g.members]
         first = g.example.min_n
-        out.append({"variant": g.label, "family": g.family, "members": g.members if g.family else None,
-                    "game": g.title, "full_n": span(first, [r.full for r in reached]),
-                    "summary_n": span(max(first, 1), [r.summary for r in reached]),
-                    "start_of_5": g.example.format(g.example.start(5)), "source": g.example.source})
+        out.append(GameInfo(g.label, g.family, g.members if g.family else None, g.title,
+                            span(first, [r.full for r in reached]), span(max(first, 1), [r.summary for r in reached]),
+                            g.example.format(g.example.start(5)), g.example.source))
     return out
 
 
@@ -429,14 +430,13 @@ class Database:
         with self._session() as store:
             return run_sql(store, text, limits or _limits(timeout, max_rows, max_bytes), params)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> Status:
         """What the database holds: its file, size, schema revision, whether a build is writing
         it (what is listed is then what it has committed so far) and, per variant, the n built."""
         with self._session() as store:
-            return {"database": str(store.path), "size_bytes": store.path.stat().st_size,
-                    "schema_revision": SCHEMA_HEAD, "build_running": store.build_running(),
-                    "variants": [{**row, "ns": format_ns(row["ns"]), "summary_ns": format_ns(row["summary_ns"])}
-                                 for row in store.status()]}
+            return Status(str(store.path), store.path.stat().st_size, SCHEMA_HEAD, store.build_running(),
+                          [VariantStatus(**{**row, "ns": format_ns(row["ns"]), "summary_ns": format_ns(row["summary_ns"])})
+                           for row in store.status()])
 
     def built(self) -> dict[str, tuple[list[int], list[int]]]:
         """Per variant built, (the n built in full, the n built with --summary-only)."""
@@ -444,7 +444,7 @@ class Database:
             return {row["variant"]: (sorted(set(row["ns"]) - set(row["summary_ns"])), sorted(row["summary_ns"]))
                     for row in store.status()}
 
-    def summary(self, variant: str, n: NRange = None) -> list[dict[str, Any]]:
+    def summary(self, variant: str, n: NRange = None) -> list[Layer]:
         """The per-n summary rows (`builds`) of a game, every built n or only those of `n` (each
         must be built, in full or with --summary-only)."""
         from .queries import check_built_ns
@@ -457,7 +457,7 @@ class Database:
                 raise NotBuiltError(f"{game.name} is not built in {store.path}: run "
                                     f"`zeckdb build --variant {game.name}`")
             check_built_ns({game.name: built}, ns or [], game.name)
-            return store.build_rows(game.name, ns)
+            return [Layer.from_row(row) for row in store.build_rows(game.name, ns)]
 
     def verify(self, variant: str | list[str] | None = None, n: NRange = None, *,
                progress: Progress | None = None) -> Report:

@@ -122,7 +122,7 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
 
     @app.get("/v1/status", summary="What is built, the schema revision, whether a build is writing it")
     def status() -> dict[str, Any]:
-        info = database.status()
+        info = database.status().to_json()
         return cast(dict[str, Any], plain({**info, "database": database.path.name}))  # its name, not where it lies
 
     @app.get("/v1/queries", summary="The named queries and their parameters")
@@ -163,7 +163,8 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
 
     @app.get("/v1/{variant}/summary", summary="The per-n summary rows (n: 7, 1..150 or 1..20,30)")
     def summary(variant: str, n: str | None = None) -> list[dict[str, Any]]:
-        return cast(list[dict[str, Any]], plain(database.summary(variant, parse_ns(n) if n else None)))
+        return cast(list[dict[str, Any]], plain([layer.to_json() for layer in
+                                                 database.summary(variant, parse_ns(n) if n else None)]))
 
     @app.get("/v1/{variant}/starts/{n}", summary="The start of n: value and every move ranked best first")
     def start(variant: str, n: str) -> dict[str, Any]:
@@ -356,12 +357,13 @@ def _variants_built(layers: dict[str, tuple[list[int], list[int]]]) -> list[dict
     built = {name: format_ns(full) or None for name, (full, _) in layers.items()}
     summary = {name: format_ns(summary) or None for name, (_, summary) in layers.items()}
     games = []
-    for game in api.variants():
-        if game["members"]:  # a family: its built members
-            game["built"] = {v: built[v] for v in game["members"] if built.get(v)}
+    for info in api.variants():
+        game = info.to_json()
+        if info.members:  # a family: its built members
+            game["built"] = {v: built[v] for v in info.members if built.get(v)}
         else:
-            game["built"] = built.get(game["variant"])
-            game["summary_only"] = summary.get(game["variant"])
+            game["built"] = built.get(info.variant)
+            game["summary_only"] = summary.get(info.variant)
         games.append(game)
     return games
 

@@ -1,0 +1,97 @@
+"""The library's typed answers beyond a position (zeckdb.api.PositionInfo): what a database
+holds (Status), a layer's summary row (Layer), a game of the catalogue (GameInfo). Each is a
+frozen dataclass; to_json() gives the plain object the command line and the service print.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from datetime import datetime
+from typing import Any, Literal
+
+Outcome = Literal["win", "loss"]
+
+
+def _plain(value: Any) -> Any:
+    """A value as JSON takes it: timestamps as ISO text."""
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+@dataclass(frozen=True)
+class VariantStatus:
+    """One game in a database: the n with a summary row (`ns`, as a range text), those built
+    with --summary-only, and the positions and moves stored, the build's seconds."""
+
+    variant: str
+    ns: str
+    summary_ns: str
+    positions: int
+    edges: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Status:
+    """What a database holds: its file, size, schema revision, whether a build is writing it
+    (what is listed is then what it has committed so far) and, per game, what is built."""
+
+    database: str
+    size_bytes: int
+    schema_revision: str
+    build_running: bool
+    variants: list[VariantStatus]
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Layer:
+    """A layer's summary row (the table builds, but its checksums of positions and moves):
+    the start's values, the layer's size, how it was built."""
+
+    variant: str
+    n: int
+    positions: int
+    edges: int
+    start_id: int
+    start_position: str
+    winner: int | None  # 1 or 2; in games of three or more players the seat that can force a win, or None
+    min_length: int
+    max_length: int
+    start_remoteness: int | None
+    games: str | None  # the exact count of games, as decimal text (None: summary mode)
+    games_approx: float | None
+    expected_length: float | None
+    seconds: float
+    engine_version: str
+    built_at: datetime
+    summary_only: bool
+    decomposition_terms: int | None
+    teams: int | None
+    summary_checksum: int | None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Layer:
+        return cls(**{f.name: row[f.name] for f in fields(cls)})
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: _plain(v) for k, v in asdict(self).items()}
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """A game of the catalogue, or a family once (its members listed): how far a full build
+    and summary mode reach on this machine (None: no summary mode), its start of n = 5."""
+
+    variant: str
+    family: str | None
+    members: list[str] | None
+    game: str
+    full_n: str | None
+    summary_n: str | None
+    start_of_5: str
+    source: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
