@@ -162,3 +162,21 @@ def test_sql_binds_parameters_never_splices_them(small_db):
                                 ({"a b": 1}, "bad parameter names"), ([1], "SQL error")]:
             with pytest.raises(UsageError, match=message):
                 db.sql("SELECT ?, ?" if message == "SQL error" else "SELECT ?", params)
+
+
+def test_arrow_keeps_duckdbs_types_even_without_rows(small_db):
+    import pyarrow as pa
+
+    import zeckdb
+
+    sql = ("SELECT 1::TINYINT AS a, 2 AS b, 'x' AS c, [1, 2]::SMALLINT[] AS d, 1.5::FLOAT AS e, 7::UBIGINT AS f, "
+           "'win'::ENUM('win', 'loss') AS g FROM range(?)")
+    want = [pa.int8(), pa.int32(), pa.string(), pa.list_(pa.int16()), pa.float32(), pa.uint64(), pa.string()]
+    with zeckdb.open(small_db) as db:
+        full, empty = db.sql(sql, [2]), db.sql(sql, [0])
+        layers = db.query("winners", variant="zeckendorf", n="1..3")
+    assert full.types[:2] == ["TINYINT", "INTEGER"]
+    assert [f.type for f in full.arrow().schema] == want and [f.type for f in empty.arrow().schema] == want
+    assert full.arrow().column("d").to_pylist() == [[1, 2], [1, 2]] and empty.arrow().num_rows == 0
+    table = layers.arrow()
+    assert table.column_names == layers.columns and table.schema.field("n").type == pa.int32()

@@ -131,6 +131,8 @@ class Result:
     columns: list[str]
     rows: list[tuple]
     total_rows: int | None
+    # each column's DuckDB type, as DuckDB names it (INTEGER, VARCHAR, SMALLINT[], ...)
+    types: list[str] = field(default_factory=list)
     # why the rows stop short of what was asked (a computed query's time limit), its parameters
     # marked as errors mark them (zeckdb.errors.opt): `notice` words them as keywords
     marked_notice: str | None = field(default=None, repr=False)
@@ -146,10 +148,16 @@ class Result:
         return self.total_rows is None or self.total_rows > len(self.rows)
 
     def arrow(self) -> Any:
-        """The rows as a pyarrow.Table (columns named as here)."""
+        """The rows as a pyarrow.Table, columns named as here and typed as DuckDB typed them
+        (an INTEGER column is int32 even when empty; a type with no plain Arrow match is
+        inferred from the values)."""
         import pyarrow as pa
 
-        return pa.table({name: [row[i] for row in self.rows] for i, name in enumerate(self.columns)})
+        arrays = []
+        for i in range(len(self.columns)):
+            kind = _arrow_type(self.types[i]) if i < len(self.types) else None
+            arrays.append(pa.array([row[i] for row in self.rows], type=kind))
+        return pa.Table.from_arrays(arrays, names=list(self.columns))
 
     def df(self) -> Any:
         """The rows as a pandas.DataFrame (pandas must be installed: it is not a dependency of zeckdb)."""
@@ -284,9 +292,31 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, params: Params = None,
     """Run one read-only statement (parameters bound, never spliced) within the limits (default:
     the settings' sql_timeout and sql_max_rows)."""
     kept: list[tuple] = []
+    types: list[str] = []
     limits = limits or Limits()
-    columns, shown, total = stream(con, sql, params, limits, lambda _, rows: kept.extend(rows), in_blocks=False)
-    return Result(columns, kept, total)
+    columns, shown, total = stream(con, sql, params, limits, lambda _, rows: kept.extend(rows), in_blocks=False,
+                                   on_types=types.extend)
+    return Result(columns, kept, total, types)
+
+
+_ARROW_TYPES = {"BOOLEAN": "bool_", "TINYINT": "int8", "SMALLINT": "int16", "INTEGER": "int32", "BIGINT": "int64",
+                "UTINYINT": "uint8", "USMALLINT": "uint16", "UINTEGER": "uint32", "UBIGINT": "uint64",
+                "FLOAT": "float32", "DOUBLE": "float64", "VARCHAR": "string", "DATE": "date32"}
+
+
+def _arrow_type(duckdb_type: str) -> Any:
+    """The pyarrow type of a DuckDB type named as DuckDB names it, or None (infer it)."""
+    import pyarrow as pa
+
+    if duckdb_type.endswith("[]"):
+        inner = _arrow_type(duckdb_type[:-2])
+        return None if inner is None else pa.list_(inner)
+    if duckdb_type.startswith("ENUM("):
+        return pa.string()
+    if duckdb_type == "TIMESTAMP":
+        return pa.timestamp("us")
+    name = _ARROW_TYPES.get(duckdb_type)
+    return None if name is None else getattr(pa, name)()
 
 
 STREAM_ROWS = 10_000  # rows handed on at a time when they are streamed
@@ -319,11 +349,12 @@ def check_params(params: Params) -> None:
 
 
 def stream(con: duckdb.DuckDBPyConnection, sql: str, params: Params, limits: Limits,
-           emit: Callable[[list[str], list[tuple]], None], in_blocks: bool = True) -> tuple[list[str], int, int | None]:
+           emit: Callable[[list[str], list[tuple]], None], in_blocks: bool = True,
+           on_types: Callable[[list[str]], Any] | None = None) -> tuple[list[str], int, int | None]:
     """Run one read-only statement within the limits, handing its rows to `emit(columns, rows)`
     block by block (in_blocks: STREAM_ROWS at a time, so that none but the block is held; else
     all at once) up to limits.max_rows; then (columns, rows handed on, every row's count: None
-    when counting the rest ran into the time limit)."""
+    when counting the rest ran into the time limit); `on_types` hears the columns' DuckDB types."""
     query = check_statement(con, sql)
     check_params(params)
     names = None
@@ -341,6 +372,8 @@ def stream(con: duckdb.DuckDBPyConnection, sql: str, params: Params, limits: Lim
         cur = con.execute(query, params) if params else con.execute(query)
         description = cur.description or []
         columns = names or [d[0] for d in description]
+        if on_types is not None:
+            on_types([str(d[1]) for d in description])
         while True:
             left = None if limits.max_rows is None else limits.max_rows - shown
             if in_blocks:
