@@ -358,7 +358,8 @@ def test_the_command_line_and_the_service_go_through_the_api_only():
 
     from zeckdb import api
 
-    helpers = {"zeckdb.api", "zeckdb.render", "zeckdb.errors", "zeckdb.ranges", "zeckdb.settings", "zeckdb.__version__"}
+    helpers = {"zeckdb.api", "zeckdb.render", "zeckdb.errors", "zeckdb.ranges", "zeckdb.settings", "zeckdb.__version__",
+               "zeckdb.version"}
     assert zeckdb_imports(ROOT / "cli" / "main.py", "zeckdb.cli") <= helpers | {"zeckdb.service"}
     assert zeckdb_imports(ROOT / "zeckdb" / "service.py", "zeckdb") <= helpers | {"zeckdb.resources",
                                                                                   "zeckdb.sqlworkers"}

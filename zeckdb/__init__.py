@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING, Any
 # layer (docs/scaling.md). NumPy reads this at import; a value the user set is kept.
 os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
-__version__ = "0.1.0"
-ENGINE_VERSION = __version__
+from .version import ENGINE_VERSION, __version__
 
 if TYPE_CHECKING:  # what a type checker and an IDE see; at run time __getattr__ imports them
     from .answers import GameInfo, Layer, Status

@@ -216,7 +216,7 @@ def layer_tables(rec: LayerRecord, analysed: Callable[[], None] | None = None) -
     import numpy as np
     import pyarrow as pa
 
-    from . import ENGINE_VERSION
+    from .version import ENGINE_VERSION
     from .engine.contract import stored_columns
 
     v, n, sol = rec.variant, rec.n, rec.solution

@@ -31,7 +31,7 @@ import secrets
 import stat
 from collections.abc import Callable
 
-from . import __version__
+from .version import __version__
 from .checksums import by_layer
 from .engine.contract import shown_text, valid_name
 from .errors import DatabaseError, OutputError, UsageError, opt

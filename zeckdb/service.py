@@ -45,7 +45,8 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from . import __version__, api
+from . import api
+from .version import __version__
 from .errors import (BusyError, NotBuiltError, QueryLimitError, UnknownQueryError, UnknownVariantError, UsageError,
                      ZeckdbError)
 from .ranges import format_ns, parse_n, parse_ns

@@ -24,8 +24,9 @@ import contextlib
 import duckdb
 import numpy as np
 
-from . import ENGINE_VERSION, interrupts
+from . import interrupts
 from .errors import DatabaseError, NotBuiltError, interrupted_statement, opt
+from .version import ENGINE_VERSION
 from .executor import Limits, Params, Result, quieted, run as execute, sandbox_config, stream as execute_streaming
 from .locking import POLL_SECONDS, Gate
 from .settings import current
