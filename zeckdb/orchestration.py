@@ -1,0 +1,272 @@
+"""A build as a user asks for it (`zeckdb build`, zeckdb.build): the options checked, the
+games and the n chosen, the plan, then a full build here (zeckdb.builder) or on a Dask
+cluster (zeckdb.distributed), or summary mode here (zeckdb.summaries) or on the cluster;
+its progress, its notices and Ctrl-C. The library's door (zeckdb.api.build) checks the
+arguments' types and hands a BuildRequest to run().
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+import os
+from pathlib import Path
+import time
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .errors import UsageError, caused_by_ctrl_c, opt
+from .outputs import check_folder
+from .settings import current as settings
+from .store import Store
+from .variants import get_variant
+
+if TYPE_CHECKING:
+    from .builder import Step
+    from .variants import Variant
+
+
+@dataclass
+class BuildResult:
+    """What a build did: the (variant, n) layers it computed, their size, where they went."""
+
+    variants: list[str]
+    ns: list[int]
+    built: list[tuple[str, int]]
+    positions: int
+    edges: int  # moves stored (a graph two games share, as zeckendorf and reversed do, once); solved in summary mode
+    seconds: float
+    path: str
+    summary_only: bool = False
+    shards: str | None = None  # with shards_only: the folder the Parquet shards were left in
+
+
+class BuildInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a build; `committed` lists the n of the build's range that are committed
+    (None when the file could not be read any more: every finished n is)."""
+
+    def __init__(self, committed: list[int] | None):
+        super().__init__()
+        self.committed = committed
+
+
+class Progress(Protocol):
+    """What long work reports as it goes (a build, verify, export): the total work once
+    planned, then each step's share."""
+
+    def start(self, total: int, verb: str) -> None: ...
+
+    def advance(self, positions: int, description: str) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class BuildRequest:
+    """What to build (zeckdb.api.build's arguments, their types checked): variants None for
+    every game, each as far as it can go."""
+
+    db: str | os.PathLike[str] | None
+    variants: list[str] | None
+    ns: list[int]
+    force: bool = False
+    summary_only: bool = False
+    lean: bool = False
+    executor: str = "local"
+    address: str | None = None
+    shards: str | None = None
+    shards_only: bool = False
+    threads: int | None = None
+
+
+def run(request: BuildRequest, progress: Progress | None, say: Callable[[str], None]) -> BuildResult:
+    """Run a build: every option checked before the file is touched; Ctrl-C (or an error it
+    caused) becomes BuildInterrupted, naming what is committed."""
+    r = request
+    count = _threads(r.threads, say)
+    _check_build_options(r.summary_only, r.lean, r.executor, r.address, r.shards, r.shards_only)
+    if r.summary_only:
+        return _build_summaries(r.db, r.variants or ["zeckendorf", "reversed"], r.ns, r.force, r.lean, progress, say,
+                                count, r.address if r.executor == "dask" else None)
+    return _build_full(r, count, progress, say)
+
+
+def _build_full(r: BuildRequest, threads: int, progress: Progress | None, say: Callable[[str], None]) -> BuildResult:
+    from .builder import check_targets, layer_weight, plan
+    from .variants import variant_names
+
+    names = r.variants or variant_names()
+    chosen = [get_variant(name) for name in names]
+    skip = not r.variants  # by default each variant goes up to what it can build; named ones must fit
+    skipped = check_targets(chosen, r.ns, skip)  # before the file is touched
+    committed: list[int] | None = None  # what is committed, read before the file is closed
+    client, shards = _cluster(r) if r.executor == "dask" else (None, None)
+    try:
+        store = Store.open_write(r.db, on_wait=lambda: say(
+            "zeckdb: waiting for readers to close the database (a long query, `zeckdb verify`?) before the next "
+            "commit"))
+        try:
+            todo = plan(store, chosen, r.ns, r.force)
+            _notify_build(skipped if skip else None, bool(todo), say)  # once everything is checked
+            if progress is not None:
+                progress.start(sum(layer_weight(vs, k) for k, vs in todo.items()), "building")
+            advance = progress.advance if progress is not None else None
+            if client is not None:
+                assert shards is not None  # set with the client
+                return _on_cluster(store, client, todo, shards, r, names, advance)
+            return _here(store, names, r, skipped, todo, skip, threads, advance)
+        finally:
+            if progress is not None:
+                progress.stop()
+            try:
+                committed = sorted(set().union(*(store.built_ns(v.name) for v in chosen)) & set(r.ns))
+            finally:
+                store.close()  # a checkpoint: Ctrl-C can land here too, after every layer is committed
+    except BaseException as interrupt:  # Ctrl-C, or an error it caused (caused_by_ctrl_c)
+        if not caused_by_ctrl_c(interrupt):
+            raise
+        raise BuildInterrupted(committed) from interrupt
+    finally:
+        if client is not None:
+            client.close()
+
+
+def _cluster(r: BuildRequest) -> tuple[Any, Path]:
+    """The Dask client and the shard folder of a distributed full build, both checked."""
+    from .distributed import TABLE_PARTITIONS, connect
+    from .store import resolve_db_path
+
+    shards = Path(r.shards or str(resolve_db_path(r.db)) + ".shards")
+    check_folder(shards, database=resolve_db_path(r.db), may_hold=TABLE_PARTITIONS)  # or a resumed run's
+    return connect(r.address or ""), shards  # checked before: dask needs an address
+
+
+def _on_cluster(store: Store, client: Any, todo: dict[int, list[Step]], shards: Path, r: BuildRequest,
+                names: list[str], advance: Callable[[int, str], None] | None) -> BuildResult:
+    from .distributed import build_distributed
+
+    variants: dict[str, Variant] = {s.variant.name: s.variant for steps in todo.values() for s in steps}
+    for v in variants.values():
+        store.register_variant(v)
+    t0 = time.perf_counter()
+    built, positions, edges = build_distributed(store, client, todo, shards, r.shards_only, advance)
+    return BuildResult(names, r.ns, built, positions, edges, time.perf_counter() - t0, str(store.path),
+                       shards=str(shards) if r.shards_only else None)
+
+
+def _here(store: Store, names: list[str], r: BuildRequest, skipped: dict[str, list[int]], todo: dict[int, list[Step]],
+          skip: bool, threads: int, advance: Callable[[int, str], None] | None) -> BuildResult:
+    from .builder import build
+
+    report = build(store, names, r.ns, force=r.force, skip_beyond_limit=skip, progress=advance, threads=threads,
+                   planned=(skipped, todo))
+    return BuildResult(names, r.ns, report.built, report.positions, report.edges, report.seconds, str(store.path))
+
+
+def _check_build_options(summary_only: bool, lean: bool, executor: str, address: str | None, shards: str | None,
+                         shards_only: bool) -> None:
+    """Refuse options that do not go together (a UsageError naming them)."""
+    if lean and not summary_only:
+        raise UsageError(f"{opt('lean')} goes with {opt('summary_only')}: a full build keeps every column")
+    if executor not in ("local", "dask"):
+        raise UsageError(f"{opt('executor')} {executor[:20]!r} is not one of local, dask")
+    if executor == "local" and (address or shards or shards_only):
+        raise UsageError(f"{opt('address')}, {opt('shards')} and {opt('shards_only')} go with {opt('executor')} dask")
+    if executor == "dask" and not address:
+        raise UsageError(f"{opt('executor')} dask needs {opt('address')}: the Dask scheduler, e.g. "
+                         "tcp://127.0.0.1:8786")
+    if summary_only and (shards or shards_only):
+        raise UsageError(f"{opt('shards')} and {opt('shards_only')} go with a full build: {opt('summary_only')} "
+                         "sends only each layer's summary back")
+
+
+def _notify_build(skipped: dict[str, list[int]] | None, work: bool, say: Callable[[str], None]) -> None:
+    """A build's notices: what a build without --variant leaves out (skipped: the n beyond each
+    game's limit; None for a build of named variants), and the kernels' first compile."""
+    if skipped is not None:
+        _notify_default_build(skipped, say)
+    if work:
+        _notify_compile(say)
+
+
+def _notify_compile(say: Callable[[str], None]) -> None:
+    """Say so before a build waits for the kernels' first compile (once per install)."""
+    from .engine import kernels
+    from .engine.jit import compiled_before
+
+    if not compiled_before(kernels.solve):
+        say("zeckdb: compiling the game kernels first (once per install: about ten seconds, minutes on a busy "
+            "machine); the build's progress follows")
+
+
+def _notify_default_build(skipped: dict[str, list[int]], say: Callable[[str], None]) -> None:
+    """What a build without --variant leaves out: the games built on request, the n beyond a game's limit."""
+    from .engine.limits import build_memory, full_limit
+    from .ranges import format_ns
+    from .variants import on_request
+
+    say(f"zeckdb: these games are built on request, with --variant NAME: {', '.join(on_request())} "
+        "(`zeckdb variants` lists them and how far each reaches)")
+    for name, beyond in skipped.items():
+        v = get_variant(name)
+        say(f"skipping {name} for n = {format_ns(beyond)}: about {v.estimate_positions(beyond[0]):,} positions "
+            f"at n = {beyond[0]} alone, beyond its exhaustive limit n = {full_limit(v, build_memory())}"
+            + (f"; {v.beyond_max_n}" if v.beyond_max_n else ""))
+
+
+def _threads(threads: int | None, say: Callable[[str], None]) -> int:
+    """The threads a build runs: checked as the setting is (at least 1); more than the cores
+    this process may use is allowed, with a notice."""
+    from .settings import thread_count, usable_cores
+
+    count = thread_count(settings().changed(threads=threads))
+    cores = usable_cores()
+    if count > cores:
+        say(f"zeckdb: {count} threads on the {cores} core{'s' if cores > 1 else ''} this process may use: they will "
+            "take turns, which is slower than one thread a core")
+    return count
+
+
+def _build_summaries(db: str | os.PathLike[str] | None, names: list[str], ns: list[int], force: bool, lean: bool,
+                     progress: Progress | None, say: Callable[[str], None], threads: int,
+                     address: str | None) -> BuildResult:
+    """Summary mode here (threads) or on the Dask cluster at `address` (a task per layer, each
+    worker holding as many layers as it has threads, within this machine's summary memory)."""
+    from .engine.limits import summary_memory
+    from .summaries import build_summaries, check_summary_targets, plan_summaries
+
+    chosen = [get_variant(name) for name in names]
+    memory = summary_memory()
+    check_summary_targets(chosen, ns, memory)  # before the file is touched
+    client = None
+    try:
+        if address is not None:
+            from .distributed import cluster_threads, connect
+
+            client = connect(address)
+        with Store.open_write(db, on_wait=lambda: say("zeckdb: waiting for readers to close the database")) as store:
+            held = threads if client is None else cluster_threads(client)
+            jobs = plan_summaries(store, chosen, ns, force, memory, workers=held, lean=lean)
+            if jobs and client is None:
+                _notify_compile(say)
+            if progress is not None:
+                progress.start(sum(job.positions for job in jobs), "summarising")
+            advance = progress.advance if progress is not None else None
+            try:
+                if client is not None:
+                    from .distributed import summarise_on_cluster
+
+                    report = summarise_on_cluster(store, client, jobs, advance)
+                else:
+                    report = build_summaries(store, jobs, threads=threads, memory=memory, progress=advance)
+            finally:
+                if progress is not None:
+                    progress.stop()
+    except BaseException as interrupt:  # Ctrl-C or an error it caused (caused_by_ctrl_c): finished layers are kept
+        if not caused_by_ctrl_c(interrupt):
+            raise
+        raise BuildInterrupted(None) from interrupt
+    finally:
+        if client is not None:
+            client.close()
+    return BuildResult(report.variants if report.built else names, report.ns if report.built else ns, report.built,
+                       report.positions, report.edges, report.seconds, str(store.path), summary_only=True)
