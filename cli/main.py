@@ -753,7 +753,7 @@ def export(
     ns = parse_ns(n) if n else None
     t0 = time.perf_counter()
     with api.open(db) as database:
-        manifest = database.export(folder, fmt=fmt, variants=variant, n=ns, progress=_Progress())
+        manifest = database.export(folder, format=fmt, variant=variant, n=ns, progress=_Progress())
     seconds = time.perf_counter() - t0
     files = [f for t in manifest["tables"].values() for f in t["files"]]
     typer.echo(f"exported {sum(t['rows'] for t in manifest['tables'].values()):,} rows in {len(files)} {fmt} files "

@@ -180,3 +180,23 @@ def test_arrow_keeps_duckdbs_types_even_without_rows(small_db):
     assert full.arrow().column("d").to_pylist() == [[1, 2], [1, 2]] and empty.arrow().num_rows == 0
     table = layers.arrow()
     assert table.column_names == layers.columns and table.schema.field("n").type == pa.int32()
+
+
+def test_one_vocabulary_the_flags_names(small_db, tmp_path):
+    """The library's keywords are the command line's flags: variant, n, format."""
+    import inspect
+
+    import zeckdb
+    from zeckdb import api
+    from zeckdb.errors import UsageError
+
+    for function in (api.build, api.Database.draw, api.Database.export, api.Database.plot, api.Database.query,
+                     api.Database.verify, api.simulate, api.run_sql_apart):
+        names = set(inspect.signature(function).parameters)
+        assert not names & {"fmt", "variants", "variant_name"}, (function.__name__, names)
+    with zeckdb.open(small_db) as db:
+        assert db.draw("zeckendorf", "7") == db.draw("zeckendorf", 7) == db.draw("zeckendorf", [7], format="dot")
+        with pytest.raises(UsageError, match="draw takes one layer"):
+            db.draw("zeckendorf", "6..7")
+        manifest = db.export(tmp_path / "out", format="csv", variant="reversed", n=3)
+    assert list(manifest["tables"]["positions"]["files"][0]) and "variant=reversed" in str(manifest)

@@ -192,7 +192,7 @@ def _writes(database: api.Database, path: Path, which: str, force: bool) -> None
     elif which == "draw":
         database.draw("zeckendorf", 5, out=path, force=force)
     elif which == "export":
-        database.export(path, variants=["zeckendorf"], n=3)
+        database.export(path, variant=["zeckendorf"], n=3)
     else:  # what api.build checks before it reaches for the cluster (which then makes the folder)
         check_folder(path, database=database.path, may_hold=TABLE_PARTITIONS)
 

@@ -496,37 +496,44 @@ class Database:
                        force=force)
         return figure
 
-    def draw(self, variant: str, n: int, fmt: str = "dot", *, strategy_only: bool = False, max_nodes: int = 500,
-             out: str | os.PathLike[str] | None = None, force: bool = False) -> bytes:
-        """The game graph of layer n as DOT text, SVG or PNG (zeckdb.draw; the last two through
-        Graphviz); with `out` also written there, checked first (zeckdb.outputs)."""
+    def draw(self, variant: str, n: NRange, format: str = "dot", *, strategy_only: bool = False,
+             max_nodes: int = 500, out: str | os.PathLike[str] | None = None, force: bool = False) -> bytes:
+        """The game graph of one layer (`n`: one n, as an int or a range text of one, "7") as DOT
+        text, SVG or PNG (zeckdb.draw; the last two through Graphviz); with `out` also written
+        there, checked first (zeckdb.outputs)."""
         from .draw import FORMATS, layer_dot, render
 
-        if fmt not in FORMATS:
-            raise UsageError(f"unknown format {fmt[:20]!r}: choose dot, svg or png")
+        if format not in FORMATS:
+            raise UsageError(f"unknown format {format[:20]!r}: choose dot, svg or png")
+        ns = _ns(n)
+        if ns is None or len(ns) != 1:
+            raise UsageError(f"draw takes one layer: give one n, e.g. {opt('n')} 7")
         target = None if out is None else Path(out)
         if target is not None:
             check_file(target, database=self.path, force=force)
         with self._session() as store:
-            dot = layer_dot(store, variant, n, strategy_only, max_nodes)
-        image = dot.encode() if fmt == "dot" else render(dot, fmt)
+            dot = layer_dot(store, variant, ns[0], strategy_only, max_nodes)
+        image = dot.encode() if format == "dot" else render(dot, format)
         if target is not None:
             write_file(target, image, database=self.path, force=force)
         return image
 
-    def export(self, folder: str | os.PathLike[str], *, fmt: str = "parquet", variants: list[str] | None = None,
-               n: NRange = None, progress: Progress | None = None) -> dict[str, Any]:
-        """Write the built layers (all, or those of `variants` and `n`) as Parquet or CSV files
-        into `folder`, new or empty (zeckdb.export, checked by zeckdb.outputs); the manifest."""
+    def export(self, folder: str | os.PathLike[str], *, format: str = "parquet",
+               variant: str | list[str] | None = None, n: NRange = None,
+               progress: Progress | None = None) -> dict[str, Any]:
+        """Write the built layers (all, or those of `variant`, one or a list, and `n`) as Parquet
+        or CSV files into `folder`, new or empty (zeckdb.export, checked by zeckdb.outputs); the
+        manifest (the JSON object written as manifest.json)."""
         from .export import FORMATS, export as write, plan
 
-        if fmt not in FORMATS:
-            raise UsageError(f"unknown format {fmt[:20]!r}: choose parquet or csv")
-        names = [get_variant(v).name for v in variants] if variants else None
+        if format not in FORMATS:
+            raise UsageError(f"unknown format {format[:20]!r}: choose parquet or csv")
+        chosen = _names(variant)
+        names = [get_variant(v).name for v in chosen] if chosen else None
         with self._session() as store:
             parts = plan(store, names, _ns(n))
             with _reporting(progress, lambda: len(parts), "exporting") as advance:
-                return write(store, Path(folder), parts, fmt, progress=advance)
+                return write(store, Path(folder), parts, format, progress=advance)
 
 
 def open(path: str | os.PathLike[str] | None = None) -> Database:  # noqa: A001 (the library's verb: zeckdb.open)
@@ -545,11 +552,11 @@ def check_sql(sql: str, params: Params = None) -> None:
     check_here(sql)
 
 
-def run_sql_apart(db: str | os.PathLike[str] | None, sql: str, fmt: str, write: Callable[[str], Any], *,
+def run_sql_apart(db: str | os.PathLike[str] | None, sql: str, format: str, write: Callable[[str], Any], *,
                   timeout: float | None = None, max_rows: int | None = None,
                   memory_limit: str | None = None, params: Params = None) -> tuple[int, int | None]:
     """Run one ad-hoc statement as `zeckdb sql` does: in a process of its own, which the operating
-    system bounds in memory and which is killed at the time limit, its rows rendered in `fmt`
+    system bounds in memory and which is killed at the time limit, its rows rendered in `format`
     (table, csv, json, markdown) and handed to `write` piece by piece; (rows shown, every row's
     count or None). Database.sql runs in this process; this bounds what a statement can take
     from the caller."""
@@ -559,7 +566,7 @@ def run_sql_apart(db: str | os.PathLike[str] | None, sql: str, fmt: str, write: 
     path = resolve_db_path(db)
     if not path.exists():
         Store.open_read(path)  # the one-line error of a missing database
-    return run_in_child(path, sql, _limits(timeout, max_rows, None), fmt, write,
+    return run_in_child(path, sql, _limits(timeout, max_rows, None), format, write,
                         memory_limit or settings().memory_limit, params)
 
 
@@ -584,23 +591,24 @@ def schema_revision(db: str | os.PathLike[str] | None = None) -> tuple[Path, str
     return path, found, found == SCHEMA_HEAD
 
 
-def simulate(variant_name: str, n: int, games: int = 10_000, seed: int = 0) -> Simulation:
+def simulate(variant: str, n: int, games: int = 10_000, seed: int = 0) -> Simulation:
     """Play `games` random games of n (Monte Carlo: both players pick uniformly among the legal
     moves); no database needed. See zeckdb.simulate."""
     from .simulate import simulate as play
 
-    return play(variant_name, n, games, seed)
+    return play(variant, n, games, seed)
 
 
-def build(db: str | os.PathLike[str] | None, variants: str | list[str] | None = None, n: NRange = "1..150", *,
+def build(db: str | os.PathLike[str] | None, variant: str | list[str] | None = None, n: NRange = "1..150", *,
           force: bool = False, summary_only: bool = False, lean: bool = False, executor: str = "local",
           address: str | None = None, shards: str | None = None, shards_only: bool = False,
           threads: int | None = None, progress: Progress | None = None,
           notify: Callable[[str], None] | None = None) -> BuildResult:
-    """Build every position, move and outcome of `variants` for `n` (a range text such as
-    "1..150", an int or ints) into the database `db`, as `zeckdb build` does.
+    """Build every position, move and outcome of `variant` (one name or a list, as `--variant`)
+    for `n` (a range text such as "1..150", an int or ints) into the database `db`, as
+    `zeckdb build` does.
 
-    Without variants: every variant, each up to the n it can build (what it skips is
+    Without variant: every game, each up to the n it can build (what it skips is
     notified). What is built is skipped unless force. summary_only keeps only each n's
     summary row (lean: only its integer columns); executor "dask" fans the layers out to
     the scheduler at `address`. Every argument is checked before the file is touched.
@@ -612,7 +620,7 @@ def build(db: str | os.PathLike[str] | None, variants: str | list[str] | None = 
     ns = _ns(n)
     if ns is None:
         raise UsageError(f"give {opt('n')}, e.g. 1..150")
-    request = BuildRequest(db, _names(variants), ns, force=force, summary_only=summary_only, lean=lean,
+    request = BuildRequest(db, _names(variant), ns, force=force, summary_only=summary_only, lean=lean,
                            executor=executor, address=address, shards=shards, shards_only=shards_only,
                            threads=threads)
     return run(request, progress, notify or (lambda text: None))
