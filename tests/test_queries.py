@@ -64,6 +64,26 @@ def test_winners_and_player_one_fraction(store):
     assert [r["winner"] for r in forward if r["n"] >= 3] == [2] * 38
 
 
+def test_a_game_specific_column_is_shown_for_the_games_that_declare_it(store):
+    """minus_inverse_phi is Conjecture 1.3's distance, the reversed game's: other games' rows show NULL."""
+    phi = (1 + 5 ** 0.5) / 2
+    for row in query(store, "winners"):
+        if row["variant"] == "reversed":
+            assert row["minus_inverse_phi"] == pytest.approx(row["p1_fraction"] - 1 / phi)
+        else:
+            assert row["minus_inverse_phi"] is None, row
+    assert {r["variant"] for r in query(store, "winners")} >= {"zeckendorf", "reversed", "quilt"}
+
+
+def test_every_game_column_is_one_a_query_shows_and_a_game_declares():
+    from zeckdb.queries import list_queries
+    from zeckdb.variants import get_variant, variant_names
+
+    shown = {c for q in list_queries() for c in q.game_columns}
+    declared = {c for name in variant_names(all_members=True) for c in get_variant(name).query_columns}
+    assert shown == declared == {"minus_inverse_phi"}
+
+
 def test_filters_by_n_keep_the_running_fraction_over_all_n(store):
     rows = query(store, "winners", "reversed", [10, 20])
     everything = {r["n"]: r for r in query(store, "winners", "reversed")}

@@ -7,6 +7,9 @@ A named query is one SQL file whose header comment describes it:
     -- checks: the paper or theorem it checks
     -- variants: black-hole-M            (optional: the variants it is written for; a capital letter
                                         stands for any number: black-hole-M, nacci-C-K-pP)
+    -- game-columns: minus_inverse_phi   (optional: columns that mean something only for the games
+                                        that declare them, Variant.query_columns; NULL in the
+                                        rows of the others)
     -- param position (position, required): a count vector, e.g. 3,1,0,2
     -- param measure (P|mu): the measure (default: both)
     -- param mod (integer >= 1): a modulus
@@ -98,6 +101,7 @@ class NamedQuery:
     params: dict[str, Param] = field(default_factory=dict)
     variants: tuple[str, ...] = ()  # the variants it is written for (a family as `black-hole-M`); () for every variant
     computes: str | None = None  # the relation (zeckdb.profiles.RELATIONS) it reads, computed when it runs
+    game_columns: tuple[str, ...] = ()  # shown only in the rows of games that declare them (Variant.query_columns)
 
     @property
     def required(self) -> set[str]:
@@ -140,7 +144,8 @@ def _parse(path: Path) -> NamedQuery:
             header[key.strip()] = value.strip()
     variants = tuple(v.strip() for v in header.get("variants", "").split(",") if v.strip())
     query = NamedQuery(header.get("name", path.stem), header.get("description", ""), header.get("checks", ""),
-                       text, params, variants, header.get("computes"))
+                       text, params, variants, header.get("computes"),
+                       tuple(c.strip() for c in header.get("game-columns", "").split(",") if c.strip()))
     # what it computes is looked up when it runs (zeckdb.profiles imports the compiled kernels, which a
     # listing of the queries must not wait for); a test holds every query's to profiles.RELATIONS
     if query.name != path.stem:
@@ -199,11 +204,31 @@ def run_query(store: Store, name: str, variant: str | None = None, ns: list[int]
         limits = dataclasses.replace(limits, budget=max(deadline - time.monotonic(), 0.01 if stopped is None else 1.0))
     values.update(variant=variant, ns=ns)
     result = store.run(query.sql, {k: v for k, v in values.items() if k in query.used_params}, limits, relations)
+    _blank_undeclared(result, query.game_columns)
     if stopped is not None:
         result.marked_notice = (f"the query reached its time limit of {limits.timeout:g} s at n = {stopped}: the rows of the "
                          f"n before it are shown; ask for the rest ({opt('n')} {stopped}..) in another run, or raise "
                          f"the limit ({opt('timeout')})")
     return result
+
+
+def _blank_undeclared(result: Result, columns: tuple[str, ...]) -> None:
+    """NULL in `columns` wherever the row's game does not declare them (Variant.query_columns):
+    the golden ratio's distance means nothing for a game that has no golden ratio."""
+    from .variants import UnknownVariantError, get_variant
+
+    at = [i for i, name in enumerate(result.columns) if name in columns]
+    if not at or "variant" not in result.columns:
+        return
+    where = result.columns.index("variant")
+    declared: dict[str, frozenset[str]] = {}
+    for name in {row[where] for row in result.rows}:
+        try:
+            declared[name] = get_variant(name).query_columns
+        except UnknownVariantError:  # a game not installed here: it declares nothing
+            declared[name] = frozenset()
+    result.rows = [tuple(None if i in at and result.columns[i] not in declared[row[where]] else value
+                         for i, value in enumerate(row)) for row in result.rows]
 
 
 def _compute(store: Store, query: NamedQuery, variant: str | None, built: dict[str, set[int]], ns: list[int] | None,

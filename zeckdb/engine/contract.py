@@ -55,6 +55,9 @@ OPTIONAL:
   shortest_is_n_minus_terms, longest_bound  facts the game declares about its lengths, stored
             in the variants table for the `lengths` query: the shortest game is n minus the
             terms of n's decomposition; the longest obeys the bound named (`theorem-1.4`).
+  query_columns  the columns of the named queries that mean something for this game (a query
+            names them in its header, `-- game-columns:`; rows of other games show NULL there):
+            the reversed game declares `minus_inverse_phi`, its Conjecture 1.3's distance.
   decomposition_terms(n)  the number of terms of n's decomposition in the game's sequence
             (Z(n) for the Fibonacci games), or None where the game has none (default).
   estimate_positions(n)  how many positions layer n has: the limits of engine.limits and the
@@ -283,6 +286,8 @@ class Variant(ABC):
     shortest_is_n_minus_terms: bool = False
     #: OPTIONAL: a published bound on the longest game, by name (`lengths` knows `theorem-1.4`)
     longest_bound: str | None = None
+    #: OPTIONAL: the game-specific columns of the named queries (`-- game-columns:`) it gives a meaning to
+    query_columns: frozenset[str] = frozenset()
     #: OPTIONAL, games of three or more players: the n from which a theorem proves that no player
     #: can force a win from the start (None where none applies)
     forcing_bound: int | None = None

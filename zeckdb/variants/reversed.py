@@ -32,6 +32,7 @@ class Reversed(Zeckendorf):
     graph = "zeckendorf"
     reversed = True
     longest_bound = "theorem-1.4"  # shortest_is_n_minus_terms: Theorem 1.4 too
+    query_columns = frozenset(["minus_inverse_phi"])  # Conjecture 1.3: Player 1's share of n tends to 1/phi
 
     @cached_property
     def play_rules(self) -> tuple[Rule, ...]:
