@@ -537,11 +537,12 @@ def sql(
 
     _check_format(fmt)
     limits = _limits(timeout, max_rows)  # checked before the statement is read
-    text = sys.stdin.read(1_000_001) if statement == "-" else statement
-    if len(text) > 1_000_000:
+    most = api.settings().sql_max_chars
+    text = sys.stdin.read(most + 1) if statement == "-" else statement
+    if len(text) > most:
         from zeckdb.errors import UsageError
 
-        raise UsageError("the SQL is over 1,000,000 characters: send a shorter statement")
+        raise UsageError(f"the SQL is over {most:,} characters (ZECKDB_SQL_MAX_CHARS): send a shorter statement")
     shown, total = api.run_sql_apart(db, text, fmt, lambda piece: typer.echo(piece, nl=False), **limits,
                                      params=[_param_value(value) for value in param] if param else None)
     if total is None or total > shown:

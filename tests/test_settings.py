@@ -114,3 +114,44 @@ def test_an_sql_process_reads_the_environment_as_it_is_now(capsys, monkeypatch, 
         holder.kill()
         holder.wait()
     assert code != 0 and "is in use by another process" in err, err
+
+
+def test_a_library_users_settings_govern_the_calls_not_the_environment(small_db, tmp_path, monkeypatch):
+    import zeckdb
+    from zeckdb.errors import UsageError
+
+    from zeckdb.errors import QueryLimitError
+
+    monkeypatch.setenv("ZECKDB_SQL_TIMEOUT", "3600")
+    slow = "SELECT sum(a.range * b.range) FROM range(300000) a, range(300000) b"  # minutes of work
+    with zeckdb.open(small_db, settings=zeckdb.Settings().changed(sql_timeout=0.2)) as db:
+        with pytest.raises(QueryLimitError, match="time limit of 0.2 s"):
+            db.sql(slow)
+        assert db.sql("SELECT 1").rows == [(1,)]
+    monkeypatch.setenv("ZECKDB_SQL_TIMEOUT", "0.3")
+    with zeckdb.open(small_db) as db, pytest.raises(QueryLimitError, match="time limit of 0.3 s"):
+        db.sql(slow)  # without settings: the environment's
+    tiny = zeckdb.Settings().changed(build_memory=0.01)  # 10 MiB: a layer of n = 100 needs more
+    with pytest.raises(UsageError, match="the limit is 0.01 GiB, which a full build reaches to n = 73"):
+        zeckdb.build(tmp_path / "b.duckdb", "zeckendorf", "100", settings=tiny)
+    assert not (tmp_path / "b.duckdb").exists()
+    built = zeckdb.build(tmp_path / "b.duckdb", "zeckendorf", "1..8", settings=zeckdb.Settings().changed(threads=1))
+    assert built.built == [("zeckendorf", n) for n in range(1, 9)]
+    with pytest.raises(UsageError, match="bad settings dict"):
+        zeckdb.open(small_db, settings={"sql_max_rows": 5})
+
+
+def test_settings_travel_to_the_processes_zeckdb_starts(small_db):
+    from zeckdb.settings import Settings, current, using
+
+    mine = Settings().changed(sql_max_rows=7, memory_limit="1GB", read_wait_seconds=2.5)
+    env = mine.as_environment()
+    assert env == {"ZECKDB_SQL_MAX_ROWS": "7", "ZECKDB_MEMORY_LIMIT": "1GB", "ZECKDB_READ_WAIT_SECONDS": "2.5"}
+    assert Settings.from_env(env) == mine
+    with using(mine):
+        assert current() is mine
+        from zeckdb import api
+
+        pieces: list[str] = []  # the child process reads the environment as_environment() gave it
+        shown, _ = api.run_sql_apart(small_db, "SELECT * FROM range(3)", "csv", pieces.append)
+    assert shown == 3 and "".join(pieces).splitlines() == ["range", "0", "1", "2"] and current() is not mine

@@ -41,7 +41,7 @@ def run_in_child(db: Path, sql: str, limits: Limits, fmt: str, write: Any, memor
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["zeckdb.apart", "zeckdb.store", "zeckdb.render"])
     parent, child = context.Pipe(duplex=False)
-    environment = {k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIX)}
+    environment = current().as_environment()  # the settings of this call, the environment's or a library user's
     process = context.Process(target=_run_one, args=(child, os.path.abspath(db), sql, params, limits, fmt,
                                                      memory_limit, environment), name="zeckdb-sql", daemon=True)
     process.start()

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, cast
 from .answers import GameInfo, Layer, Outcome, Status, VariantStatus
 from .errors import NotBuiltError, UsageError, opt
 from .executor import Limits, Params, Result, real
-from .settings import Settings, current as settings
+from .settings import Settings, current as settings, using
 from .outputs import check_file, write_file  # the one rule of where zeckdb writes
 from .queries import NamedQuery, get_query as named_query, list_queries as queries, run_query, run_sql
 from .orchestration import BuildInterrupted, BuildResult, Progress
@@ -342,12 +342,15 @@ class Database:
     Every method raises a zeckdb.errors.ZeckdbError subclass, with one line saying what is
     wrong, on bad input. `shared` is for long-running processes (the service): each call
     takes a cursor of its own, and the file is let go whenever a build waits to commit.
+    `settings` (a zeckdb.Settings) governs every call instead of the environment's.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, memory_limit: str | None = None,
-                 shared: bool = False):
-        self._shared = SharedReader(path, memory_limit=memory_limit) if shared else None
-        self._store = None if shared else Store.open_read(path, memory_limit=memory_limit)
+                 shared: bool = False, settings: Settings | None = None):
+        self.settings = settings
+        with using(settings):
+            self._shared = SharedReader(path, memory_limit=memory_limit) if shared else None
+            self._store = None if shared else Store.open_read(path, memory_limit=memory_limit)
         self.path: Path = self._shared.path if self._shared is not None else self._own.path
 
     @property
@@ -357,11 +360,12 @@ class Database:
 
     @contextmanager
     def _session(self) -> Iterator[Store]:
-        if self._shared is None:
-            yield self._own
-        else:
-            with self._shared.store() as store:
-                yield store
+        with using(self.settings):
+            if self._shared is None:
+                yield self._own
+            else:
+                with self._shared.store() as store:
+                    yield store
 
     def __enter__(self) -> Database:
         return self
@@ -536,9 +540,12 @@ class Database:
                 return write(store, Path(folder), parts, format, progress=advance)
 
 
-def open(path: str | os.PathLike[str] | None = None) -> Database:  # noqa: A001 (the library's verb: zeckdb.open)
-    """Open a built database read-only (default: $ZECKDB_DB, else ./zeckdb.duckdb)."""
-    return Database(path)
+def open(path: str | os.PathLike[str] | None = None, *,  # noqa: A001 (the library's verb: zeckdb.open)
+         settings: Settings | None = None) -> Database:
+    """Open a built database read-only (default: the db setting: $ZECKDB_DB, else
+    ./zeckdb.duckdb); `settings` (zeckdb.Settings) governs its calls instead of the environment."""
+    with using(settings):
+        return Database(path, settings=settings)
 
 
 def check_sql(sql: str, params: Params = None) -> None:
@@ -603,7 +610,7 @@ def build(db: str | os.PathLike[str] | None, variant: str | list[str] | None = N
           force: bool = False, summary_only: bool = False, lean: bool = False, executor: str = "local",
           address: str | None = None, shards: str | None = None, shards_only: bool = False,
           threads: int | None = None, progress: Progress | None = None,
-          notify: Callable[[str], None] | None = None) -> BuildResult:
+          notify: Callable[[str], None] | None = None, settings: Settings | None = None) -> BuildResult:
     """Build every position, move and outcome of `variant` (one name or a list, as `--variant`)
     for `n` (a range text such as "1..150", an int or ints) into the database `db`, as
     `zeckdb build` does.
@@ -614,7 +621,8 @@ def build(db: str | os.PathLike[str] | None, variant: str | list[str] | None = N
     the scheduler at `address`. Every argument is checked before the file is touched.
     notify receives one-line notices (skipped n, waiting for readers). threads: layers solved
     at once and the threads of one large layer (default: the threads setting, else the cores
-    this process may use). zeckdb.orchestration runs it."""
+    this process may use). `settings` (zeckdb.Settings) governs it instead of the environment.
+    zeckdb.orchestration runs it."""
     from .orchestration import BuildRequest, run
 
     ns = _ns(n)
@@ -623,7 +631,8 @@ def build(db: str | os.PathLike[str] | None, variant: str | list[str] | None = N
     request = BuildRequest(db, _names(variant), ns, force=force, summary_only=summary_only, lean=lean,
                            executor=executor, address=address, shards=shards, shards_only=shards_only,
                            threads=threads)
-    return run(request, progress, notify or (lambda text: None))
+    with using(settings):
+        return run(request, progress, notify or (lambda text: None))
 
 
 def _names(variants: str | Iterable[str] | None) -> list[str] | None:

@@ -14,7 +14,7 @@ built. Variants sharing a graph share its enumeration and its stored edges.
 
 from __future__ import annotations
 
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from contextlib import suppress
 from dataclasses import dataclass, field
 import threading
@@ -25,6 +25,7 @@ from collections.abc import Callable
 from . import interrupts
 from .store import LayerTables, Store
 from .variants import Variant, get_variant
+from .settings import pool as settings_pool
 
 if TYPE_CHECKING:
     import numpy as np
@@ -351,7 +352,7 @@ class _Writer:
     def __init__(self, store: Store, progress: Progress | None):
         self.store = store
         self.progress = progress
-        self.thread = ThreadPoolExecutor(1)
+        self.thread = settings_pool(1, "zeckdb-writer")
         self.lock = threading.Lock()
         self.waiting: list[_Batch] = []  # handed over, not yet taken by a write
         self.finishing = False  # the builder hands over nothing more
@@ -469,8 +470,8 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
     lower = LowerLayers(todo)
     # at least two analysts: at large n the distributions cost more than solving and writing together
     writer = _Writer(store, progress)
-    analysts = ThreadPoolExecutor(max(2, threads))
-    solvers = ThreadPoolExecutor(threads)
+    analysts = settings_pool(max(2, threads), "zeckdb-analyst")
+    solvers = settings_pool(threads, "zeckdb-solver")
     may_start = _solving_ahead(todo, threads, build_memory())
     waiting = deque(todo.items())
     solving: deque[tuple[int, Future]] = deque()  # layers being solved, in ascending n

@@ -6,16 +6,24 @@ it for that run. The command line, the service and the library all read the same
 object, so a limit is the same wherever it applies. docs/commands.md lists them (a test
 checks that list against this module).
 
+A library user's own Settings (`zeckdb.open(path, settings=...)`, `zeckdb.build(...,
+settings=...)`) governs everything that call does: `using()` makes it the one `current()`
+gives, in the calling thread, in the threads of the pools made by `pool()` and, through
+`as_environment()`, in the processes zeckdb starts for it.
+
 Left out on purpose: block sizes and algorithm thresholds (rows fetched at a time, when a
 sweep switches method), which change speed but never an answer or a refusal.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field, fields, replace
 import os
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from .errors import UsageError
@@ -74,6 +82,8 @@ class Settings:
                                   high=86_400, option="sql/query --timeout")
     sql_max_rows: int = _setting(10_000, "rows zeckdb sql or zeckdb query prints at most (0: all of them)",
                                  low=0, high=10**12, option="sql/query --max-rows")
+    sql_max_chars: int = _setting(1_000_000, "characters of one zeckdb sql statement (the service's: "
+                                  "serve_max_sql_chars)", low=10, high=10**9)
     plot_seconds: float = _setting(600.0, "seconds zeckdb plot may take to read and draw a figure", low=1,
                                    high=86_400)
     verify_examples: int = _setting(5, "mismatches zeckdb verify shows per check", low=1, high=10_000)
@@ -145,13 +155,50 @@ class Settings:
         return cls(**values)
 
 
+    def as_environment(self) -> dict[str, str]:
+        """These settings as the environment would set them (ZECKDB_NAME: text), those that differ
+        from the default: what a process zeckdb starts needs to read the same."""
+        out = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is not None and value != f.default:
+                out[env_name(f.name)] = repr(value) if isinstance(value, float) else str(value)
+        return out
+
+
 DEFAULTS = Settings()
+_ACTIVE: ContextVar[Settings | None] = ContextVar("zeckdb_settings", default=None)
 
 
 def current() -> Settings:
-    """The defaults with what the environment sets, read now (a change of the environment
-    shows at once)."""
-    return Settings.from_env(os.environ)
+    """The settings a library call was given (`using`), else the defaults with what the
+    environment sets, read now (a change of the environment shows at once)."""
+    active = _ACTIVE.get()
+    return active if active is not None else Settings.from_env(os.environ)
+
+
+@contextmanager
+def using(settings: Settings | None) -> Iterator[None]:
+    """Within the block, `current()` is `settings` (None: leave it as it is)."""
+    if settings is None:
+        yield
+        return
+    if not isinstance(settings, Settings):
+        raise UsageError(f"bad settings {type(settings).__name__}: give a zeckdb.Settings, e.g. "
+                         "zeckdb.Settings().changed(sql_timeout=5)")
+    token = _ACTIVE.set(settings)
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+def pool(workers: int, name: str = "") -> ThreadPoolExecutor:
+    """A thread pool whose threads see the settings the creating thread sees (a library call's)."""
+    active = _ACTIVE.get()
+    if active is None:
+        return ThreadPoolExecutor(workers, thread_name_prefix=name)
+    return ThreadPoolExecutor(workers, thread_name_prefix=name, initializer=_ACTIVE.set, initargs=(active,))
 
 
 def thread_count(settings: Settings | None = None) -> int:

@@ -192,7 +192,7 @@ def _work(conn: Connection, db: str, memory_limit: str, settings: Settings) -> N
     from . import api
     from .render import result_body
 
-    with api.Database(db, memory_limit=memory_limit):  # warm: imports, the file's check
+    with api.Database(db, memory_limit=memory_limit, settings=settings):  # warm: imports, the file's check
         pass
     # what it takes to run at all, plus DuckDB's limit, plus as much again for the rows it returns
     limit = address_space() + 2 * memory_bytes(memory_limit)
@@ -204,7 +204,7 @@ def _work(conn: Connection, db: str, memory_limit: str, settings: Settings) -> N
         except (EOFError, OSError):
             return
         try:
-            with api.Database(db, memory_limit=memory_limit) as database:
+            with api.Database(db, memory_limit=memory_limit, settings=settings) as database:
                 kind, fmt, extra, *what = job
                 if kind == "plot":
                     figure, variant, ns, measure = what

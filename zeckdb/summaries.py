@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
 import time
 from typing import TYPE_CHECKING
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from .builder import BuildReport, Progress
 from .store import Store
 from .variants import Variant
+from .settings import pool as settings_pool
 
 if TYPE_CHECKING:
     from .engine.summary import Summary
@@ -93,7 +94,7 @@ def build_summaries(store: Store, jobs: list[SummaryJob], *, threads: int = 2, m
     t0 = time.perf_counter()
     running: dict[Future, SummaryJob] = {}
     busy: dict[Future, int] = {}  # threads each running layer holds
-    with ThreadPoolExecutor(threads) as pool:
+    with settings_pool(threads, "zeckdb-summary") as pool:
         try:
             while queue or running:
                 held = sum(job.bytes for job in running.values())
