@@ -67,17 +67,27 @@ def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path,
     """A layer's length rows are inserted after its positions and edges, and the last layers
     (9: nothing is handed over after it) are inserted while their distributions are still
     computed; when a computation fails, none of its layer's rows may be committed."""
+    from zeckdb import builder
     from zeckdb.engine import solve
 
-    real = solve.length_distribution
+    real, real_tables = solve.length_distribution, builder.layer_tables
+    taken: list[int] = []  # the layers the writer has taken, in order
+
+    def recorded(rec, analysed=None):
+        tables = real_tables(rec, analysed)
+        taken.append(rec.n)
+        return tables
 
     def failing_at(solution, n, mirror=None):
         if n == failing:
-            time.sleep(0.5)  # the writer has taken the last layer meanwhile
+            deadline = time.monotonic() + 60
+            while 9 not in taken and time.monotonic() < deadline:  # until the writer has taken the last layer
+                time.sleep(0.01)
             raise RuntimeError("distribution failed")
         return real(solution, n, mirror)
 
     monkeypatch.setattr(solve, "length_distribution", failing_at)
+    monkeypatch.setattr(builder, "layer_tables", recorded)
     path = tmp_path / "fail.duckdb"
     with Store.open_write(path) as store:
         try:
@@ -86,6 +96,7 @@ def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path,
             assert str(exc) == "distribution failed"
         else:
             raise AssertionError("the build went on past a failed distribution")
+    assert 9 in taken  # the situation named: the failure came once the writer had the last layer
     assert consistent(path) == []
     con = duckdb.connect(str(path), read_only=True)
     try:
@@ -97,6 +108,7 @@ def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path,
     finally:
         con.close()
     monkeypatch.setattr(solve, "length_distribution", real)
+    monkeypatch.setattr(builder, "layer_tables", real_tables)
     with Store.open_write(path) as store:  # and a build resumes from there
         resumed = build(store, ["zeckendorf", "reversed"], list(range(1, 10))).built
         assert ("zeckendorf", failing) in resumed and ("reversed", failing) in resumed
@@ -153,7 +165,12 @@ def test_a_layer_waits_for_the_lower_layers_its_moves_reach(tmp_path, monkeypatc
     those that do only after it: a reader never finds a layer without the layers it needs."""
     from zeckdb.variants import get_variant
 
-    committed = _commit_order(monkeypatch, lambda: time.sleep(1.0))
+    def until_6_and_7_are_written():
+        deadline = time.monotonic() + 60
+        while not {6, 7} <= set(committed) and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    committed = _commit_order(monkeypatch, until_6_and_7_are_written)
     path = tmp_path / "lower.duckdb"
     with Store.open_write(path) as store:
         build(store, ["black-hole-3"], list(range(1, 13)))

@@ -101,3 +101,17 @@ def test_the_readme_stays_a_front_page():
     rows = [line for line in itertools.takewhile(lambda line: line.startswith("|"), table)]
     assert len(rows) >= 15 and all(len(row.split(" | ", 1)[1]) <= 230 for row in rows), \
         [row[:60] for row in rows if len(row.split(" | ", 1)[1]) > 230]
+
+
+def test_the_changelog_gives_each_release_its_version_date_and_schema():
+    """A header per release (version, date, schema revision) with Added / Changed / Fixed;
+    the newest is this version, at the schema the code writes."""
+    from zeckdb import __version__
+    from zeckdb.store import SCHEMA_HEAD
+
+    releases = (ROOT / "CHANGELOG.md").read_text().split("\n## ")[1:]
+    assert len(releases) >= 2
+    assert all(re.match(r"\d+\.\d+\.\d+ \(\d{4}-\d\d-\d\d.*, schema revisions? \d{4}", r) for r in releases)
+    newest = releases[0]
+    assert newest.startswith(f"{__version__} (") and f"schema revision {SCHEMA_HEAD})" in newest.splitlines()[0]
+    assert all(f"\n### {part}\n" in newest for part in ("Added", "Changed", "Fixed"))

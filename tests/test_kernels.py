@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -302,9 +301,15 @@ def test_the_wait_for_a_turn_ends_after_a_while_or_at_ctrl_c(tmp_path):
         try:
             assert proc.stdout is not None
             assert proc.stdout.readline() == "waited True then stopped waiting True 4\n"
-            time.sleep(1)  # into the second wait (which would last 600 s)
+            said: list[str] = []  # until the second wait (which would last 600 s) has said so
+            while sum("waiting for another zeckdb process" in line for line in said) < 2:
+                line = proc.stderr.readline() if proc.stderr is not None else ""
+                if not line:
+                    break
+                said.append(line)
             proc.send_signal(signal.SIGINT)
             out, err = proc.communicate(timeout=120)
+            err = "".join(said) + err
         finally:
             proc.kill()
     assert out == "interrupted [(int64,)]\n", out + err

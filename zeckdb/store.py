@@ -1,4 +1,6 @@
-"""The storage layer: the only module that talks to DuckDB.
+"""The storage layer: the database file, its schema, its connections under the locks, and
+zeckdb's own writes and reads. A user's statement runs through zeckdb.executor on a
+connection opened here (zeckdb.apart: in a process of its own).
 
 Alembic owns the schema (migrations/); writers bring the file to the head
 revision before writing, readers only check the revision, so that lookups do
