@@ -136,12 +136,11 @@ def test_an_unreachable_scheduler_is_one_line_and_touches_nothing(tmp_path, caps
     import zeckdb.distributed
 
     monkeypatch.setattr(zeckdb.distributed, "CONNECT_SECONDS", 2)
-    db = tmp_path / "z.duckdb"
-    t0 = time.perf_counter()
+    db = tmp_path / "z.duckdb"  # the connection gives up after CONNECT_SECONDS (a hang meets the suite's timeout)
     code, out, err = run(capsys, "build", "--executor", "dask", "--address", f"tcp://127.0.0.1:{_free_port()}",
                          "--n", "5", "--variant", "zeckendorf", "--db", str(db))
     assert code != 0 and not out and "cannot reach a Dask scheduler at" in err and err.count("\n") == 1, err
-    assert not db.exists() and time.perf_counter() - t0 < 30
+    assert not db.exists()
 
 
 @pytest.mark.parametrize("args, message", [
