@@ -65,7 +65,7 @@ def main() -> None:
         store = Store.open_write(Path(tmp) / "p.duckdb")
         store.rows("SET threads = 1")
         for v in variants:
-            store.register_variant(v)
+            store.register_variant(builder.game_record(v))
         phases["schema"] = time.perf_counter() - t0
         for n in ns:
             graphs: dict[str, tuple] = {}

@@ -13,7 +13,7 @@ import pytest
 
 from .conftest import run
 
-from zeckdb.builder import build
+from zeckdb.builder import build, game_record
 from zeckdb.store import Store
 
 
@@ -404,7 +404,7 @@ def test_a_game_registered_again_is_stored_as_it_is_now(tmp_path):
 
     with Store.open_write(path) as store:
         for registered in (game, game, NewMoveNames(), NewTitle(), game):  # one change at a time
-            store.register_variant(registered)
+            store.register_variant(game_record(registered))
             stored = store.rows("SELECT title FROM variants WHERE variant = 'zeckendorf'")
             names = [r[0] for r in store.rows("SELECT name FROM move_names WHERE variant = 'zeckendorf' ORDER BY code")]
             assert stored == [(registered.title,)] and names == list(registered.move_names)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from collections.abc import Callable
 
 from . import interrupts
-from .store import LayerTables, Store
+from .store import GameRecord, LayerTables, Store, SummaryRecord
 from .variants import Variant, get_variant
 from .settings import pool as settings_pool
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from .engine.solve import Distribution, Solution, SolvedLayer
+    from .engine.summary import Summary
 
 # what games of three or more players leave NULL (they store positions.forcing_seat)
 TWO_PLAYER_COLUMNS = ("outcome", "remoteness", "grundy", "winning_moves", "in_winning_strategies")
@@ -208,6 +209,29 @@ class LayerRecord:
     distribution: Distribution | None = None  # filled by the builder's second stage
     mirror: LayerRecord | None = None  # a layer whose games are this one's reversed (engine.solve.mirrors)
     replace: bool = True  # rows of this layer (or of its graph layer) may exist: delete them first
+
+
+def game_record(v: Variant) -> GameRecord:
+    """A game's description as the store registers it: its facts, move names and columns."""
+    facts = dict(title=v.title, source=v.source, graph=v.graph_name, reversed=v.reversed, max_n=v.max_n,
+                 bins=len(v.columns), players=v.players, shortest_is_n_minus_terms=v.shortest_is_n_minus_terms,
+                 longest_bound=v.longest_bound, text_width=v.text_width, forcing_bound=v.forcing_bound)
+    return GameRecord(v.name, v.graph_name, facts, list(v.move_names),
+                      list(zip(v.columns, v.column_weights, strict=True)))
+
+
+def summary_record(v: Variant, summary: Summary) -> SummaryRecord:
+    """A layer solved in summary mode as the store writes it: its start written as the game
+    writes it, n's decomposition terms, the start's values."""
+    s = summary
+    build = dict(positions=s.positions, edges=s.edges, start_id=s.start_id, start_position=v.format(v.start(s.n)),
+                 winner=s.winner, min_length=s.min_length, max_length=s.max_length,
+                 start_remoteness=s.start_remoteness, games=None, games_approx=s.games_approx,
+                 expected_length=s.expected_length, decomposition_terms=v.decomposition_terms(s.n),
+                 summary_only=True, teams=s.teams)
+    played = None if s.p1_wins_random is None else dict(
+        p1_wins_random=s.p1_wins_random, p1_wins_p1_perfect=s.p1_wins_p1_perfect, p1_wins_p2_perfect=s.p1_wins_p2_perfect)
+    return SummaryRecord(v.name, s.n, build, played, s.seconds)
 
 
 def layer_tables(rec: LayerRecord, analysed: Callable[[], None] | None = None) -> LayerTables:
@@ -458,7 +482,7 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
     skipped, todo = planned if planned is not None else (check_targets(variants, ns, skip_beyond_limit), None)
     report = BuildReport([v.name for v in variants], ns, skipped=skipped)
     for v in variants:
-        store.register_variant(v)
+        store.register_variant(game_record(v))
     t0 = time.perf_counter()
     if todo is None:
         todo = plan(store, variants, ns, force)

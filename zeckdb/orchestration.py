@@ -142,11 +142,12 @@ def _cluster(r: BuildRequest) -> tuple[Any, Path]:
 
 def _on_cluster(store: Store, client: Any, todo: dict[int, list[Step]], shards: Path, r: BuildRequest,
                 names: list[str], advance: Callable[[int, str], None] | None) -> BuildResult:
+    from .builder import game_record
     from .distributed import build_distributed
 
     variants: dict[str, Variant] = {s.variant.name: s.variant for steps in todo.values() for s in steps}
     for v in variants.values():
-        store.register_variant(v)
+        store.register_variant(game_record(v))
     t0 = time.perf_counter()
     built, positions, edges = build_distributed(store, client, todo, shards, r.shards_only, advance)
     return BuildResult(names, r.ns, built, positions, edges, time.perf_counter() - t0, str(store.path),

@@ -32,7 +32,6 @@ from .version import ENGINE_VERSION
 from .executor import Limits, Params, Result, quieted, run as execute, sandbox_config, stream as execute_streaming
 from .locking import POLL_SECONDS, Gate
 from .settings import current
-from .variants import Variant
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -706,6 +705,32 @@ def _check_writable(path: Path) -> None:
             raise DatabaseError(f"cannot create {path}: the folder {parent} is read-only")
 
 
+@dataclass(frozen=True)
+class GameRecord:
+    """A game as the store registers it: its variants row (`facts`: the table's columns but
+    `variant`), its move names by code and its count columns' (name, weight), by position.
+    The builder makes it from the game (builder.game_record)."""
+
+    variant: str
+    graph: str
+    facts: dict[str, Any]
+    move_names: list[str]
+    columns: list[tuple[str, int]]
+
+
+@dataclass(frozen=True)
+class SummaryRecord:
+    """A summary-only layer as the store writes it: its builds row but the checksum, the
+    version and the timing (`build`), its random-play odds (None: not computed), its seconds.
+    The builder makes it from the solved Summary (builder.summary_record)."""
+
+    variant: str
+    n: int
+    build: dict[str, Any]
+    random_play: dict[str, Any] | None
+    seconds: float
+
+
 @dataclass
 class LayerTables:
     """One (variant, n) layer as plain rows, what the store writes: the builder makes them
@@ -911,25 +936,21 @@ class Store:
                 for v, ns, summary, p, e, s in rows]
 
     # -- writing -----------------------------------------------------------
-    def register_variant(self, variant: Variant) -> None:
-        """Store the variant's description (its row, move names and columns, and ids for it and
+    def register_variant(self, game: GameRecord) -> None:
+        """Store a game's description (its row, move names and columns, and ids for it and
         its graph); a registration that would change nothing writes nothing."""
         con = self._connection_waiting()
-        described = dict(
-            variant=variant.name, title=variant.title, source=variant.source, graph=variant.graph_name,
-            reversed=variant.reversed, max_n=variant.max_n, bins=len(variant.columns), players=variant.players,
-            shortest_is_n_minus_terms=variant.shortest_is_n_minus_terms, longest_bound=variant.longest_bound,
-            text_width=variant.text_width, forcing_bound=variant.forcing_bound)
-        move_names = [dict(variant=variant.name, code=code, name=name) for code, name in enumerate(variant.move_names)]
-        columns = [dict(variant=variant.name, position=i + 1, name=name, weight=w)
-                   for i, (name, w) in enumerate(zip(variant.columns, variant.column_weights, strict=True))]
+        described = {"variant": game.variant, **game.facts}
+        move_names = [dict(variant=game.variant, code=code, name=name) for code, name in enumerate(game.move_names)]
+        columns = [dict(variant=game.variant, position=i + 1, name=name, weight=w)
+                   for i, (name, w) in enumerate(game.columns)]
         if self._registered_as(con, described, move_names, columns):
             return
         with _transaction(con):
-            con.execute("DELETE FROM move_names WHERE variant = ?", [variant.name])
-            con.execute("DELETE FROM variant_columns WHERE variant = ?", [variant.name])
-            con.execute("DELETE FROM variants WHERE variant = ?", [variant.name])
-            for kind, name in (("graph", variant.graph_name), ("variant", variant.name)):  # ids are never reused
+            con.execute("DELETE FROM move_names WHERE variant = ?", [game.variant])
+            con.execute("DELETE FROM variant_columns WHERE variant = ?", [game.variant])
+            con.execute("DELETE FROM variants WHERE variant = ?", [game.variant])
+            for kind, name in (("graph", game.graph), ("variant", game.variant)):  # ids are never reused
                 con.execute(f"""INSERT INTO {kind}_ids
                                 SELECT $name, (SELECT coalesce(max({kind}_id) + 1, 0) FROM {kind}_ids)
                                 WHERE NOT EXISTS (SELECT 1 FROM {kind}_ids WHERE {kind} = $name)""", {"name": name})
@@ -1143,29 +1164,21 @@ class Store:
             con.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES {values}",
                         [row[c] for row in same for c in columns])
 
-    def write_summary(self, variant: Variant, summary: Any, replace: bool) -> None:
-        """Write one summary-only layer (engine.summary.Summary): its builds row and, where the
-        random-play odds were computed, its random_play row; one transaction."""
+    def write_summary(self, layer: SummaryRecord, replace: bool) -> None:
+        """Write one summary-only layer: its builds row and, where the random-play odds were
+        computed, its random_play row; one transaction."""
         con = self._connection_waiting()
-        s = summary
         with _transaction(con):
             if replace:
                 for table in ("builds", "random_play"):
-                    con.execute(f"DELETE FROM {table} WHERE variant = ? AND n = ?", [variant.name, s.n])
-            build = dict(positions=s.positions, edges=s.edges, start_id=s.start_id,
-                         start_position=variant.format(variant.start(s.n)), winner=s.winner, min_length=s.min_length,
-                         max_length=s.max_length, start_remoteness=s.start_remoteness, games=None,
-                         games_approx=s.games_approx, expected_length=s.expected_length,
-                         decomposition_terms=variant.decomposition_terms(s.n), summary_only=True, teams=s.teams)
-            played = None if s.p1_wins_random is None else dict(
-                p1_wins_random=s.p1_wins_random, p1_wins_p1_perfect=s.p1_wins_p1_perfect,
-                p1_wins_p2_perfect=s.p1_wins_p2_perfect)
-            self._insert_values(con, "builds", [{"variant": variant.name, "n": s.n, **build, "seconds": s.seconds,
-                                                 "engine_version": ENGINE_VERSION,
-                                                 "summary_checksum": summary_rows_checksum(variant.name, s.n, build,
-                                                                                           played, None)}])
-            if played is not None:
-                self._insert_values(con, "random_play", [{"variant": variant.name, "n": s.n, **played}])
+                    con.execute(f"DELETE FROM {table} WHERE variant = ? AND n = ?", [layer.variant, layer.n])
+            checksum = summary_rows_checksum(layer.variant, layer.n, layer.build, layer.random_play, None)
+            self._insert_values(con, "builds", [{"variant": layer.variant, "n": layer.n, **layer.build,
+                                                 "seconds": layer.seconds, "engine_version": ENGINE_VERSION,
+                                                 "summary_checksum": checksum}])
+            if layer.random_play is not None:
+                self._insert_values(con, "random_play", [{"variant": layer.variant, "n": layer.n,
+                                                          **layer.random_play}])
 
     # -- reading -----------------------------------------------------------
     def run(self, sql: str, params: Params = None, limits: Limits | None = None,

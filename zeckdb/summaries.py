@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import time
 from typing import TYPE_CHECKING
 
-from .builder import BuildReport, Progress
+from .builder import BuildReport, Progress, game_record, summary_record
 from .store import Store
 from .variants import Variant
 from .settings import pool as settings_pool
@@ -126,14 +126,14 @@ def build_summaries(store: Store, jobs: list[SummaryJob], *, threads: int = 2, m
 def start_report(store: Store, jobs: list[SummaryJob]) -> BuildReport:
     """The report of a summary build of `jobs`, their variants registered in the store."""
     for v in {job.variant.name: job.variant for job in jobs}.values():
-        store.register_variant(v)
+        store.register_variant(game_record(v))
     return BuildReport(sorted({job.variant.name for job in jobs}), sorted({job.n for job in jobs}))
 
 
 def commit_summary(store: Store, job: SummaryJob, summary: Summary, report: BuildReport,
                    progress: Progress | None) -> None:
     """Commit one solved layer's summary (one transaction), let a waiting reader in, and count it."""
-    store.write_summary(job.variant, summary, job.replace)
+    store.write_summary(summary_record(job.variant, summary), job.replace)
     store.let_readers_in()
     report.built.append((job.variant.name, job.n))
     report.positions += summary.positions
