@@ -159,9 +159,14 @@ def test_sql_binds_parameters_never_splices_them(small_db):
         assert db.sql("SELECT count(*) FROM builds WHERE list_contains(?, n) AND variant = ?",
                       [[1, 2, 3], "zeckendorf"]).rows == [(3,)]
         for params, message in [([object()], "bad parameter"), ([[[1]]], "bad parameter"), ("40", "bad parameters str"),
-                                ({"a b": 1}, "bad parameter names"), ([1], "SQL error")]:
+                                ({"a b": 1}, "bad parameter names"), ([1], "has 2 parameters")]:
             with pytest.raises(UsageError, match=message):
-                db.sql("SELECT ?, ?" if message == "SQL error" else "SELECT ?", params)
+                db.sql("SELECT ?, ?" if message == "has 2 parameters" else "SELECT ?", params)
+        for sql, params, message in [("SELECT $a", {"b": 1}, r"parameters are \$a: no value for \$a"),
+                                     ("SELECT $a", [1], r"names its parameters \(\$a\)"),
+                                     ("SELECT 1", [1], r"has 0 parameters \(\?\) and 1 value was given")]:
+            with pytest.raises(UsageError, match=message):
+                db.sql(sql, params)
 
 
 def test_arrow_keeps_duckdbs_types_even_without_rows(small_db):

@@ -29,7 +29,7 @@ def as_keyword(name: str) -> str:
 def as_flag(name: str) -> str:
     if name.startswith("param:"):
         return f"--param {name[6:]}"
-    return {"fmt": "--format"}.get(name, "--" + name.replace("_", "-"))
+    return {"fmt": "--format", "params": "--param"}.get(name, "--" + name.replace("_", "-"))
 
 
 def word(text: str, spell: Callable[[str], str] = as_keyword) -> str:

@@ -320,6 +320,28 @@ def _arrow_type(duckdb_type: str) -> Any:
 
 
 STREAM_ROWS = 10_000  # rows handed on at a time when they are streamed
+
+
+def _check_placeholders(con: duckdb.DuckDBPyConnection, query: str, params: Params) -> None:
+    """Refuse values that do not fit the statement's placeholders (its ? or $name), saying
+    how many or which it takes, before DuckDB's own terser error."""
+    wanted = con.extract_statements(query)[0].named_parameters
+    if isinstance(params, dict):
+        missing, extra = sorted(wanted - set(params)), sorted(set(params) - wanted)
+        if missing or extra:
+            raise UsageError(f"the statement's parameters are {', '.join('$' + w for w in sorted(wanted)) or 'none'}: "
+                             + (f"no value for ${missing[0]}" if missing else f"${extra[0]} is not one of them"))
+        return
+    given = len(params or [])
+    named = sorted(w for w in wanted if not w.isdigit())
+    if named:
+        raise UsageError(f"the statement names its parameters (${named[0]}): give their values by name (a dict), "
+                         f"or write ? for each value given in order ({opt('params')})")
+    count = max((int(w) for w in wanted), default=0)
+    if count != given:
+        raise UsageError(f"the statement has {count} parameter{'s' if count != 1 else ''} (?) and {given} "
+                         f"value{'s' if given != 1 else ''} {'were' if given != 1 else 'was'} given: give one value "
+                         f"for each ?, in order ({opt('params')})")
 # a statement's bind parameters: values for its ? (a list) or its $name (a dict); values only,
 # so they cannot change what the statement is
 Params = list[Any] | dict[str, Any] | None
@@ -357,6 +379,7 @@ def stream(con: duckdb.DuckDBPyConnection, sql: str, params: Params, limits: Lim
     when counting the rest ran into the time limit); `on_types` hears the columns' DuckDB types."""
     query = check_statement(con, sql)
     check_params(params)
+    _check_placeholders(con, query, params)
     names = None
     if limits.max_rows is not None:
         query, names = _limited(con, query, params, limits.max_rows + 1)
