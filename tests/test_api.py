@@ -142,7 +142,7 @@ def test_build_takes_one_name_as_that_game_and_refuses_other_types(tmp_path):
 
     result = zeckdb.build(tmp_path / "one.duckdb", "reversed", "1..4")
     assert result.variants == ["reversed"]
-    with pytest.raises(ZeckdbError, match="bad variants"):
+    with pytest.raises(ZeckdbError, match="bad variant "):
         zeckdb.build(tmp_path / "two.duckdb", [1, 2], "1..4")
     assert not (tmp_path / "two.duckdb").exists()
 

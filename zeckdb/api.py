@@ -641,6 +641,6 @@ def _names(variants: str | Iterable[str] | None) -> list[str] | None:
         return None if variants is None else [variants]
     names = list(variants) if isinstance(variants, Iterable) else None
     if names is None or not all(isinstance(name, str) for name in names):
-        raise UsageError(f"bad variants {str(variants)[:40]!r}: give a variant's name or a list of names, e.g. "
+        raise UsageError(f"bad variant {str(variants)[:40]!r}: give a game's name or a list of names, e.g. "
                          "[\"zeckendorf\", \"reversed\"]")
     return names
