@@ -7,7 +7,8 @@ arguments' types and hands a BuildRequest to run().
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 import os
 from pathlib import Path
@@ -98,9 +99,9 @@ def _build_full(r: BuildRequest, threads: int, progress: Progress | None, say: C
     chosen = [get_variant(name) for name in names]
     skip = not r.variants  # by default each variant goes up to what it can build; named ones must fit
     skipped = check_targets(chosen, r.ns, skip)  # before the file is touched
-    committed: list[int] | None = None  # what is committed, read before the file is closed
+    committed: list[list[int]] = []  # what is committed, read before the file is closed
     client, shards = _cluster(r) if r.executor == "dask" else (None, None)
-    try:
+    with _ending(client, lambda: committed[0] if committed else None):
         store = Store.open_write(r.db, on_wait=lambda: say(
             "zeckdb: waiting for readers to close the database (a long query, `zeckdb verify`?) before the next "
             "commit"))
@@ -118,13 +119,21 @@ def _build_full(r: BuildRequest, threads: int, progress: Progress | None, say: C
             if progress is not None:
                 progress.stop()
             try:
-                committed = sorted(set().union(*(store.built_ns(v.name) for v in chosen)) & set(r.ns))
+                committed.append(sorted(set().union(*(store.built_ns(v.name) for v in chosen)) & set(r.ns)))
             finally:
                 store.close()  # a checkpoint: Ctrl-C can land here too, after every layer is committed
-    except BaseException as interrupt:  # Ctrl-C, or an error it caused (caused_by_ctrl_c)
+
+
+@contextmanager
+def _ending(client: Any, committed: Callable[[], list[int] | None]) -> Iterator[None]:
+    """A build's end: Ctrl-C (or an error it caused, caused_by_ctrl_c) becomes BuildInterrupted
+    naming what `committed` says is committed; the cluster's client is closed."""
+    try:
+        yield
+    except BaseException as interrupt:
         if not caused_by_ctrl_c(interrupt):
             raise
-        raise BuildInterrupted(committed) from interrupt
+        raise BuildInterrupted(committed()) from interrupt
     finally:
         if client is not None:
             client.close()
@@ -239,35 +248,34 @@ def _build_summaries(db: str | os.PathLike[str] | None, names: list[str], ns: li
     memory = summary_memory()
     check_summary_targets(chosen, ns, memory)  # before the file is touched
     client = None
-    try:
-        if address is not None:
-            from .distributed import cluster_threads, connect
+    if address is not None:
+        from .distributed import connect
 
-            client = connect(address)
-        with Store.open_write(db, on_wait=lambda: say("zeckdb: waiting for readers to close the database")) as store:
-            held = threads if client is None else cluster_threads(client)
-            jobs = plan_summaries(store, chosen, ns, force, memory, workers=held, lean=lean)
-            if jobs and client is None:
-                _notify_compile(say)
-            if progress is not None:
-                progress.start(sum(job.positions for job in jobs), "summarising")
-            advance = progress.advance if progress is not None else None
-            try:
-                if client is not None:
-                    from .distributed import summarise_on_cluster
-
-                    report = summarise_on_cluster(store, client, jobs, advance)
-                else:
-                    report = build_summaries(store, jobs, threads=threads, memory=memory, progress=advance)
-            finally:
-                if progress is not None:
-                    progress.stop()
-    except BaseException as interrupt:  # Ctrl-C or an error it caused (caused_by_ctrl_c): finished layers are kept
-        if not caused_by_ctrl_c(interrupt):
-            raise
-        raise BuildInterrupted(None) from interrupt
-    finally:
+        client = connect(address)
+    # Ctrl-C: every finished layer is committed (None)
+    with _ending(client, lambda: None), Store.open_write(db, on_wait=lambda: say(
+            "zeckdb: waiting for readers to close the database")) as store:
         if client is not None:
-            client.close()
+            from .distributed import cluster_threads
+
+            threads_held = cluster_threads(client)
+        else:
+            threads_held = threads
+        jobs = plan_summaries(store, chosen, ns, force, memory, workers=threads_held, lean=lean)
+        if jobs and client is None:
+            _notify_compile(say)
+        if progress is not None:
+            progress.start(sum(job.positions for job in jobs), "summarising")
+        advance = progress.advance if progress is not None else None
+        try:
+            if client is not None:
+                from .distributed import summarise_on_cluster
+
+                report = summarise_on_cluster(store, client, jobs, advance)
+            else:
+                report = build_summaries(store, jobs, threads=threads, memory=memory, progress=advance)
+        finally:
+            if progress is not None:
+                progress.stop()
     return BuildResult(report.variants if report.built else names, report.ns if report.built else ns, report.built,
                        report.positions, report.edges, report.seconds, str(store.path), summary_only=True)
