@@ -26,6 +26,7 @@ from . import interrupts
 from .store import GameRecord, LayerTables, Store, SummaryRecord
 from .variants import Variant, get_variant
 from .settings import pool as settings_pool
+from .tuning import HANDOVER_ROWS, MIN_ANALYSTS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,9 +37,6 @@ if TYPE_CHECKING:
 # what games of three or more players leave NULL (they store positions.forcing_seat)
 TWO_PLAYER_COLUMNS = ("outcome", "remoteness", "grundy", "winning_moves", "in_winning_strategies")
 
-# A solved layer is handed to the writer while fewer than two wait for it, or while they hold fewer positions and
-# moves than this; else the solver waits (memory stays bounded by the largest layers).
-HANDOVER_ROWS = 2_000_000
 
 Progress = Callable[[int, str], None]  # (work just done, in Variant.estimate_work units; description)
 
@@ -494,7 +492,7 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
     lower = LowerLayers(todo)
     # at least two analysts: at large n the distributions cost more than solving and writing together
     writer = _Writer(store, progress)
-    analysts = settings_pool(max(2, threads), "zeckdb-analyst")
+    analysts = settings_pool(max(MIN_ANALYSTS, threads), "zeckdb-analyst")
     solvers = settings_pool(threads, "zeckdb-solver")
     may_start = _solving_ahead(todo, threads, build_memory())
     waiting = deque(todo.items())

@@ -220,7 +220,7 @@ def _as_finished(client: Any, futures: list[Any], idle: Callable[[], None]) -> I
     (Ctrl-C, a failed task)."""
     from distributed import wait
 
-    from .summaries import IDLE_SECONDS
+    from .tuning import IDLE_SECONDS
 
     pending = set(futures)
     watch = _WorkerWatch(client)

@@ -43,9 +43,9 @@ import numpy as np
 
 from . import settings
 from .errors import DatabaseError, QueryLimitError, UsageError, opt
+from .tuning import FETCH_ROWS, READER_THREADS, STREAM_ROWS
 
 ALLOWED_KINDS = "SELECT, WITH ... SELECT, VALUES, DESCRIBE, SUMMARIZE, SHOW, or EXPLAIN without ANALYZE"
-DEFAULT_THREADS = 2
 # catalog functions, views and macros whose rows show the host (paths, home, secrets, versions)
 HOST_REVEALING = frozenset({
     "duckdb_settings", "pg_settings", "duckdb_profiling_settings", "current_setting",
@@ -91,7 +91,7 @@ def quieted(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def sandbox_config(memory_limit: str | None = None, threads: int = DEFAULT_THREADS) -> dict[str, Any]:
+def sandbox_config(memory_limit: str | None = None, threads: int = READER_THREADS) -> dict[str, Any]:
     """DuckDB settings of every read-only connection (see DuckDB's "Securing DuckDB")."""
     return {
         "enable_external_access": False,  # no files but the database, no URLs, no ATTACH, no COPY TO
@@ -319,7 +319,6 @@ def _arrow_type(duckdb_type: str) -> Any:
     return None if name is None else getattr(pa, name)()
 
 
-STREAM_ROWS = 10_000  # rows handed on at a time when they are streamed
 
 
 def _check_placeholders(con: duckdb.DuckDBPyConnection, query: str, params: Params) -> None:
@@ -452,7 +451,6 @@ def _limited(con: duckdb.DuckDBPyConnection, query: str, params: Params,
     return f"SELECT * FROM (\n{query}\n) AS limited LIMIT {int(rows)}", names
 
 
-FETCH_ROWS = 1024  # the largest block fetched at a time when the rows' size is bounded
 
 
 def _fetch(cur: duckdb.DuckDBPyConnection, limits: Limits, deadline: float) -> list[tuple]:

@@ -37,6 +37,7 @@ from .engine.contract import shown_text, valid_name
 from .errors import DatabaseError, OutputError, UsageError, opt
 from .outputs import UMASK, check_entry_is_not_database, check_folder
 from .store import SCHEMA_HEAD, Store
+from .tuning import GROUP_ROWS, SMALL_LAYER_ROWS
 
 FORMATS = ("parquet", "csv")
 LIST_COLUMNS = {"positions": ["entries"]}  # list-typed columns, by table
@@ -61,11 +62,6 @@ class Part:
     rows: int = 0  # about how many rows it holds, known for the layers (0: a table in one file)
 
 
-# Layers of up to this many rows are read together with the other small layers of their
-# variant (or graph), up to this many rows at once, and cut into their files here: a query
-# per small layer cost more than its rows did
-SMALL_LAYER_ROWS = 20_000
-GROUP_ROWS = 200_000
 ROW_KEYS = {"positions": "id", "edges": "src, code, dst", "length_distribution": "measure, length"}  # a total order
 
 

@@ -12,7 +12,8 @@ gives, in the calling thread, in the threads of the pools made by `pool()` and, 
 `as_environment()`, in the processes zeckdb starts for it.
 
 Left out on purpose: block sizes and algorithm thresholds (rows fetched at a time, when a
-sweep switches method), which change speed but never an answer or a refusal.
+sweep switches method), which change speed but never an answer or a refusal: those live in
+zeckdb.tuning.
 """
 
 from __future__ import annotations

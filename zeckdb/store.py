@@ -32,6 +32,7 @@ from .version import ENGINE_VERSION
 from .executor import Limits, Params, Result, quieted, run as execute, sandbox_config, stream as execute_streaming
 from .locking import POLL_SECONDS, Gate
 from .settings import current
+from .tuning import CHECKPOINT_ROWS, CHECKSUM_READ_ROWS, STAGED_ROWS
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -73,12 +74,6 @@ LEAN_DERIVED = {
     "max_remaining": Derived("min_remaining + max_over_min", ("min_remaining", "max_over_min"), operator.add),
     "is_terminal": Derived("legal_moves = 0", ("legal_moves",), lambda moves: moves == 0),
 }
-# A writer checkpoints once its commits since the last checkpoint hold this many rows (Store.write_layers).
-CHECKPOINT_ROWS = 5_000_000
-# Consecutive layers of fewer rows (positions and edges) than this go into each table in one INSERT.
-STAGED_ROWS = 1_000_000
-# Rows read back at a time to recompute a layer's checksum (layer_checksum).
-CHECKSUM_READ_ROWS = 1 << 20
 
 
 @contextmanager

@@ -16,15 +16,12 @@ from .builder import BuildReport, Progress, game_record, summary_record
 from .store import Store
 from .variants import Variant
 from .settings import pool as settings_pool
+from .tuning import IDLE_SECONDS, THREADED_LAYER
 
 if TYPE_CHECKING:
     from .engine.summary import Summary
 
 
-# The writer keeps the file open between the commits of layers that finish within this many
-# seconds of each other (opening it costs more than solving a small layer), and lets it go
-# whenever it would wait longer, or a reader asks for it (zeckdb.locking).
-IDLE_SECONDS = 0.5
 
 
 @dataclass
@@ -70,9 +67,6 @@ def plan_summaries(store: Store, variants: list[Variant], ns: list[int], force: 
     return jobs
 
 
-# a layer this large is solved on more than one thread when threads are free (smaller ones
-# gain nothing: their blocks are few, and a thread of their own each serves them better)
-THREADED_LAYER = 1 << 22
 
 
 def build_summaries(store: Store, jobs: list[SummaryJob], *, threads: int = 2, memory: int | None = None,

@@ -22,8 +22,8 @@ from .engine.contract import stored_columns
 from .settings import current
 from .store import Store
 from .variants import Variant, get_variant
+from .tuning import VERIFY_BATCH_POSITIONS
 
-BATCH_POSITIONS = 1_000_000
 
 
 @dataclass
@@ -151,11 +151,11 @@ def layers_to_verify(store: Store, variant: str | list[str] | None,
 
 
 def _batches(layers: list[tuple[str, int, int]]):
-    """Runs of one variant's layers holding about BATCH_POSITIONS positions together."""
+    """Runs of one variant's layers holding about VERIFY_BATCH_POSITIONS positions together."""
     batch: list[int] = []
     size, current = 0, None
     for name, n, positions in layers:
-        if batch and (name != current or size + positions > BATCH_POSITIONS):
+        if batch and (name != current or size + positions > VERIFY_BATCH_POSITIONS):
             yield current, batch
             batch, size = [], 0
         batch.append(n)
