@@ -17,8 +17,9 @@ writes them as Parquet shards in `zeckdb export`'s layout:
     DIR/random_play/variant=V/n=N/part-0.parquet
     DIR/graph_layers/graph=G/n=N/part-0.parquet
 
-The driver ingests each n as its task finishes, in one transaction like a local
-build (checksums computed from the rows written), and removes its shards; with
+The driver ingests the n whose tasks finished, those that finished meanwhile in one
+transaction (checksums computed from the rows written, as a local build does), and
+removes their shards; with
 --shards-only it leaves them for DuckDB to query in place. The folder must be
 one the workers and the driver share (a network filesystem on a real cluster).
 A task solves the layers its games reach below n itself (Black Hole, Fibonacci
@@ -139,8 +140,9 @@ def connect(address: str):
 
 def build_distributed(store: Store, client: Any, todo: dict[int, list], shards: Path, shards_only: bool = False,
                       progress: Callable[[int, str], None] | None = None) -> tuple[list[tuple[str, int]], int, int]:
-    """Run the planned layers (builder.plan) on the cluster; ingest each n as it finishes
-    (unless shards_only). Returns the (variant, n) layers built, their positions and edges."""
+    """Run the planned layers (builder.plan) on the cluster; ingest the n that finish, those
+    finished meanwhile in one transaction (unless shards_only). Returns the (variant, n)
+    layers built, their positions and the moves stored."""
     shards.mkdir(parents=True, exist_ok=True)
     root = str(shards.resolve())
     futures = {}
@@ -214,10 +216,10 @@ def summarise_on_cluster(store: Store, client: Any, jobs: list[SummaryJob],
 
 
 def _as_finished(client: Any, futures: list[Any], idle: Callable[[], None]) -> Iterator[list[Any]]:
-    """The futures as they finish, those finished at once together. While none does for IDLE_SECONDS, `idle` runs (the writer
-    lets the file go to readers) and the cluster is watched: one without workers for
-    WORKERLESS_SECONDS stops the build. Those left are cancelled when the caller stops
-    (Ctrl-C, a failed task)."""
+    """The futures as they finish, those finished at once together. While none does for
+    IDLE_SECONDS, `idle` runs (the writer lets the file go to readers) and the cluster is
+    watched: one without workers for WORKERLESS_SECONDS stops the build. Those left are
+    cancelled when the caller stops (Ctrl-C, a failed task)."""
     from distributed import wait
 
     from .tuning import IDLE_SECONDS

@@ -319,8 +319,6 @@ def _arrow_type(duckdb_type: str) -> Any:
     return None if name is None else getattr(pa, name)()
 
 
-
-
 def _check_placeholders(con: duckdb.DuckDBPyConnection, query: str, params: Params) -> None:
     """Refuse values that do not fit the statement's placeholders (its ? or $name), saying
     how many or which it takes, before DuckDB's own terser error."""
@@ -449,8 +447,6 @@ def _limited(con: duckdb.DuckDBPyConnection, query: str, params: Params,
     except duckdb.Error:  # its error is the statement's own: it is met again when it runs
         return query, None
     return f"SELECT * FROM (\n{query}\n) AS limited LIMIT {int(rows)}", names
-
-
 
 
 def _fetch(cur: duckdb.DuckDBPyConnection, limits: Limits, deadline: float) -> list[tuple]:

@@ -22,8 +22,6 @@ if TYPE_CHECKING:
     from .engine.summary import Summary
 
 
-
-
 @dataclass
 class SummaryJob:
     variant: Variant
@@ -65,8 +63,6 @@ def plan_summaries(store: Store, variants: list[Variant], ns: list[int], force: 
             floats = not lean and big * workers <= memory
             jobs.append(SummaryJob(v, n, layer_size(v, n), floats, big if floats else small, replace=n in present))
     return jobs
-
-
 
 
 def build_summaries(store: Store, jobs: list[SummaryJob], *, threads: int = 2, memory: int | None = None,

@@ -25,7 +25,6 @@ from .variants import Variant, get_variant
 from .tuning import VERIFY_BATCH_POSITIONS
 
 
-
 @dataclass
 class Check:
     """One kind of check over the selected layers."""
