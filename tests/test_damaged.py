@@ -225,7 +225,7 @@ def test_a_new_database_appears_only_once_its_schema_is_written(tmp_path, capsys
     """The schema of a new file is written under a temporary name and renamed into place: a
     creation that fails half-way leaves nothing at the path, and a temporary file left by a
     killed build is replaced by the next one."""
-    import zeckdb.store
+    import zeckdb.store.schema
 
     path = tmp_path / "new.duckdb"
     real = zeckdb.store._write_head_schema
@@ -234,11 +234,11 @@ def test_a_new_database_appears_only_once_its_schema_is_written(tmp_path, capsys
         duckdb.connect(str(target)).close()  # DuckDB has created the file, no schema yet
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(zeckdb.store, "_write_head_schema", dies_half_way)
+    monkeypatch.setattr(zeckdb.store.schema, "_write_head_schema", dies_half_way)
     with pytest.raises(KeyboardInterrupt):
         zeckdb.store.Store.open_write(path)
     assert list(tmp_path.iterdir()) == []  # its own temporary folder gone, and the lock folder it made
-    monkeypatch.setattr(zeckdb.store, "_write_head_schema", real)
+    monkeypatch.setattr(zeckdb.store.schema, "_write_head_schema", real)
     code, out, err = run(capsys, "build", "--variant", "zeckendorf", "--n", "1..4", "--db", str(path))
     assert code == 0, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["new.duckdb", "new.duckdb.locks"]

@@ -1,0 +1,97 @@
+"""How the tables lay a layer out: the columns a position shows and stores, the lean rows of
+two-player games (position_rows) and the wide ones (position_rows_wide), and the keys a
+variant's rows are found by.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Callable, Iterable
+
+import duckdb
+
+
+if TYPE_CHECKING:
+    pass
+
+
+POSITION_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
+                    "expected_remaining", "grundy", "winning_moves", "is_start", "is_terminal",
+                    "in_winning_strategies", "legal_moves"]
+# What a lookup reads: fewer columns scanned is what keeps a probe within a few milliseconds.
+PROBE_COLUMNS = ["outcome", "remoteness", "min_remaining", "max_remaining", "games_to_end",
+                 "expected_remaining", "grundy", "is_start", "is_terminal", "forcing_seat", "teams"]
+# what a lookup reads of the positions its moves lead to (forcing_seat: games of three or more players)
+MOVE_COLUMNS = ["outcome", "remoteness", "forcing_seat"]
+# The view `positions` shows two tables (migration 0011): position_rows stores the layers of
+# two-player count-vector games of at most LEAN_BINS bins, with their columns only (DuckDB
+# appends a column an INSERT leaves out at the cost of a written one); position_rows_wide
+# stores the other layers, with every column.
+POSITIONS_TABLES = ("position_rows", "position_rows_wide")
+# Tables holding rows of one (variant, n); a layer counts as built when all were written.
+LAYER_TABLES = [*POSITIONS_TABLES, "builds", "random_play", "length_distribution"]
+LEAN_BINS = 11
+LEAN_COLUMNS = frozenset(["id", *(f"c{i}" for i in range(1, LEAN_BINS + 1)), *POSITION_COLUMNS])
+
+
+class Derived(NamedTuple):
+    """A column of the view positions that position_rows stores by others (revision 0013)."""
+
+    sql: str  # as the view computes it
+    stored: tuple[str, ...]  # the stored columns it is computed from
+    value: Callable[..., Any]  # the same in Python, for a lookup's few rows: a query plans expressions slowly
+
+
+# position_rows stores a variant as its variant_ids.variant_id and these columns by others
+LEAN_DERIVED = {
+    "outcome": Derived("CASE WHEN winning_moves > 0 THEN 'win'::ENUM('win', 'loss') ELSE 'loss'::ENUM('win', 'loss') END",
+                       ("winning_moves",), lambda winning: "win" if winning > 0 else "loss"),
+    "remoteness": Derived("min_remaining + remoteness_over_min", ("min_remaining", "remoteness_over_min"), operator.add),
+    "max_remaining": Derived("min_remaining + max_over_min", ("min_remaining", "max_over_min"), operator.add),
+    "is_terminal": Derived("legal_moves = 0", ("legal_moves",), lambda moves: moves == 0),
+}
+
+
+def variant_key(table: str, variant: str, variant_id: int | None) -> tuple[str, Any]:
+    """The column and value naming a variant's rows in one of the tables behind the view
+    positions: position_rows stores its variant_ids.variant_id (revision 0013)."""
+    return ("variant_id", variant_id) if table == "position_rows" else ("variant", variant)
+
+
+def name_id(con: duckdb.DuckDBPyConnection, kind: str, name: str) -> int | None:
+    """The small integer a variant (variant_ids) or a graph (graph_ids) is stored by; None
+    when it has none, so has no rows stored by it."""
+    found = con.execute(f"SELECT {kind}_id FROM {kind}_ids WHERE {kind} = ?", [name]).fetchall()
+    return found[0][0] if found else None
+
+
+def shown_column(table: str, column: str) -> str:
+    """SQL reading the column `column` of the view positions from one of the tables behind it."""
+    if table == "position_rows_wide":
+        return column
+    if column not in LEAN_COLUMNS:
+        return f"NULL AS {column}"
+    return f"{LEAN_DERIVED[column].sql} AS {column}" if column in LEAN_DERIVED else column
+
+
+def lean_stored(columns: Iterable[str]) -> list[str]:
+    """The columns of position_rows that hold these columns of the view positions."""
+    stored = (LEAN_DERIVED[c].stored if c in LEAN_DERIVED else (c,) for c in columns if c in LEAN_COLUMNS)
+    return list(dict.fromkeys(s for group in stored for s in group))
+
+
+def lean_values(columns: Iterable[str], stored: dict[str, Any]) -> dict[str, Any]:
+    """These columns of the view positions from a row of position_rows (lean_stored's columns)."""
+    return {c: (LEAN_DERIVED[c].value(*(stored[s] for s in LEAN_DERIVED[c].stored)) if c in LEAN_DERIVED
+                else stored[c] if c in LEAN_COLUMNS else None) for c in columns}
+
+
+def lean_rows(positions: Any) -> Any:
+    """A layer's positions (a pyarrow.Table of the view's columns) as position_rows stores them."""
+    import pyarrow.compute as pc
+
+    least = positions["min_remaining"]
+    stored = positions.drop_columns(list(LEAN_DERIVED))
+    return stored.append_column("remoteness_over_min", pc.subtract(positions["remoteness"], least)) \
+        .append_column("max_over_min", pc.subtract(positions["max_remaining"], least))

@@ -1,0 +1,89 @@
+"""Which file is the database: --db, $ZECKDB_DB or ./zeckdb.duckdb, resolved as DuckDB resolves
+it, and refused where it is not one database file of one name.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+
+from ..errors import DatabaseError, opt
+from ..settings import current
+
+if TYPE_CHECKING:
+    pass
+
+
+def resolve_db_path(db: str | os.PathLike | None) -> Path:
+    """The database's real path: --db if given, else $ZECKDB_DB, else ./zeckdb.duckdb, its
+    symbolic links resolved, as DuckDB resolves them, so that its side files (the write-ahead
+    log, the lock folder) are the ones DuckDB and every other zeckdb process use. Refused: what
+    exists and is no regular file (a folder, a FIFO, a device), and the name of a side file of
+    a database that exists (`X.duckdb.wal` beside X.duckdb)."""
+    import stat
+
+    from ..outputs import DATABASE_SIDE_FILES
+
+    given = Path(db or current().db)
+    shown = str(given)[:200]
+    path = Path(os.path.realpath(given))
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise DatabaseError(f"cannot use {shown} as the database: {exc.strerror}; pass {opt('db')} with a database "
+                            "file") from None
+    if mode is not None and not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "not a regular file"
+        raise DatabaseError(f"{shown} is {kind}, not a database file: pass {opt('db')} with a database file "
+                            "(or a new file name)")
+    if mode is not None:
+        _check_one_name(path, shown)
+    for place in [path, *path.parents]:
+        for suffix in (*DATABASE_SIDE_FILES, ".locks"):
+            owner = place.with_name(place.name.removesuffix(suffix)) if place.name.endswith(suffix) else None
+            if owner is not None and owner.name and owner.is_file():
+                where = f"inside the {suffix} folder" if place != path else f"the {suffix} file"
+                raise DatabaseError(f"{shown} is {where} of the database {owner.name}: pass {opt('db')} {owner.name} "
+                                    "to use that database, or name a database file of its own")
+    return path
+
+
+def _check_one_name(path: Path, shown: str) -> None:
+    """DuckDB keeps a database's write-ahead log, and zeckdb its lock folder, beside the name it
+    was opened by: through two names of one file (a hard link) a build and a reader would not
+    take turns, and a log written through one name would be stranded at the other's. A file
+    with more than one name is refused."""
+    try:
+        names = os.stat(path).st_nlink
+    except OSError:
+        return
+    if names > 1:
+        _drop_creation_leftovers(path)
+        names = os.stat(path).st_nlink
+    if names > 1:
+        raise DatabaseError(f"{shown} has {names} names (hard links): DuckDB's log and zeckdb's locks go beside each "
+                            "name, so two names of one database would damage it; give it one name (copy it with "
+                            f"`cp {path.name} NEW.duckdb`, or remove the other link) and pass {opt('db')} with it")
+
+
+def _drop_creation_leftovers(path: Path) -> None:
+    """The second name a creation killed between its link and its cleanup left (_create): the
+    file's name inside zeckdb's own folder `.NAME.new-XXXXXXXX/` beside it, removed with it."""
+    try:
+        mine = os.stat(path)
+        leftovers = [p for p in path.parent.glob(f".{glob.escape(path.name)}.new-*") if p.is_dir() and not p.is_symlink()]
+    except OSError:
+        return
+    for folder in leftovers:
+        inside = folder / path.name
+        try:
+            if os.path.samestat(os.stat(inside, follow_symlinks=False), mine):
+                inside.unlink()
+                folder.rmdir()
+        except OSError:
+            continue

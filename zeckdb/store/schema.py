@@ -1,0 +1,267 @@
+"""The schema: Alembic's migrations and the revision a file is at, the head schema a new
+file gets (migrations/head.sql), and a file's creation in one step.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+import time
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+
+import duckdb
+
+from ..errors import DatabaseError, opt
+from ..executor import quieted
+from ..locking import Gate
+from ..settings import current
+from .connections import REBUILD_HINT, _connect, _open_error, _transaction, close_connection
+
+if TYPE_CHECKING:
+    pass
+
+
+SCHEMA_HEAD = "0015"  # tests check this equals Alembic's head revision
+HEAD_SCHEMA_FILE = "head.sql"  # a new file's schema (_write_head_schema)
+
+
+def _alembic_config(path: Path):
+    from alembic.config import Config
+
+    from ..resources import migrations_dir
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(migrations_dir()))
+    cfg.set_main_option("sqlalchemy.url", f"duckdb:///{path}")
+    return cfg
+
+
+# What the head revision holds; a file missing any of them was damaged by hand.
+SCHEMA_OBJECTS = ["alembic_version", "variants", "variant_ids", "move_names", "builds", "graph_layers", "positions",
+                  "position_rows", "position_rows_wide", "edges", "edge_rows", "edge_rows_across", "graph_ids", "moves",
+                  "fibonacci", "variant_columns", "length_distribution", "random_play", "length_moments"]
+
+
+def _schema_state(con: duckdb.DuckDBPyConnection) -> tuple[str | None, set[str]]:
+    """The Alembic revision ("base": migrated down to nothing; None: no alembic_version table)
+    and the names of the tables and views."""
+    names = {r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database()").fetchall()}
+    if "alembic_version" not in names:
+        return None, names
+    row = con.execute("SELECT version_num FROM alembic_version").fetchone()
+    return (row[0] if row else "base"), names
+
+
+def _check_schema(path: Path, revision: str | None, names: set[str]) -> None:
+    """A one-line error for a file that is not a complete zeckdb database of the head revision."""
+    if not names:
+        raise DatabaseError(f"{path} holds no tables: a build was interrupted while it created the schema; "
+                            "run `zeckdb build` again to finish it")
+    if revision is None:
+        if names & {"builds", "positions", "edges"}:
+            raise DatabaseError(f"{path} is damaged: its table alembic_version is missing (dropped by hand?); "
+                                f"{REBUILD_HINT}")
+        raise DatabaseError(f"{path} is a DuckDB file but not a zeckdb database: pass {opt('db')} with a zeckdb database")
+    if revision != SCHEMA_HEAD:
+        raise DatabaseError(f"{path} has schema revision {revision}, this zeckdb needs {SCHEMA_HEAD}: "
+                            "run `zeckdb db upgrade`")
+    missing = [name for name in SCHEMA_OBJECTS if name not in names]
+    if missing:
+        raise DatabaseError(f"{path} is damaged: {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} "
+                            f"missing (dropped by hand?); {REBUILD_HINT}")
+
+
+def _connect_checked(path: Path, read_only: bool, deadline: float | None = 0.0,
+                     on_wait: Callable[[], None] | None = None,
+                     memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
+    """A connection to a complete zeckdb database of the head revision, else a one-line error."""
+    con = _connect(path, read_only, deadline, on_wait, memory_limit)
+    try:
+        _check_schema(path, *_schema_state(con))
+    except BaseException:
+        close_connection(con)
+        raise
+    return con
+
+
+def schema_revision(path: Path) -> str | None:
+    """The Alembic revision of an existing database file ("base": migrated down to nothing,
+    None: not a zeckdb database, or an empty one), read between a build's commits."""
+    gate = Gate(path)
+    try:
+        gate.acquire_read()
+        return _file_schema_state(path, time.monotonic() + current().read_wait_seconds)[0]
+    finally:
+        gate.close()
+
+
+def _file_schema_state(path: Path, deadline: float | None = 0.0) -> tuple[str | None, set[str]]:
+    """_schema_state of an existing file, through a connection of its own (the caller takes turns)."""
+    con = _connect(path, read_only=True, deadline=deadline)
+    try:
+        return _schema_state(con)
+    finally:
+        close_connection(con)
+
+
+
+def _upgrade(path: Path, deadline: float | None) -> str | None:
+    """Bring the database at `path` (created if missing) to the head revision and return the
+    revision it had. An empty DuckDB file (a build killed while it created the schema) gets
+    the schema; a damaged one is refused. The caller holds the writer's turn (Store.open_write)."""
+    if not path.exists():
+        _create(path)
+        return None
+    before, names = _file_schema_state(path, deadline)
+    if names and before is None:
+        _check_schema(path, before, names)  # tables, but not from Alembic: damaged, or not zeckdb's
+    if before != SCHEMA_HEAD:
+        _migrate(path, path)
+    return before
+
+
+def _create(path: Path) -> None:
+    """A new database, its schema written in a folder of its own and then linked into place: a
+    build killed while creating it leaves no file at `path` (DuckDB's own first write can
+    leave an empty one). The folder is made afresh (mkdtemp: a unique name, never a file that
+    was there), so nothing zeckdb did not create is ever replaced or deleted; the link fails
+    rather than replace a file that appeared at `path` meanwhile."""
+    import shutil
+    import tempfile
+
+    orphan = path.with_name(path.name + ".wal")
+    if orphan.exists():  # DuckDB would replay it into the new file
+        raise DatabaseError(f"{orphan} is the write-ahead log of a database file {path.name} that no longer exists: "
+                            f"put that file back beside it, or delete {orphan.name} to start a new database")
+    try:
+        folder = Path(tempfile.mkdtemp(prefix=f".{path.name}.new-", dir=path.parent))
+    except OSError as exc:
+        raise DatabaseError(f"cannot create {path}: {exc.strerror}") from None
+    try:
+        partial = folder / path.name
+        _write_head_schema(partial, path)
+        appeared = DatabaseError(f"{path} appeared while zeckdb created it (another program?): run the command "
+                                 "again to use it, or pass another file name")
+        try:
+            os.link(partial, path)
+        except FileExistsError:
+            raise appeared from None
+        except OSError:  # a file system without hard links: a rename, where nothing is in the way
+            if path.exists():
+                raise appeared from None
+            os.rename(partial, path)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _write_head_schema(target: Path, shown: Path) -> None:
+    """A new file's schema, in one transaction: the head revision as Alembic's migrations leave
+    an empty file, kept in migrations/head.sql (dump_head_schema writes it from them, and a test
+    holds the two equal). Replaying every revision through Alembic and SQLAlchemy cost a new
+    file more than the rest of its start-up; files that exist are still migrated by Alembic."""
+    from ..resources import migrations_dir
+
+    script = (migrations_dir() / HEAD_SCHEMA_FILE).read_text(encoding="utf-8")
+    con = quieted(duckdb.connect(str(target)))
+    try:
+        with _transaction(con):
+            con.execute(script)
+    except duckdb.Error as exc:
+        raise _open_error(shown, exc) from None
+    finally:
+        con.close()  # a clean close checkpoints: nothing is left in a .wal
+
+
+def dump_head_schema() -> str:
+    """migrations/head.sql as Alembic's migrations write it now: DuckDB's own export of the
+    schema of a file they created, then the rows they put in it (the revision, the Fibonacci
+    table). `python -c "import zeckdb.store as s; s.write_head_schema()"` rewrites the file."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="zeckdb-head-") as tmp:
+        path = Path(tmp) / "head.duckdb"
+        _migrate(path, path)
+        con = duckdb.connect(str(path))
+        try:
+            con.execute(f"EXPORT DATABASE '{Path(tmp) / 'export'}'")
+            tables = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() ORDER BY table_name").fetchall()]
+            inserts = [_insert_statement(table, con.execute(f'SELECT * FROM "{table}"').fetchall()) for table in tables]
+        finally:
+            con.close()
+        schema = (Path(tmp) / "export" / "schema.sql").read_text(encoding="utf-8")
+    statements = _in_dependency_order([st.query.strip() for st in duckdb.extract_statements(schema)])
+    header = (f"-- The schema of revision {SCHEMA_HEAD} as zeckdb's Alembic migrations write it into an empty file,\n"
+              "-- which is how zeckdb creates a new database. Generated: never edit by hand; after adding a\n"
+              "-- migration run `python -c \"import zeckdb.store as s; s.write_head_schema()\"` (a test compares).\n")
+    return header + "\n".join(statements) + "\n" + "".join(inserts)
+
+
+def _in_dependency_order(statements: list[str]) -> list[str]:
+    """The export's statements, each after those it needs: DuckDB exports macros by name,
+    and `fib` calls `fib_list`. Each is tried on an empty database and put back until what it
+    names exists."""
+    scratch = duckdb.connect()
+    ordered: list[str] = []
+    try:
+        while statements:
+            waiting = []
+            for statement in statements:
+                try:
+                    scratch.execute(statement)
+                    ordered.append(statement)
+                except duckdb.CatalogException:
+                    waiting.append(statement)
+            if len(waiting) == len(statements):
+                raise RuntimeError(f"the exported schema names what it never creates: {waiting[0]}")
+            statements = waiting
+    finally:
+        scratch.close()
+    return ordered
+
+
+def write_head_schema() -> Path:
+    """Rewrite migrations/head.sql from the migrations (dump_head_schema)."""
+    from ..resources import migrations_dir
+
+    target = migrations_dir() / HEAD_SCHEMA_FILE
+    target.write_text(dump_head_schema(), encoding="utf-8")
+    return target
+
+
+def _insert_statement(table: str, rows: list[tuple[Any, ...]]) -> str:
+    def literal(value: Any) -> str:
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            raise TypeError(f"head.sql holds whole numbers and text only, not {value!r} of table {table}")
+        return str(value) if isinstance(value, int) else "'" + value.replace("'", "''") + "'"
+
+    if not rows:
+        return ""
+    values = ",\n".join("(" + ", ".join(literal(v) for v in row) + ")" for row in rows)
+    return f'INSERT INTO "{table}" VALUES\n{values};\n'
+
+
+def _migrate(target: Path, shown: Path) -> None:
+    """Alembic's upgrade of `target` to the head revision; errors name `shown`."""
+    from alembic import command
+
+    try:
+        command.upgrade(_alembic_config(target), "head")
+    except Exception as exc:  # Alembic wraps DuckDB's errors in SQLAlchemy's
+        cause = getattr(exc, "orig", None) or exc
+        if isinstance(cause, duckdb.Error):
+            raise _open_error(shown, cause) from None
+        raise
+
+
+def _check_writable(path: Path) -> None:
+    if path.exists():
+        if not os.access(path, os.W_OK) or not path.stat().st_mode & 0o222:  # root ignores os.access
+            raise DatabaseError(f"{path} is read-only: make it writable (chmod u+w) or pass {opt('db')} with another file")
+    else:
+        parent = path.parent if str(path.parent) else Path(".")
+        if not parent.is_dir():
+            raise DatabaseError(f"cannot create {path}: the folder {parent} does not exist")
+        if not os.access(parent, os.W_OK):
+            raise DatabaseError(f"cannot create {path}: the folder {parent} is read-only")
