@@ -145,10 +145,11 @@ def main() -> None:
 def check_full(summary_db: Path, full_db: Path, ns: list[int]) -> None:
     from zeckdb.builder import build
     from zeckdb.store import Store
+    from zeckdb.variants import get_variant
 
     t0 = time.perf_counter()
     with Store.open_write(full_db) as store:
-        build(store, ["zeckendorf", "reversed"], ns)
+        build(store, [get_variant("zeckendorf"), get_variant("reversed")], ns)
     columns = ("positions, edges, start_id, start_position, winner, min_length, max_length, start_remoteness, "
                "games_approx, expected_length, p1_wins_random, p1_wins_p1_perfect, p1_wins_p2_perfect")
     query = (f"SELECT variant, n, {columns} FROM builds LEFT JOIN random_play USING (variant, n) "

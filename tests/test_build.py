@@ -11,7 +11,7 @@ import time
 import duckdb
 import pytest
 
-from .conftest import run
+from .conftest import as_games, run
 
 from zeckdb.builder import build, game_record
 from zeckdb.store import Store
@@ -42,15 +42,15 @@ def consistent(path) -> list:
 def test_incremental_build_computes_only_what_is_missing(tmp_path):
     path = tmp_path / "inc.duckdb"
     with Store.open_write(path) as store:
-        first = build(store, ["zeckendorf", "reversed"], list(range(1, 6)))
+        first = build(store, as_games(["zeckendorf", "reversed"]), list(range(1, 6)))
         assert len(first.built) == 10
-        second = build(store, ["zeckendorf", "reversed"], list(range(1, 9)))
+        second = build(store, as_games(["zeckendorf", "reversed"]), list(range(1, 9)))
         assert sorted(second.built) == sorted((v, n) for v in ["zeckendorf", "reversed"] for n in (6, 7, 8))
-        assert build(store, ["zeckendorf"], list(range(1, 9))).built == []
-        only_reversed = build(store, ["reversed"], [9])  # the graph layer is stored by whichever variant comes first
+        assert build(store, as_games(["zeckendorf"]), list(range(1, 9))).built == []
+        only_reversed = build(store, as_games(["reversed"]), [9])  # the graph layer is stored by whichever variant comes first
         assert only_reversed.built == [("reversed", 9)]
-        assert build(store, ["zeckendorf"], [9]).built == [("zeckendorf", 9)]
-        forced = build(store, ["zeckendorf", "reversed"], [4, 9], force=True)
+        assert build(store, as_games(["zeckendorf"]), [9]).built == [("zeckendorf", 9)]
+        forced = build(store, as_games(["zeckendorf", "reversed"]), [4, 9], force=True)
         assert len(forced.built) == 4
     assert consistent(path) == []
     con = duckdb.connect(str(path), read_only=True)
@@ -91,7 +91,7 @@ def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path,
     path = tmp_path / "fail.duckdb"
     with Store.open_write(path) as store:
         try:
-            build(store, ["zeckendorf", "reversed"], list(range(1, 10)))
+            build(store, as_games(["zeckendorf", "reversed"]), list(range(1, 10)))
         except RuntimeError as exc:
             assert str(exc) == "distribution failed"
         else:
@@ -110,7 +110,7 @@ def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path,
     monkeypatch.setattr(solve, "length_distribution", real)
     monkeypatch.setattr(builder, "layer_tables", real_tables)
     with Store.open_write(path) as store:  # and a build resumes from there
-        resumed = build(store, ["zeckendorf", "reversed"], list(range(1, 10))).built
+        resumed = build(store, as_games(["zeckendorf", "reversed"]), list(range(1, 10))).built
         assert ("zeckendorf", failing) in resumed and ("reversed", failing) in resumed
         assert store.built_ns("zeckendorf") == store.built_ns("reversed") == set(range(1, 10))
     assert consistent(path) == []
@@ -153,7 +153,7 @@ def test_a_layer_still_analysed_does_not_hold_back_the_layers_after_it(tmp_path,
     committed = _commit_order(monkeypatch, until_8_is_written)
     path = tmp_path / "order.duckdb"
     with Store.open_write(path) as store:
-        build(store, ["zeckendorf"], list(range(1, 11)))
+        build(store, as_games(["zeckendorf"]), list(range(1, 11)))
         assert store.built_ns("zeckendorf") == set(range(1, 11))
     assert committed.index(8) < committed.index(5) and sorted(committed) == list(range(1, 11))
     assert consistent(path) == []
@@ -173,7 +173,7 @@ def test_a_layer_waits_for_the_lower_layers_its_moves_reach(tmp_path, monkeypatc
     committed = _commit_order(monkeypatch, until_6_and_7_are_written)
     path = tmp_path / "lower.duckdb"
     with Store.open_write(path) as store:
-        build(store, ["black-hole-3"], list(range(1, 13)))
+        build(store, as_games(["black-hole-3"]), list(range(1, 13)))
     order = {n: i for i, n in enumerate(committed)}
     variant = get_variant("black-hole-3")
     assert variant.closure(8)[1:] == [5, 2]
@@ -216,7 +216,7 @@ def test_killed_build_keeps_committed_layers_and_resumes(tmp_path):
     con.close()
     assert 0 < done_before < 2 * KILL_N, "the kill should land mid-build"
     with Store.open_write(path) as store:
-        report = build(store, ["zeckendorf", "reversed"], list(range(1, KILL_N + 1)))
+        report = build(store, as_games(["zeckendorf", "reversed"]), list(range(1, KILL_N + 1)))
     assert len(report.built) == 2 * KILL_N - done_before
     assert consistent(path) == []
 
@@ -311,7 +311,7 @@ def test_ctrl_c_early_is_an_interrupt_too(tmp_path):
         if path.exists():
             assert consistent(path) == []
         with Store.open_write(path) as store:
-            build(store, ["zeckendorf"], list(range(1, 41)))
+            build(store, as_games(["zeckendorf"]), list(range(1, 41)))
             assert store.built_ns("zeckendorf") == set(range(1, 41))
         assert consistent(path) == []
 

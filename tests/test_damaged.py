@@ -17,7 +17,7 @@ import pytest
 from zeckdb.builder import build
 from zeckdb.store import Store
 
-from .conftest import run
+from .conftest import as_games, run
 
 COMMANDS = [
     ["status"], ["position", "zeckendorf", "--start", "7"], ["line", "reversed", "--start", "9"],
@@ -34,7 +34,7 @@ def digest(path: Path) -> str:
 def clean(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("clean") / "clean.duckdb"
     with Store.open_write(path) as store:
-        build(store, ["zeckendorf", "reversed"], list(range(1, 41)))
+        build(store, as_games(["zeckendorf", "reversed"]), list(range(1, 41)))
     return path
 
 

@@ -15,8 +15,8 @@ from zeckdb import api
 from zeckdb.store import Store
 
 from . import reference as ref
-from .conftest import (BLACK_HOLE_N, GAMES, BLACK_HOLES, BUILD_UP_N, MORE_BLACK_HOLE_N, MORE_BLACK_HOLES, NIM_N, ORDERED_N, rows,
-                       run)
+from .conftest import (BLACK_HOLE_N, GAMES, BLACK_HOLES, BUILD_UP_N, MORE_BLACK_HOLE_N, MORE_BLACK_HOLES, NIM_N, ORDERED_N,
+                       as_games, rows, run)
 
 # every column is cross-checked on these layers (kept small: the reference is plain Python)
 CHECKED = {**{name: range(0, 16) for name in BLACK_HOLES}, **{name: range(1, MORE_BLACK_HOLE_N + 1) for name in MORE_BLACK_HOLES},
@@ -258,16 +258,16 @@ def test_building_n_builds_the_layers_its_games_reach_and_resumes(tmp_path):
 
     path = tmp_path / "bh.duckdb"
     with Store.open_write(path) as store:
-        first = build(store, ["black-hole-4"], [17])
+        first = build(store, as_games(["black-hole-4"]), [17])
         assert sorted(n for _, n in first.built) == [2, 7, 12, 17]  # 17 - 5j: a game from (17) passes them all
-        again = build(store, ["black-hole-4"], list(range(1, 21)))
+        again = build(store, as_games(["black-hole-4"]), list(range(1, 21)))
         assert sorted(n for _, n in again.built) == [0, 1, 3, 4, 5, 6, 8, 9, 10, 11, 13, 14, 15, 16, 18, 19, 20]
-        assert build(store, ["black-hole-4"], list(range(1, 21))).built == []
+        assert build(store, as_games(["black-hole-4"]), list(range(1, 21))).built == []
         # an already stored lower layer is recomputed in memory, not rewritten
     with duckdb.connect(str(path)) as con:  # a hand edit, to see whether n = 15 is written again
         con.execute("UPDATE builds SET seconds = -1 WHERE variant = 'black-hole-4' AND n = 15")
     with Store.open_write(path) as store:
-        assert build(store, ["black-hole-4"], [20], force=True).built == [("black-hole-4", 20)]
+        assert build(store, as_games(["black-hole-4"]), [20], force=True).built == [("black-hole-4", 20)]
         assert store.rows("SELECT seconds FROM builds WHERE variant = 'black-hole-4' AND n = 15") == [(-1,)]
 
 

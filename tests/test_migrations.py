@@ -13,10 +13,13 @@ import pytest
 
 from zeckdb.store import SCHEMA_HEAD, Store, _alembic_config, _migrate, upgrade
 
+from .conftest import as_games
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # the columns of positions before revision 0015 (teams): the older revisions' tests compare them
 BEFORE_0015 = "COLUMNS(lambda c: c <> 'teams')"
+
 
 def test_schema_head_constant_is_alembics_head(tmp_path):
     assert ScriptDirectory.from_config(_alembic_config(tmp_path / "x.duckdb")).get_current_head() == SCHEMA_HEAD
@@ -140,11 +143,11 @@ def test_older_database_is_upgraded_and_its_layers_rebuilt(tmp_path):
     path = tmp_path / "old.duckdb"
     command.upgrade(_alembic_config(path), "0001")
     with Store.open_write(path) as store:  # upgrades to head
-        build(store, ["zeckendorf"], [1, 2, 3, 4, 5])
+        build(store, as_games(["zeckendorf"]), [1, 2, 3, 4, 5])
     with duckdb.connect(str(path)) as con:
         con.execute("DELETE FROM random_play WHERE n >= 4")  # as if built before the query layer existed
     with Store.open_write(path) as store:
-        report = build(store, ["zeckendorf"], [1, 2, 3, 4, 5])
+        report = build(store, as_games(["zeckendorf"]), [1, 2, 3, 4, 5])
     assert report.built == [("zeckendorf", 4), ("zeckendorf", 5)]
     con = duckdb.connect(str(path), read_only=True)
     assert con.execute("SELECT count(*) FROM builds WHERE variant = 'zeckendorf'").fetchone()[0] == 5
@@ -181,11 +184,11 @@ def test_revision_0007_keeps_checksums_honest(tmp_path, capsys):
 
     from zeckdb.builder import build
 
-    from .conftest import run
+    from .conftest import as_games, run
 
     path = tmp_path / "six.duckdb"
     with Store.open_write(path) as store:
-        build(store, ["zeckendorf", "reversed", "zeckendorf-p3"], list(range(1, 13)))
+        build(store, as_games(["zeckendorf", "reversed", "zeckendorf-p3"]), list(range(1, 13)))
     command.downgrade(_alembic_config(path), "0006")  # as the previous release wrote it
     with duckdb.connect(str(path)) as con:
         assert con.execute("SELECT count(*) FROM variants WHERE variant = 'zeckendorf-p3'").fetchone() == (0,)
@@ -211,7 +214,7 @@ def test_revision_0009_keeps_every_move_and_checksum(tmp_path, capsys):
 
     path = tmp_path / "nine.duckdb"
     with Store.open_write(path) as store:
-        build(store, ["zeckendorf", "reversed", "black-hole-3"], list(range(1, 13)))
+        build(store, as_games(["zeckendorf", "reversed", "black-hole-3"]), list(range(1, 13)))
     everything = "SELECT * FROM moves ORDER BY ALL"
     with duckdb.connect(str(path)) as con:
         moves = con.execute(everything).fetchall()
@@ -250,7 +253,7 @@ def test_revision_0010_widens_columns_and_keeps_checksums_honest(tmp_path, capsy
 
     path = tmp_path / "ten.duckdb"
     with Store.open_write(path) as store:
-        build(store, ["zeckendorf", "reversed", "black-hole-3"], list(range(1, 12)))
+        build(store, as_games(["zeckendorf", "reversed", "black-hole-3"]), list(range(1, 12)))
     tables = {"positions": f"SELECT {BEFORE_0015} FROM positions ORDER BY ALL", "moves": "SELECT * FROM moves ORDER BY ALL"}
     types = ("SELECT table_name, column_name, data_type FROM information_schema.columns "
              "WHERE column_name IN ('n', 'c1', 'remoteness', 'legal_moves', 'code', 'dst_n') "
@@ -290,7 +293,7 @@ def test_revision_0011_keeps_positions_and_checksums(tmp_path, capsys):
     path = tmp_path / "eleven.duckdb"
     games = ["zeckendorf", "reversed", "quilt", "zeckendorf-p3"]
     with Store.open_write(path) as store:
-        build(store, games, list(range(1, 11)))
+        build(store, as_games(games), list(range(1, 11)))
     everything = f"SELECT {BEFORE_0015} FROM positions ORDER BY ALL"
     types = ("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'positions' "
              "AND column_name <> 'teams' "
@@ -310,7 +313,7 @@ def test_revision_0011_keeps_positions_and_checksums(tmp_path, capsys):
     assert code == 1 and "checksums: reversed n=9: the positions rows do not hash" in err
     assert err.count("checksums:") == 1  # every other layer's checksum still holds
     with Store.open_write(path) as store:
-        build(store, games, [11])
+        build(store, as_games(games), [11])
     with duckdb.connect(str(path)) as con:
         where = {table: dict(con.execute(f"SELECT variant, count(*) FROM {source} GROUP BY variant").fetchall())
                  for table, source in (("position_rows", "position_rows JOIN variant_ids USING (variant_id)"),
@@ -324,11 +327,11 @@ def test_revision_0011_keeps_positions_and_checksums(tmp_path, capsys):
     assert code == 0, err
     # lookups read the two tables themselves: a layer in either, moves into layers in both
     with Store.open_write(path) as store:
-        build(store, ["fibonacci-nim"], list(range(1, 10)))
+        build(store, as_games(["fibonacci-nim"]), list(range(1, 10)))
     command.downgrade(_alembic_config(path), "0010")
     upgrade(path)
     with Store.open_write(path) as store:
-        build(store, ["fibonacci-nim"], [10, 11])
+        build(store, as_games(["fibonacci-nim"]), [10, 11])
     with duckdb.connect(str(path)) as con:
         assert con.execute("SELECT DISTINCT n FROM position_rows_wide WHERE variant = 'fibonacci-nim' "
                            "ORDER BY n").fetchall() == [(n,) for n in range(10)]  # layer 0 too
@@ -357,7 +360,7 @@ def test_revision_0012_moves_checksums_to_zeckdbs_hash_and_keeps_them_honest(tmp
 
     path = tmp_path / "twelve.duckdb"
     with Store.open_write(path) as store:
-        build(store, ["zeckendorf", "reversed", "black-hole-3", "ordered", "zeckendorf-p3"], list(range(1, 11)))
+        build(store, as_games(["zeckendorf", "reversed", "black-hole-3", "ordered", "zeckendorf-p3"]), list(range(1, 11)))
     recorded = "SELECT variant, n, positions_checksum, edges_checksum FROM builds ORDER BY variant, n"
     duckdb_hash = """
         SELECT b.variant, b.n,
@@ -405,7 +408,7 @@ def test_revision_0013_stores_lean_rows_and_keeps_every_value(tmp_path, capsys):
 
     path = tmp_path / "thirteen.duckdb"
     with Store.open_write(path) as store:
-        build(store, ["zeckendorf", "reversed", "black-hole-3", "quilt"], list(range(1, 11)))
+        build(store, as_games(["zeckendorf", "reversed", "black-hole-3", "quilt"]), list(range(1, 11)))
     everything = f"SELECT {BEFORE_0015} FROM positions ORDER BY ALL"
     types = ("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'positions' "
              "AND column_name <> 'teams' "
@@ -453,7 +456,7 @@ def test_revision_0014_names_each_columns_compression_and_keeps_every_row(tmp_pa
 
     path = tmp_path / "fourteen.duckdb"
     with Store.open_write(path) as store:
-        build(store, ["zeckendorf", "reversed", "black-hole-3", "fibonacci-nim"], list(range(1, 13)))
+        build(store, as_games(["zeckendorf", "reversed", "black-hole-3", "fibonacci-nim"]), list(range(1, 13)))
     command.downgrade(_alembic_config(path), "0013")  # as the previous release wrote it
 
     def state():
@@ -492,7 +495,7 @@ def test_revision_0015_adds_teams_and_keeps_checksums_honest(tmp_path, capsys):
 
     path = tmp_path / "fifteen.duckdb"
     with Store.open_write(path) as store:
-        build(store, ["zeckendorf", "zeckendorf-p3"], list(range(1, 9)))
+        build(store, as_games(["zeckendorf", "zeckendorf-p3"]), list(range(1, 9)))
     command.downgrade(_alembic_config(path), "0014")  # as the previous release wrote it
     code, _, err = run(capsys, "db", "upgrade", "--db", str(path))
     assert code == 0, err
@@ -502,7 +505,7 @@ def test_revision_0015_adds_teams_and_keeps_checksums_honest(tmp_path, capsys):
     code, out, err = run(capsys, "verify", "--db", str(path))
     assert code == 1 and "no teams stored (built before schema revision 0015)" in err and "checksums:" not in err
     with Store.open_write(path) as store:
-        build(store, ["zeckendorf-p3"], list(range(1, 9)), force=True)
+        build(store, as_games(["zeckendorf-p3"]), list(range(1, 9)), force=True)
     code, out, err = run(capsys, "verify", "--db", str(path))
     assert code == 0, err
     with duckdb.connect(str(path)) as con:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import threading
 import time
 from typing import TYPE_CHECKING
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from . import interrupts
 from .store import GameRecord, LayerTables, Store, SummaryRecord
@@ -460,11 +460,12 @@ def _solving_ahead(todo: dict[int, list[Step]], threads: int, budget: int) -> Ca
     return may
 
 
-def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool = False,
+def build(store: Store, variants: Sequence[Variant], ns: list[int], *, force: bool = False,
           skip_beyond_limit: bool = False, progress: Progress | None = None,
           planned: tuple[dict[str, list[int]], dict[int, list[Step]]] | None = None,
           threads: int = 1) -> BuildReport:
-    """Build every (variant, n) not yet complete in the store (all of them with force).
+    """Build every (variant, n) of these games not yet complete in the store (all of them with
+    force). The games are resolved by the caller (zeckdb.orchestration, from the names given).
 
     An n beyond a variant's limit is an error, or with skip_beyond_limit is
     left out and listed in the report's `skipped`. `planned`: what check_targets
@@ -476,7 +477,7 @@ def build(store: Store, variant_names: list[str], ns: list[int], *, force: bool 
 
     from .engine.limits import build_memory
 
-    variants = [get_variant(name) for name in variant_names]
+    variants = list(variants)
     skipped, todo = planned if planned is not None else (check_targets(variants, ns, skip_beyond_limit), None)
     report = BuildReport([v.name for v in variants], ns, skipped=skipped)
     for v in variants:

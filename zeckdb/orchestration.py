@@ -114,7 +114,7 @@ def _build_full(r: BuildRequest, threads: int, progress: Progress | None, say: C
             if client is not None:
                 assert shards is not None  # set with the client
                 return _on_cluster(store, client, todo, shards, r, names, advance)
-            return _here(store, names, r, skipped, todo, skip, threads, advance)
+            return _here(store, chosen, r, skipped, todo, skip, threads, advance)
         finally:
             if progress is not None:
                 progress.stop()
@@ -163,12 +163,14 @@ def _on_cluster(store: Store, client: Any, todo: dict[int, list[Step]], shards: 
                        shards=str(shards) if r.shards_only else None)
 
 
-def _here(store: Store, names: list[str], r: BuildRequest, skipped: dict[str, list[int]], todo: dict[int, list[Step]],
-          skip: bool, threads: int, advance: Callable[[int, str], None] | None) -> BuildResult:
+def _here(store: Store, chosen: list[Variant], r: BuildRequest, skipped: dict[str, list[int]],
+          todo: dict[int, list[Step]], skip: bool, threads: int,
+          advance: Callable[[int, str], None] | None) -> BuildResult:
     from .builder import build
 
-    report = build(store, names, r.ns, force=r.force, skip_beyond_limit=skip, progress=advance, threads=threads,
+    report = build(store, chosen, r.ns, force=r.force, skip_beyond_limit=skip, progress=advance, threads=threads,
                    planned=(skipped, todo))
+    names = [v.name for v in chosen]
     return BuildResult(names, r.ns, report.built, report.positions, report.edges, report.seconds, str(store.path))
 
 
