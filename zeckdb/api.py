@@ -470,9 +470,12 @@ class Database:
         from .verify import layers_to_verify, verify as check
 
         ns = _ns(n)
+        chosen = _names(variant)
+        games = [get_variant(name) for name in chosen] if chosen else None
+        names = [g.name for g in games] if games else None
         with self._session() as store, \
-                _reporting(progress, lambda: len(layers_to_verify(store, variant, ns)), "verifying") as advance:
-            return check(store, variant, ns, progress=advance)
+                _reporting(progress, lambda: len(layers_to_verify(store, names, ns)), "verifying") as advance:
+            return check(store, games, ns, progress=advance)
 
     def plot(self, kind: str, variant: str, n: NRange = None, *, measure: str = "P",
              out: str | os.PathLike[str] | None = None, data: str | os.PathLike[str] | None = None,

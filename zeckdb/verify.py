@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from .engine.contract import stored_columns
 from .settings import current
@@ -59,13 +59,15 @@ class Report:
         return all(c.failed == 0 for c in self.checks)
 
 
-def verify(store: Store, variant: str | list[str] | None = None, ns: list[int] | None = None,
+def verify(store: Store, games: Sequence[Variant] | None = None, ns: list[int] | None = None,
            progress: Callable[[int, str], None] | None = None) -> Report:
-    """Check every built (variant, n) layer (only those of `variant`, one or several, and of
-    `ns`, if given)."""
+    """Check every built (variant, n) layer (only those of `games`, and of `ns`, if given).
+    The games come resolved from the door (zeckdb.api); the database's other games are named
+    as its rows name them."""
     t0 = time.perf_counter()
-    layers = layers_to_verify(store, variant, ns)
-    summaries = _summary_layers(store, variant, ns)
+    names = None if not games else list(dict.fromkeys(g.name for g in games))
+    layers = layers_to_verify(store, names, ns)
+    summaries = _summary_layers(store, names, ns)
     unknown = sorted({name for name, *_ in layers + summaries if not _known(name)})
     checks = {c.name: c for c in [
         Check("layer sizes", "each layer holds as many positions and moves as its summary row counts"),
@@ -102,7 +104,7 @@ def verify(store: Store, variant: str | list[str] | None = None, ns: list[int] |
             progress(len(batch), f"{name} n={batch[-1]}")
     _check_summary_checksums(store, [(name, n) for name, n, _ in layers] + summaries, checks["summary checksums"])
     _check_summary_layers(store, [layer for layer in summaries if layer[0] not in unknown], checks["summary layers"])
-    _check_catalog(store, variant, checks["catalog"])
+    _check_catalog(store, names, checks["catalog"])
     return Report([(name, n) for name, n, _ in layers if name not in unknown]
                   + [layer for layer in summaries if layer[0] not in unknown],
                   list(checks.values()), time.perf_counter() - t0, unknown)
@@ -119,19 +121,12 @@ def _known(name: str) -> bool:
     return True
 
 
-def chosen(variant: str | list[str] | None) -> list[str] | None:
-    """The variants selected: one name or several (each checked), or None for every one."""
-    names = [variant] if isinstance(variant, str) else variant
-    return None if not names else list(dict.fromkeys(get_variant(name).name for name in names))
-
-
-def layers_to_verify(store: Store, variant: str | list[str] | None,
+def layers_to_verify(store: Store, names: list[str] | None,
                      ns: list[int] | None) -> list[tuple[str, int, int]]:
     """(variant, n, positions) of the built layers selected (summary layers have no rows to check)."""
     from .errors import NotBuiltError
     from .ranges import format_ns
 
-    names = chosen(variant)
     rows = store.rows("SELECT variant, n, positions, summary_only FROM builds "
                       "WHERE $variants IS NULL OR list_contains($variants, variant) ORDER BY variant, n",
                       {"variants": names})
@@ -396,9 +391,9 @@ def _check_layers(store: Store, v: Variant, ns: list[int], start_games: dict[int
                       "(rows changed or deleted by hand?)")
 
 
-def _summary_layers(store: Store, variant: str | list[str] | None, ns: list[int] | None) -> list[tuple[str, int]]:
+def _summary_layers(store: Store, names: list[str] | None, ns: list[int] | None) -> list[tuple[str, int]]:
     rows = store.rows("SELECT variant, n FROM builds WHERE summary_only AND ($variants IS NULL OR "
-                      "list_contains($variants, variant)) ORDER BY variant, n", {"variants": chosen(variant)})
+                      "list_contains($variants, variant)) ORDER BY variant, n", {"variants": names})
     return [(name, n) for name, n in rows if ns is None or n in ns]
 
 
@@ -597,12 +592,12 @@ def _check_summary_layers(store: Store, layers: list[tuple[str, int]], check: Ch
             check.fail(f"{name} n={n}: " + "; ".join(wrong))
 
 
-def _check_catalog(store: Store, variant: str | list[str] | None, check: Check) -> None:
+def _check_catalog(store: Store, names: list[str] | None, check: Check) -> None:
     """The variants' rows, move names and columns against the games; graph layers against their rows."""
     for name, title, source, graph, reversed_, players, bins, text_width, bound, max_n, shortest, longest in store.rows(
             "SELECT variant, title, source, graph, reversed, players, bins, text_width, forcing_bound, max_n, "
             "shortest_is_n_minus_terms, longest_bound FROM variants "
-            "WHERE $variants IS NULL OR list_contains($variants, variant)", {"variants": chosen(variant)}):
+            "WHERE $variants IS NULL OR list_contains($variants, variant)", {"variants": names}):
         check.checked += 1
         try:
             v = get_variant(name)
@@ -626,24 +621,24 @@ def _check_catalog(store: Store, variant: str | list[str] | None, check: Check) 
             JOIN (SELECT v.graph, b.n, any_value(b.positions) AS positions, any_value(b.edges) AS edges
                   FROM builds b JOIN variants v USING (variant) WHERE NOT b.summary_only GROUP BY ALL) b USING (graph, n)
             WHERE $variants IS NULL OR g.graph IN (SELECT graph FROM variants WHERE list_contains($variants, variant))""",
-            {"variants": chosen(variant)}):
+            {"variants": names}):
         check.checked += 1
         if (positions, edges) != (built_positions, built_edges) or edges != stored_edges:
             check.fail(f"graph {graph} n={n}: graph_layers counts {positions:,} positions and {edges:,} moves, its "
                        f"layers {built_positions:,} and {built_edges:,}, its stored moves {stored_edges:,}")
 
     _check_fibonacci(store, check)
-    _check_owned(store, variant, check)
-    _check_build_facts(store, variant, check)
+    _check_owned(store, names, check)
+    _check_build_facts(store, names, check)
 
 
-def _check_build_facts(store: Store, variant: str | list[str] | None, check: Check) -> None:
+def _check_build_facts(store: Store, names: list[str] | None, check: Check) -> None:
     """Each builds row's start position and decomposition terms (full and summary layers alike)
     against the game's own."""
     games: dict[str, Variant | None] = {}
     for name, n, start, terms in store.rows("SELECT variant, n, start_position, decomposition_terms FROM builds "
                                             "WHERE $variants IS NULL OR list_contains($variants, variant) ORDER BY ALL",
-                                            {"variants": chosen(variant)}):
+                                            {"variants": names}):
         if name not in games:
             try:
                 games[name] = get_variant(name)
@@ -683,8 +678,7 @@ OWNED = [
 ]
 
 
-def _check_owned(store: Store, variant: str | list[str] | None, check: Check) -> None:
-    names = chosen(variant)
+def _check_owned(store: Store, names: list[str] | None, check: Check) -> None:
     for table, layers, owner in OWNED:
         full = "AND NOT b.summary_only" if owner.startswith("a full") else ""
         for name, n in store.rows(f"""SELECT t.variant, t.n FROM ({layers}) t
