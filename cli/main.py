@@ -756,9 +756,9 @@ def export(
     with api.open(db) as database:
         manifest = database.export(folder, format=fmt, variant=variant, n=ns, progress=_Progress())
     seconds = time.perf_counter() - t0
-    files = [f for t in manifest["tables"].values() for f in t["files"]]
-    typer.echo(f"exported {sum(t['rows'] for t in manifest['tables'].values()):,} rows in {len(files)} {fmt} files "
-               f"({sum(f['bytes'] for f in files) / 1e6:,.1f} MB) in {seconds:.1f} s -> {folder} (see its README.txt)")
+    files = manifest.files
+    typer.echo(f"exported {manifest.rows:,} rows in {len(files)} {fmt} files "
+               f"({sum(f.bytes for f in files) / 1e6:,.1f} MB) in {seconds:.1f} s -> {folder} (see its README.txt)")
 
 
 @db_app.command("upgrade")

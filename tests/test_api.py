@@ -204,4 +204,8 @@ def test_one_vocabulary_the_flags_names(small_db, tmp_path):
         with pytest.raises(UsageError, match="draw takes one layer"):
             db.draw("zeckendorf", "6..7")
         manifest = db.export(tmp_path / "out", format="csv", variant="reversed", n=3)
-    assert list(manifest["tables"]["positions"]["files"][0]) and "variant=reversed" in str(manifest)
+    assert manifest.tables["positions"].files[0].path.startswith("positions/variant=reversed/n=3/")
+    assert manifest.rows == sum(t.rows for t in manifest.tables.values()) > 0
+    import json
+
+    assert json.loads((tmp_path / "out" / "manifest.json").read_text()) == manifest.to_json()

@@ -26,7 +26,7 @@ os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 from .version import ENGINE_VERSION, __version__
 
 if TYPE_CHECKING:  # what a type checker and an IDE see; at run time __getattr__ imports them
-    from .answers import GameInfo, Layer, Status
+    from .answers import Export, GameInfo, Layer, Status
     from .api import BuildResult, Database, Line, Move, PositionInfo, build, open
     from .errors import ZeckdbError
     from .executor import Limits, Result
@@ -34,9 +34,10 @@ if TYPE_CHECKING:  # what a type checker and an IDE see; at run time __getattr__
 
 _FROM = {"open": "api", "build": "api", "Database": "api", "BuildResult": "api", "PositionInfo": "api",
          "Move": "api", "Line": "api", "Result": "executor", "Limits": "executor", "Settings": "settings",
-         "ZeckdbError": "errors", "Status": "answers", "Layer": "answers", "GameInfo": "answers"}
+         "ZeckdbError": "errors", "Status": "answers", "Layer": "answers", "GameInfo": "answers",
+         "Export": "answers"}
 
-__all__ = ["ENGINE_VERSION", "BuildResult", "Database", "GameInfo", "Layer", "Limits", "Line", "Move", "PositionInfo",
+__all__ = ["ENGINE_VERSION", "BuildResult", "Database", "Export", "GameInfo", "Layer", "Limits", "Line", "Move", "PositionInfo",
            "Result", "Settings", "Status", "ZeckdbError", "__version__", "build", "open"]
 
 

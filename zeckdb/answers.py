@@ -95,3 +95,56 @@ class GameInfo:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class ExportedFile:
+    """One file an export wrote: its path inside the export's folder, rows, bytes, sha256."""
+
+    path: str
+    rows: int
+    bytes: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class ExportedTable:
+    """A table's files in an export, and the columns in their folders' names."""
+
+    partitioned_by: list[str]
+    rows: int
+    files: list[ExportedFile]
+
+
+@dataclass(frozen=True)
+class Export:
+    """What `zeckdb export` wrote: the folder and its manifest (manifest.json is to_json())."""
+
+    folder: str
+    zeckdb_version: str
+    schema_revision: str
+    format: str
+    created: str
+    database: str
+    partitioning: str
+    tables: dict[str, ExportedTable]
+
+    @classmethod
+    def from_manifest(cls, folder: str, manifest: dict[str, Any]) -> Export:
+        tables = {name: ExportedTable(t["partitioned_by"], t["rows"], [ExportedFile(**f) for f in t["files"]])
+                  for name, t in manifest["tables"].items()}
+        return cls(folder, **{k: v for k, v in manifest.items() if k != "tables"}, tables=tables)
+
+    @property
+    def rows(self) -> int:
+        return sum(t.rows for t in self.tables.values())
+
+    @property
+    def files(self) -> list[ExportedFile]:
+        return [f for t in self.tables.values() for f in t.files]
+
+    def to_json(self) -> dict[str, Any]:
+        """The manifest, as manifest.json holds it."""
+        out = asdict(self)
+        del out["folder"]
+        return out

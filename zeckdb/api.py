@@ -29,7 +29,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from .answers import GameInfo, Layer, Outcome, Status, VariantStatus
+from .answers import Export, GameInfo, Layer, Outcome, Status, VariantStatus
 from .errors import NotBuiltError, UsageError, opt
 from .executor import Limits, Params, Result, real
 from .settings import Settings, current as settings, using
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from .simulate import Simulation
     from .verify import Report
 
-__all__ = ["BuildInterrupted", "BuildResult", "Database", "GameInfo", "Layer", "Limits", "Line", "Move",
+__all__ = ["BuildInterrupted", "BuildResult", "Database", "Export", "GameInfo", "Layer", "Limits", "Line", "Move",
            "NamedQuery", "Outcome", "PlayResult", "Plot", "PositionInfo", "Progress", "Report", "Result", "Settings",
            "Simulation", "Status", "VariantStatus", "build", "check_sql", "named_query", "open", "plot_kinds",
            "plugin_failures", "queries", "run_sql_apart", "schema_revision", "settings", "simulate", "summary_games",
@@ -527,10 +527,10 @@ class Database:
 
     def export(self, folder: str | os.PathLike[str], *, format: str = "parquet",
                variant: str | list[str] | None = None, n: NRange = None,
-               progress: Progress | None = None) -> dict[str, Any]:
+               progress: Progress | None = None) -> Export:
         """Write the built layers (all, or those of `variant`, one or a list, and `n`) as Parquet
-        or CSV files into `folder`, new or empty (zeckdb.export, checked by zeckdb.outputs); the
-        manifest (the JSON object written as manifest.json)."""
+        or CSV files into `folder`, new or empty (zeckdb.export, checked by zeckdb.outputs): what
+        was written (its to_json() is manifest.json)."""
         from .export import FORMATS, export as write, plan
 
         if format not in FORMATS:
@@ -540,7 +540,7 @@ class Database:
         with self._session() as store:
             parts = plan(store, names, _ns(n))
             with _reporting(progress, lambda: len(parts), "exporting") as advance:
-                return write(store, Path(folder), parts, format, progress=advance)
+                return Export.from_manifest(str(folder), write(store, Path(folder), parts, format, progress=advance))
 
 
 def open(path: str | os.PathLike[str] | None = None, *,  # noqa: A001 (the library's verb: zeckdb.open)
