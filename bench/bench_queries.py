@@ -28,6 +28,7 @@ def main() -> None:
     from zeckdb.errors import NotBuiltError
     from zeckdb.queries import list_queries, run_query
     from zeckdb.store import Store
+    from zeckdb.variants import get_variant
 
     with Store.open_read(args.db) as store:
         ns = store.rows("SELECT min(n), max(n), count(DISTINCT variant) FROM builds")[0]
@@ -36,15 +37,16 @@ def main() -> None:
         for q in list_queries():
             params = PARAMS.get(q.name, {})
             variant, ns = COMPUTED.get(q.name, (None, None))
+            game = None if variant is None else get_variant(variant)
             try:
-                run_query(store, q.name, variant, ns, params)
+                run_query(store, q.name, game, ns, params)
             except NotBuiltError:
                 print(f"  {q.name:<22} skipped: reads a variant this database does not hold")
                 continue
             times = []
             for _ in range(3):
                 t0 = time.perf_counter()
-                rows = run_query(store, q.name, variant, ns, params).rows
+                rows = run_query(store, q.name, game, ns, params).rows
                 times.append(time.perf_counter() - t0)
             median = statistics.median(times)
             worst = max(worst, median)

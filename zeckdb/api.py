@@ -422,7 +422,8 @@ class Database:
         is allowed."""
         given = {**(params or {}), **{k: str(v) for k, v in more.items()}}
         with self._session() as store:
-            return run_query(store, name, variant, _ns(n), given, limits or _limits(timeout, max_rows, max_bytes))
+            game = None if variant is None else get_variant(variant)
+            return run_query(store, name, game, _ns(n), given, limits or _limits(timeout, max_rows, max_bytes))
 
     def sql(self, text: str, params: Params = None, *, timeout: float | None = None, max_rows: int | None = None,
             max_bytes: int | None = None, limits: Limits | None = None) -> Result:
@@ -494,7 +495,7 @@ class Database:
             if image is not None and os.path.realpath(numbers) == os.path.realpath(image):
                 raise UsageError(f"the image and its data are both {str(image)[:200]}: name two files")
         with self._session() as store:
-            figure = make(store, kind, variant, _ns(n), measure)
+            figure = make(store, kind, get_variant(variant), _ns(n), measure)
         if image is not None:
             write_file(image, lambda f: save(figure, f, image.suffix.lower().lstrip(".")), database=self.path,
                        force=force)

@@ -17,7 +17,7 @@ from .executor import Limits
 from .queries import run_query
 from .settings import current
 from .store import Store
-from .variants import get_variant
+from .variants import Variant
 
 KINDS = ("length-distribution", "winners", "lengths", "p-positions", "remoteness", "profiles")
 # the profile pairs of `profiles` (Player 1's, Player 2's), as `zeckdb play` names them
@@ -46,11 +46,11 @@ class Plot:
         return out.getvalue()
 
 
-def _rows(store: Store, query: str, variant: str, ns: list[int] | None, params: dict | None = None):
-    result = run_query(store, query, variant, ns, params or {}, Limits(timeout=current().plot_seconds, max_rows=None))
+def _rows(store: Store, query: str, game: Variant, ns: list[int] | None, params: dict | None = None):
+    result = run_query(store, query, game, ns, params or {}, Limits(timeout=current().plot_seconds, max_rows=None))
     if not result.rows:
-        raise UsageError(f"nothing to plot: {query} has no rows for {variant}"
-                         + ("" if ns is None else " at these n") + f": build them with `zeckdb build --variant {variant}`")
+        raise UsageError(f"nothing to plot: {query} has no rows for {game.name}"
+                         + ("" if ns is None else " at these n") + f": build them with `zeckdb build --variant {game.name}`")
     return result.columns, result.rows
 
 
@@ -82,14 +82,15 @@ def _source(fig, text: str = EXACT) -> None:
     fig.text(0.995, 0.004, text, ha="right", va="bottom", fontsize=7, color="#555")
 
 
-def length_distribution(store: Store, variant: str, ns: list[int], measure: str = "P") -> Plot:
+def length_distribution(store: Store, game: Variant, ns: list[int], measure: str = "P") -> Plot:
+    variant = game.name
     if measure not in ("P", "mu"):
         raise UsageError(f"{opt('measure')} {measure[:10]!r}: choose P (random play) or mu (every game equally likely)")
     if len(ns) > MAX_PANELS:
         raise UsageError(f"{len(ns)} values of n: give at most {MAX_PANELS} (one panel each)")
     from matplotlib.ticker import MaxNLocator
 
-    columns, rows = _rows(store, "length-distribution", variant, ns, {"measure": measure})
+    columns, rows = _rows(store, "length-distribution", game, ns, {"measure": measure})
     at = {c: i for i, c in enumerate(columns)}
     fig, axes = _figure(len(ns))
     what = "both players move uniformly at random (P)" if measure == "P" else "every complete game equally likely (mu)"
@@ -117,10 +118,11 @@ def length_distribution(store: Store, variant: str, ns: list[int], measure: str 
     return Plot(fig, columns, rows)
 
 
-def winners(store: Store, variant: str, ns: list[int] | None) -> Plot:
-    columns, rows = _rows(store, "winners", variant, ns)
+def winners(store: Store, game: Variant, ns: list[int] | None) -> Plot:
+    variant = game.name
+    columns, rows = _rows(store, "winners", game, ns)
     c = _series(columns, rows)
-    players = get_variant(variant).players
+    players = game.players
     if players > 2:  # who can force a win: a player, or nobody (0)
         fig, (ax,) = _figure(1, height=3.2)
         ax.scatter(c["n"], [w or 0 for w in c["winner"]], s=8, color="#4a78c2")
@@ -147,8 +149,9 @@ def winners(store: Store, variant: str, ns: list[int] | None) -> Plot:
     return Plot(fig, columns, rows)
 
 
-def lengths(store: Store, variant: str, ns: list[int] | None) -> Plot:
-    columns, rows = _rows(store, "lengths", variant, ns)
+def lengths(store: Store, game: Variant, ns: list[int] | None) -> Plot:
+    variant = game.name
+    columns, rows = _rows(store, "lengths", game, ns)
     c = _series(columns, rows)
     fig, (ax,) = _figure(1)
     ax.plot(c["n"], c["max_length"], color="#d1495b", label="longest game")
@@ -165,13 +168,13 @@ def lengths(store: Store, variant: str, ns: list[int] | None) -> Plot:
     return Plot(fig, columns, rows)
 
 
-def p_positions(store: Store, variant: str) -> Plot:
-    v = get_variant(variant)
+def p_positions(store: Store, game: Variant) -> Plot:
+    v, variant = game, game.name
     bins = len(v.columns)
     if not variant.startswith("black-hole-") or variant.startswith("black-hole-empty") or bins > 3:
         raise UsageError(f"p-positions draws the Black Hole games of one, two or three bins "
                          f"(black-hole-2, -3, -4), not {variant}")
-    columns, rows = _rows(store, "black-hole-p-positions", variant, None)
+    columns, rows = _rows(store, "black-hole-p-positions", game, None)
     at = {c: i for i, c in enumerate(columns)}
     built = store.built_ns(variant)
     top = max(built)
@@ -214,12 +217,13 @@ def p_positions(store: Store, variant: str) -> Plot:
     return Plot(fig, columns, rows)
 
 
-def remoteness(store: Store, variant: str, n: int) -> Plot:
-    players = get_variant(variant).players
+def remoteness(store: Store, game: Variant, n: int) -> Plot:
+    variant = game.name
+    players = game.players
     if players > 2:
         raise UsageError(f"remoteness is a two-player measure, and {variant} is a game of {players} players: "
                          f"plot winners (who can force a win) or lengths instead")
-    columns, rows = _rows(store, "remoteness", variant, [n])
+    columns, rows = _rows(store, "remoteness", game, [n])
     c = _series(columns, rows)
     fig, (ax,) = _figure(1)
     ax.bar([x - 0.2 for x in c["remoteness"]], c["wins"], width=0.4, color="#3a9d5d", label="wins")
@@ -232,7 +236,7 @@ def remoteness(store: Store, variant: str, n: int) -> Plot:
     return Plot(fig, columns, rows)
 
 
-def profiles(store: Store, variant: str, ns: list[int] | None) -> Plot:
+def profiles(store: Store, game: Variant, ns: list[int] | None) -> Plot:
     """P(Player 1 wins) from the start of each n under a few profile pairs: the rows `zeckdb query
     play` gives for each pair, computed from the stored graph (each layer read once)."""
     import time
@@ -240,7 +244,7 @@ def profiles(store: Store, variant: str, ns: list[int] | None) -> Plot:
     from .profiles import RELATION_COLUMNS, starts
     from .queries import check_built_ns
 
-    v = get_variant(variant)
+    v, variant = game, game.name
     built = store.built_ns(variant)
     if not built:
         raise UsageError(f"nothing to plot: {variant} has no layers built in full here: build them with "
@@ -267,7 +271,7 @@ def profiles(store: Store, variant: str, ns: list[int] | None) -> Plot:
     return Plot(fig, list(RELATION_COLUMNS), rows)
 
 
-def make(store: Store, kind: str, variant: str, ns: list[int] | None = None, measure: str = "P") -> Plot:
+def make(store: Store, kind: str, game: Variant, ns: list[int] | None = None, measure: str = "P") -> Plot:
     """One of KINDS, after checking that the arguments fit it."""
     if kind not in KINDS:
         raise UsageError(f"unknown plot {kind[:30]!r}: choose one of {', '.join(KINDS)}")
@@ -279,17 +283,17 @@ def make(store: Store, kind: str, variant: str, ns: list[int] | None = None, mea
         raise UsageError("p-positions draws every n built: leave out n")
     if kind == "length-distribution":
         assert ns  # checked above
-        return length_distribution(store, variant, ns, measure)
+        return length_distribution(store, game, ns, measure)
     if kind == "winners":
-        return winners(store, variant, ns)
+        return winners(store, game, ns)
     if kind == "lengths":
-        return lengths(store, variant, ns)
+        return lengths(store, game, ns)
     if kind == "p-positions":
-        return p_positions(store, variant)
+        return p_positions(store, game)
     if kind == "profiles":
-        return profiles(store, variant, ns)
+        return profiles(store, game, ns)
     assert ns  # checked above
-    return remoteness(store, variant, ns[0])
+    return remoteness(store, game, ns[0])
 
 
 def save(plot: Plot, out: Path | BinaryIO, fmt: str | None = None) -> None:

@@ -36,13 +36,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import re
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import resources
 from .errors import NotBuiltError, UnknownQueryError, UsageError, opt
 from .executor import Limits, Params, Result
 from .ranges import format_ns, parse_count
 from .store import Store
+
+if TYPE_CHECKING:
+    from .variants import Variant
 
 
 
@@ -165,11 +168,13 @@ def get_query(name: str) -> NamedQuery:
     return _parse(path)
 
 
-def run_query(store: Store, name: str, variant: str | None = None, ns: list[int] | None = None,
+def run_query(store: Store, name: str, game: Variant | None = None, ns: list[int] | None = None,
               params: dict[str, str] | None = None, limits: Limits | None = None) -> Result:
-    """Run a named query (limits: default every row, in the sql_timeout setting's time); every
-    argument is checked first, so a bad one is a one-line error naming what is allowed, never an
-    empty answer or a DuckDB error."""
+    """Run a named query for one game (resolved at the door) or every game built it is written
+    for (limits: default every row, in the sql_timeout setting's time); every argument is
+    checked first, so a bad one is a one-line error naming what is allowed, never an empty
+    answer or a DuckDB error."""
+    variant = None if game is None else game.name
     limits = limits or Limits(max_rows=None)
     query = get_query(name)
     params = dict(params or {})
@@ -199,7 +204,7 @@ def run_query(store: Store, name: str, variant: str | None = None, ns: list[int]
     if query.computes:
         seconds = limits.timeout if limits.budget is None else min(limits.budget, limits.timeout)
         deadline = time.monotonic() + seconds
-        relations, stopped = _compute(store, query, variant, built, ns, values, deadline)
+        relations, stopped = _compute(store, query, game, built, ns, values, deadline)
         # the SQL has what is left; one stopped early has its own second to read what was computed
         limits = dataclasses.replace(limits, budget=max(deadline - time.monotonic(), 0.01 if stopped is None else 1.0))
     values.update(variant=variant, ns=ns)
@@ -231,30 +236,28 @@ def _blank_undeclared(result: Result, columns: tuple[str, ...]) -> None:
                          for i, value in enumerate(row)) for row in result.rows]
 
 
-def _compute(store: Store, query: NamedQuery, variant: str | None, built: dict[str, set[int]], ns: list[int] | None,
+def _compute(store: Store, query: NamedQuery, game: Variant | None, built: dict[str, set[int]], ns: list[int] | None,
              values: dict[str, Any], deadline: float) -> tuple[dict[str, Any], int | None]:
-    """The relation the query computes, for its one variant and the n asked (or every n built in
+    """The relation the query computes, for its one game and the n asked (or every n built in
     full), and the n where the deadline stopped it (None: it computed every n)."""
     from .profiles import RELATIONS
     from .variants import get_variant
 
-    if variant is None:
+    if game is None:
         if len(query.variants) != 1 or query.variants[0] not in built:
             raise UsageError(f"query {query.name} computes its rows from the stored graph, one game at a time: "
                              f"name the game with {opt('variant')}, e.g. {opt('variant')} zeckendorf")
-        variant = query.variants[0]
-    chosen = sorted(built[variant]) if ns is None else sorted(set(ns))
+        game = get_variant(query.variants[0])  # the one game the query is written for
+    chosen = sorted(built[game.name]) if ns is None else sorted(set(ns))
     assert query.computes is not None
-    rows, stopped = RELATIONS[query.computes](store, get_variant(variant), chosen, values, deadline)
+    rows, stopped = RELATIONS[query.computes](store, game, chosen, values, deadline)
     return {query.computes: rows}, stopped
 
 
 def _built_variants(store: Store, query: NamedQuery, variant: str | None) -> dict[str, set[int]]:
-    """The built n of each variant the query will read (only `variant`, if given)."""
-    from .variants import get_variant
-
+    """The built n of each variant the query will read (only `variant`, if given: a game's
+    name, resolved at the door)."""
     if variant is not None:
-        get_variant(variant)  # an unknown name is an error, not an empty result
         if not query.applies_to(variant):
             raise UsageError(f"query {query.name} is written for {', '.join(query.variants)}, not {variant}")
         ns = store.built_ns(variant) | (set() if query.reads_layers else store.summary_ns(variant))
