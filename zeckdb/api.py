@@ -520,7 +520,7 @@ class Database:
         if target is not None:
             check_file(target, database=self.path, force=force)
         with self._session() as store:
-            dot = layer_dot(store, variant, ns[0], strategy_only, max_nodes)
+            dot = layer_dot(store, get_variant(variant), ns[0], strategy_only, max_nodes)
         image = dot.encode() if format == "dot" else render(dot, format)
         if target is not None:
             write_file(target, image, database=self.path, force=force)
@@ -607,7 +607,7 @@ def simulate(variant: str, n: int, games: int = 10_000, seed: int = 0) -> Simula
     moves); no database needed. See zeckdb.simulate."""
     from .simulate import simulate as play
 
-    return play(variant, n, games, seed)
+    return play(get_variant(variant), n, games, seed)
 
 
 def build(db: str | os.PathLike[str] | None, variant: str | list[str] | None = None, n: NRange = "1..150", *,

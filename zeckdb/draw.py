@@ -20,7 +20,7 @@ import subprocess
 from .engine.contract import stored_columns
 from .errors import UsageError, ZeckdbError, opt
 from .store import Store
-from .variants import get_variant
+from .variants import Variant
 
 FORMATS = ("dot", "svg", "png")
 MAX_NODES = 500
@@ -36,9 +36,8 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-def layer_dot(store: Store, variant_name: str, n: int, strategy_only: bool = False, max_nodes: int = MAX_NODES) -> str:
-    """The DOT text of layer n of a variant (refused over max_nodes positions)."""
-    variant = get_variant(variant_name)
+def layer_dot(store: Store, variant: Variant, n: int, strategy_only: bool = False, max_nodes: int = MAX_NODES) -> str:
+    """The DOT text of layer n of a game (refused over max_nodes positions)."""
     if strategy_only and variant.players != 2:
         raise UsageError(f"{opt('strategy_only')} draws the winner's strategy graph of a two-player game; "
                          f"{variant.name} has {variant.players} players: draw its game graph")

@@ -12,7 +12,7 @@ import random
 import numpy as np
 
 from .errors import UsageError, opt
-from .variants import Variant, get_variant
+from .variants import Variant
 
 MAX_GAMES = 10_000_000
 
@@ -43,13 +43,12 @@ class Simulation:
         return {int(v): int(c) for v, c in zip(values, counts, strict=False)}
 
 
-def simulate(variant_name: str, n: int, games: int = 10_000, seed: int = 0) -> Simulation:
+def simulate(variant: Variant, n: int, games: int = 10_000, seed: int = 0) -> Simulation:
     """Play `games` games of n, both players choosing uniformly among the legal moves.
 
     A game with a compiled loop of its own (random_lengths: the chip games, on their rule
     data, for any n) plays them there; every other variant through its own move generator
     (`play_moves`), up to its simulate_max_n (by default the n it builds)."""
-    variant = get_variant(variant_name)
     if n < max(variant.min_n, 1):
         raise UsageError(f"n = {n} is out of range: n starts at {max(variant.min_n, 1)}")
     if not 1 <= games <= MAX_GAMES:
