@@ -327,6 +327,7 @@ def double(x):
 """
 
 SLOW_CACHE_WRITER = """
+import os
 import time
 from numba.core import caching
 import kernel
@@ -339,7 +340,10 @@ def save_index(self, overloads, original=caching.IndexDataCacheFile._save_index)
     print("index saved", flush=True)
 
 def save_data(self, name, data, original=caching.IndexDataCacheFile._save_data):
-    time.sleep(1)  # a reader's chance to come in between
+    deadline = time.monotonic() + 60
+    while not os.path.exists(os.environ["READER_STARTED"]) and time.monotonic() < deadline:
+        time.sleep(0.01)  # the data is saved only once the reader has come in between
+    print("reader seen", os.path.exists(os.environ["READER_STARTED"]), flush=True)
     original(self, name, data)
 
 caching.IndexDataCacheFile._save_index = save_index
@@ -353,18 +357,20 @@ def test_a_process_does_not_load_a_cache_file_another_is_writing(tmp_path):
     between read what the data file held before (in CI: another numba version's compile,
     "LLVM bitcode parsing error"). Taking turns, it waits and loads the new data."""
     (tmp_path / "kernel.py").write_text(KERNEL)
-    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(tmp_path)}
+    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(tmp_path),
+           "READER_STARTED": str(tmp_path / "reader-started")}
     writer = subprocess.Popen([sys.executable, "-c", SLOW_CACHE_WRITER], env=env, text=True,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         assert writer.stdout is not None
         assert writer.stdout.readline() == "index saved\n", writer.stderr.read() if writer.stderr else ""
-        reader = subprocess.run([sys.executable, "-c", "import kernel; print(kernel.double(2))"],
+        reader = subprocess.run([sys.executable, "-c", "import os; open(os.environ['READER_STARTED'], 'w').close(); "
+                                 "import kernel; print(kernel.double(2))"],
                                 env=env, capture_output=True, text=True, timeout=120)
         out, err = writer.communicate(timeout=120)
     finally:
         writer.kill()
-    assert out == "4\n", err
+    assert out == "reader seen True\n4\n", err  # the reader came between the index and the data
     assert reader.stdout == "4\n", reader.stderr[-2000:]
 
 
