@@ -548,8 +548,7 @@ def open(path: str | os.PathLike[str] | None = None, *,  # noqa: A001 (the libra
          settings: Settings | None = None) -> Database:
     """Open a built database read-only (default: the db setting: $ZECKDB_DB, else
     ./zeckdb.duckdb); `settings` (zeckdb.Settings) governs its calls instead of the environment."""
-    with using(settings):
-        return Database(path, settings=settings)
+    return Database(path, settings=settings)
 
 
 def check_sql(sql: str, params: Params = None) -> None:

@@ -168,8 +168,9 @@ class Result:
         return self.arrow().to_pandas()
 
 
-def check_statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
-    """The one read-only statement in `sql`, or a UsageError naming what was refused."""
+def check_statement(con: duckdb.DuckDBPyConnection, sql: str) -> Any:
+    """The one read-only statement in `sql` (DuckDB's parsed Statement: its .query and
+    .named_parameters), or a UsageError naming what was refused."""
     try:
         statements = con.extract_statements(sql)
     except duckdb.Error as exc:
@@ -190,7 +191,7 @@ def check_statement(con: duckdb.DuckDBPyConnection, sql: str) -> str:
     elif kind != "SELECT":
         raise UsageError(f"a {kind} statement is refused: zeckdb's SQL is read-only, use {ALLOWED_KINDS} "
                          "(`zeckdb build` writes the database)")
-    return statement.query
+    return statement
 
 
 @functools.cache
@@ -319,10 +320,10 @@ def _arrow_type(duckdb_type: str) -> Any:
     return None if name is None else getattr(pa, name)()
 
 
-def _check_placeholders(con: duckdb.DuckDBPyConnection, query: str, params: Params) -> None:
-    """Refuse values that do not fit the statement's placeholders (its ? or $name), saying
-    how many or which it takes, before DuckDB's own terser error."""
-    wanted = con.extract_statements(query)[0].named_parameters
+def _check_placeholders(wanted: set[str], params: Params) -> None:
+    """Refuse values that do not fit the statement's placeholders (`wanted`: the names of its
+    ? or $name, as DuckDB's parser gives them), saying how many or which it takes, before
+    DuckDB's own terser error."""
     if isinstance(params, dict):
         missing, extra = sorted(wanted - set(params)), sorted(set(params) - wanted)
         if missing or extra:
@@ -374,9 +375,10 @@ def stream(con: duckdb.DuckDBPyConnection, sql: str, params: Params, limits: Lim
     block by block (in_blocks: STREAM_ROWS at a time, so that none but the block is held; else
     all at once) up to limits.max_rows; then (columns, rows handed on, every row's count: None
     when counting the rest ran into the time limit); `on_types` hears the columns' DuckDB types."""
-    query = check_statement(con, sql)
+    statement = check_statement(con, sql)
+    query = statement.query
     check_params(params)
-    _check_placeholders(con, query, params)
+    _check_placeholders(statement.named_parameters, params)
     names = None
     if limits.max_rows is not None:
         query, names = _limited(con, query, params, limits.max_rows + 1)

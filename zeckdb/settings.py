@@ -196,10 +196,7 @@ def using(settings: Settings | None) -> Iterator[None]:
 
 def pool(workers: int, name: str = "") -> ThreadPoolExecutor:
     """A thread pool whose threads see the settings the creating thread sees (a library call's)."""
-    active = _ACTIVE.get()
-    if active is None:
-        return ThreadPoolExecutor(workers, thread_name_prefix=name)
-    return ThreadPoolExecutor(workers, thread_name_prefix=name, initializer=_ACTIVE.set, initargs=(active,))
+    return ThreadPoolExecutor(workers, thread_name_prefix=name, initializer=_ACTIVE.set, initargs=(_ACTIVE.get(),))
 
 
 def thread_count(settings: Settings | None = None) -> int:
