@@ -14,8 +14,10 @@ def main() -> None:
     Once the command is over, a Ctrl-C changes nothing: Python puts back the default
     handler as it shuts down, and a late Ctrl-C would otherwise kill a finished run by
     the signal instead of letting it exit with its own status."""
-    from zeckdb.errors import caused_by_ctrl_c  # a light module: the heavy ones load below
+    from zeckdb.errors import caused_by_ctrl_c  # light modules: the heavy ones load below
+    from zeckdb.interrupts import keep_ctrl_c_from_vanishing
 
+    keep_ctrl_c_from_vanishing()
     _guard_standard_streams()
     try:
         _load_duckdb()

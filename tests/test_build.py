@@ -338,6 +338,42 @@ def test_ctrl_c_as_a_finished_build_exits_changes_nothing(tmp_path):
             assert store.built_ns("zeckendorf") == set(range(1, 13))
 
 
+LOST_CTRL_C = """
+import signal, sys, time
+from zeckdb.interrupts import keep_ctrl_c_from_vanishing
+
+class Finaliser:
+    def __del__(self):
+        raise KeyboardInterrupt  # as a Ctrl-C landing in a finaliser the collector runs
+
+keep_ctrl_c_from_vanishing()
+if sys.argv[1] == "ignored":
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+try:
+    Finaliser()
+    time.sleep(60 if sys.argv[1] == "python" else 0.5)
+    print("lost")
+except KeyboardInterrupt:
+    print("raised")
+"""
+
+
+@pytest.mark.parametrize("handler, expected", [("python", "raised"), ("ignored", "lost")])
+def test_ctrl_c_inside_a_finaliser_is_raised_again_not_lost(handler, expected):
+    """Python cannot propagate a KeyboardInterrupt out of a finaliser or a weak reference's
+    callback: it prints "Exception ignored" and a traceback, and the Ctrl-C is lost (a build
+    would go on). zeckdb delivers it again, to be raised where it can propagate; where a
+    Ctrl-C is ignored (the command is over) it is dropped without a word."""
+    done = subprocess.run([sys.executable, "-c", LOST_CTRL_C, handler], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout.strip(), done.stderr) == (0, expected, "")
+
+
+def test_other_exceptions_in_a_finaliser_are_still_reported():
+    code = LOST_CTRL_C.replace("raise KeyboardInterrupt", "raise ValueError('reported')")
+    done = subprocess.run([sys.executable, "-c", code, "ignored"], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "lost" and "ValueError: reported" in done.stderr
+
+
 def test_a_statement_stopped_by_ctrl_c_rolls_back_and_is_an_interrupt():
     """DuckDB's Python client takes a Ctrl-C arriving during a statement, aborts the
     transaction and raises RuntimeError("Query interrupted"); inside the store's transactions

@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from contextlib import contextmanager
+import _thread
 import signal
+import sys
 import threading
 from typing import Any, TypeVar
 
@@ -35,6 +37,31 @@ def ctrl_c_held() -> Iterator[None]:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     if held:
         raise KeyboardInterrupt
+
+
+def keep_ctrl_c_from_vanishing() -> None:
+    """A Ctrl-C that lands while Python runs a finaliser or a weak reference's callback (the
+    garbage collector may run one between any two bytecodes) cannot propagate: Python prints
+    "Exception ignored" with a traceback and goes on, so the Ctrl-C is lost. Deliver it again
+    instead, to be raised where it can propagate; once Python's own handler is gone (the
+    command is over, or shutting down) a late Ctrl-C changes nothing and prints nothing."""
+    previous = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            previous(unraisable)
+        elif signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            # From a new thread: a signal sent here would be raised here, inside the hook, and
+            # the thread cannot run before the hook has returned and released the GIL.
+            _thread.start_new_thread(_signal_main_thread, (threading.main_thread().ident,))
+
+    sys.unraisablehook = hook
+
+
+def _signal_main_thread(main_thread: int | None) -> None:
+    """A real signal, not only a pending one, so that a wait the main thread is in ends."""
+    if main_thread is not None and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.pthread_kill(main_thread, signal.SIGINT)
 
 
 def result(future: Future[T]) -> T:
