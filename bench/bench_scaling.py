@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 
 CLI = [sys.executable, "-m", "zeckdb.cli.main"]
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -47,9 +48,9 @@ WORKLOADS = {
 TARGETS = {"layer_speedup_2": 1.7, "core_busiest_share": 0.06}
 
 
-def thread_ticks(pid: int) -> dict[int, int]:
-    """Per thread of the process, its CPU time so far in clock ticks (user + system)."""
-    out = {}
+def thread_ticks(pid: int) -> dict[int, tuple[str, int]]:
+    """Per thread of the process, its name and its CPU time so far in clock ticks (user + system)."""
+    out: dict[int, tuple[str, int]] = {}
     try:
         tids = os.listdir(f"/proc/{pid}/task")
     except OSError:
@@ -57,21 +58,22 @@ def thread_ticks(pid: int) -> dict[int, int]:
     for tid in tids:
         try:
             with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            out[int(tid)] = int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+                head, tail = f.read().rsplit(")", 1)
+            fields = tail.split()
+            out[int(tid)] = (head.split("(", 1)[1], int(fields[11]) + int(fields[12]))  # utime, stime
         except (OSError, IndexError, ValueError):
             continue
     return out
 
 
-def measure(args: list[str], cores: int, db: Path) -> dict[str, float]:
-    """One pinned run: wall, CPU and busiest thread's seconds, peak GiB."""
+def measure(args: list[str], cores: int, threads: int, db: Path) -> dict[str, Any]:
+    """One pinned run: wall, CPU and busiest thread's seconds (and its name), peak GiB."""
     pin = ["taskset", "-c", f"0-{cores - 1}"] if shutil.which("taskset") else []
-    env = {**os.environ, "ZECKDB_THREADS": str(cores)}
+    env = {**os.environ, "ZECKDB_THREADS": str(threads)}
     t0 = time.perf_counter()
     proc = subprocess.Popen([*pin, *CLI, *args, "--db", str(db)], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    seen: dict[int, int] = {}
+    seen: dict[int, tuple[str, int]] = {}
     while True:
         seen.update(thread_ticks(proc.pid))  # a thread's last reading before it ends counts
         try:
@@ -86,8 +88,9 @@ def measure(args: list[str], cores: int, db: Path) -> dict[str, float]:
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"zeckdb {' '.join(args)} failed:\n{err[-2000:]}")
     cpu = usage.ru_utime + usage.ru_stime
-    return {"wall": wall, "cpu": cpu, "peak_gib": usage.ru_maxrss * 1024 / 2**30,
-            "busiest": max(seen.values(), default=0) / TICKS}
+    name, ticks = max(seen.values(), key=lambda seen_thread: seen_thread[1], default=("-", 0))
+    return {"wall": wall, "cpu": cpu, "peak_gib": usage.ru_maxrss * 1024 / 2**30, "busiest": ticks / TICKS,
+            "busiest_name": name}
 
 
 def amdahl(speedup: float, cores: int) -> float | None:
@@ -102,10 +105,15 @@ def main() -> None:
     parser.add_argument("--only", default=",".join(WORKLOADS), help="workloads, comma-separated")
     parser.add_argument("--quick", action="store_true", help="the smaller size of each workload")
     parser.add_argument("--cores", default=None, help="core counts to run, comma-separated (default: 1 and all)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="zeckdb's threads in every run (default: k, the cores of the run); more threads "
+                             "than cores shows how the work would spread over that many cores")
     opts = parser.parse_args()
     usable = len(os.sched_getaffinity(0))
     counts = [int(c) for c in opts.cores.split(",")] if opts.cores else sorted({1, usable})
-    print(f"bench_scaling: {usable} usable cores, runs at {counts} (taskset, --threads k)")
+    threads_of = (lambda k: opts.threads) if opts.threads else (lambda k: k)
+    print(f"bench_scaling: {usable} usable cores, runs at {counts} (taskset, "
+          f"{f'--threads {opts.threads}' if opts.threads else '--threads k'})")
     with tempfile.TemporaryDirectory(prefix="zeckdb-scaling-") as tmp:
         subprocess.run([*CLI, "build", "--n", "1..12", "--db", str(Path(tmp) / "warm.duckdb")], check=True,
                        capture_output=True)  # compiles every kernel once
@@ -117,11 +125,11 @@ def main() -> None:
             args = quick if opts.quick else full
             print(f"\n{name}: zeckdb {' '.join(args)}")
             print(f"{'cores':>5} {'wall s':>8} {'CPU s':>8} {'peak GiB':>9} {'busiest s':>10} {'busiest %':>10} "
-                  f"{'speed-up':>9} {'serial s':>9}")
+                  f"{'speed-up':>9} {'serial s':>9}  busiest thread")
             base = None
             for k in counts:
                 db = Path(tmp) / f"{name}-{k}.duckdb"
-                got = measure(args, k, db)
+                got = measure(args, k, threads_of(k), db)
                 db.unlink(missing_ok=True)
                 for side in Path(tmp).glob(f"{name}-{k}.duckdb*"):
                     shutil.rmtree(side, ignore_errors=True) if side.is_dir() else side.unlink()
@@ -130,7 +138,7 @@ def main() -> None:
                 serial = amdahl(speedup, k)
                 print(f"{k:>5} {got['wall']:>8.1f} {got['cpu']:>8.1f} {got['peak_gib']:>9.2f} {got['busiest']:>10.1f} "
                       f"{100 * got['busiest'] / max(got['cpu'], 1e-9):>9.1f}% {speedup:>8.2f}x "
-                      f"{'-' if serial is None else f'{serial:.3f}':>9}")
+                      f"{'-' if serial is None else f'{serial:.3f}':>9}  {got['busiest_name']}")
                 if serial is not None:
                     predicted = ", ".join(f"{n} cores {base / (1 / (serial + (1 - serial) / n)):.1f} s"
                                           for n in (8, 16, 64))

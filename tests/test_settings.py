@@ -4,6 +4,7 @@ in docs/commands.md, and refused in one line when out of range."""
 from __future__ import annotations
 
 from dataclasses import fields
+import sys
 from pathlib import Path
 
 import pytest
@@ -155,3 +156,15 @@ def test_settings_travel_to_the_processes_zeckdb_starts(small_db):
         pieces: list[str] = []  # the child process reads the environment as_environment() gave it
         shown, _ = api.run_sql_apart(small_db, "SELECT * FROM range(3)", "csv", pieces.append)
     assert shown == 3 and "".join(pieces).splitlines() == ["range", "0", "1", "2"] and current() is not mine
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="thread names in /proc are Linux's")
+def test_a_pools_threads_carry_their_names_to_the_system():
+    """`top -H`, /proc and bench/bench_scaling.py tell the writer from the solvers by name."""
+    import threading
+
+    from zeckdb.settings import pool
+
+    with pool(1, "zeckdb-writer") as threads:
+        shown = threads.submit(lambda: Path(f"/proc/self/task/{threading.get_native_id()}/comm").read_text()).result()
+    assert shown.strip() == "writer_0"
