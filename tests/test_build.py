@@ -67,16 +67,10 @@ def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path,
     """A layer's length rows are inserted after its positions and edges, and the last layers
     (9: nothing is handed over after it) are inserted while their distributions are still
     computed; when a computation fails, none of its layer's rows may be committed."""
-    from zeckdb import builder
     from zeckdb.engine import solve
 
-    real, real_tables = solve.length_distribution, builder.layer_tables
-    taken: list[int] = []  # the layers the writer has taken, in order
-
-    def recorded(rec, analysed=None):
-        tables = real_tables(rec, analysed)
-        taken.append(rec.n)
-        return tables
+    real = solve.length_distribution
+    taken = _taken_by_the_writer(monkeypatch)
 
     def failing_at(solution, n, mirror=None):
         if n == failing:
@@ -87,7 +81,6 @@ def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path,
         return real(solution, n, mirror)
 
     monkeypatch.setattr(solve, "length_distribution", failing_at)
-    monkeypatch.setattr(builder, "layer_tables", recorded)
     path = tmp_path / "fail.duckdb"
     with Store.open_write(path) as store:
         try:
@@ -108,7 +101,6 @@ def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path,
     finally:
         con.close()
     monkeypatch.setattr(solve, "length_distribution", real)
-    monkeypatch.setattr(builder, "layer_tables", real_tables)
     with Store.open_write(path) as store:  # and a build resumes from there
         resumed = build(store, as_games(["zeckendorf", "reversed"]), list(range(1, 10))).built
         assert ("zeckendorf", failing) in resumed and ("reversed", failing) in resumed
@@ -119,26 +111,33 @@ def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path,
 def _commit_order(monkeypatch, hold_5) -> list[int]:
     """The n of each layer as the writer takes it, from now on, with n = 5's distribution
     computed only once hold_5() returns."""
-    from zeckdb import builder
     from zeckdb.engine import solve
 
     real = solve.length_distribution
-    real_tables = builder.layer_tables
-    committed: list[int] = []
 
     def held_at_5(solution, n, mirror=None):
         if n == 5:
             hold_5()
         return real(solution, n, mirror)
 
-    def recorded(rec, analysed=None):
-        tables = real_tables(rec, analysed)
-        committed.append(rec.n)
-        return tables
-
     monkeypatch.setattr(solve, "length_distribution", held_at_5)
-    monkeypatch.setattr(builder, "layer_tables", recorded)
-    return committed
+    return _taken_by_the_writer(monkeypatch)
+
+
+def _taken_by_the_writer(monkeypatch) -> list[int]:
+    """The n of each layer as the build's writer takes it to write, from now on."""
+    from zeckdb import builder
+
+    real_take = builder._Writer._take
+    taken: list[int] = []
+
+    def recorded(writer):
+        batches = real_take(writer)
+        taken.extend(r.n for batch in batches for r in batch.records)
+        return batches
+
+    monkeypatch.setattr(builder._Writer, "_take", recorded)
+    return taken
 
 
 def test_a_layer_still_analysed_does_not_hold_back_the_layers_after_it(tmp_path, monkeypatch):

@@ -20,13 +20,14 @@ from dataclasses import dataclass, field
 import threading
 import time
 from typing import TYPE_CHECKING
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 
 from . import interrupts
 from .store import GameRecord, LayerTables, Store, SummaryRecord
 from .variants import Variant, get_variant
 from .settings import pool as settings_pool
-from .tuning import HANDOVER_ROWS, MIN_ANALYSTS
+from .tuning import HANDOVER_ROWS, IDLE_SECONDS, MIN_ANALYSTS, TABLES_AHEAD
 
 if TYPE_CHECKING:
     import numpy as np
@@ -369,13 +370,18 @@ class _Writer:
     never finds a layer without them), not every layer after it (the ordered game's largest
     take half a minute), so the solver goes on meanwhile; once the builder hands over nothing
     more, the writer inserts a layer's positions and moves while its distribution is still
-    computed, and its length rows last."""
+    computed, and its length rows last. The layers' rows are made on threads of their own
+    (`tablers`, TABLES_AHEAD layers ahead) while the writer inserts the layers before them:
+    made by the writer, they were a serial part of every build; made as soon as a layer is
+    solved, they would be held in memory beside the solutions of every layer in flight."""
 
     def __init__(self, store: Store, progress: Progress | None):
         self.store = store
         self.progress = progress
         self.thread = settings_pool(1, "zeckdb-writer")
+        self.tablers = settings_pool(max(1, TABLES_AHEAD), "zeckdb-tables")
         self.lock = threading.Lock()
+        self.changed = threading.Condition(self.lock)  # a layer handed over or analysed, or finishing
         self.waiting: list[_Batch] = []  # handed over, not yet taken by a write
         self.finishing = False  # the builder hands over nothing more
 
@@ -385,6 +391,7 @@ class _Writer:
         batch = _Batch(records, analysed)
         with self.lock:
             self.waiting.append(batch)
+            self.changed.notify_all()
         self.thread.submit(self._write)
         for f in analysed:  # a write for when it is ready
             f.add_done_callback(self._analysed)
@@ -394,9 +401,12 @@ class _Writer:
         """Nothing more comes: write every layer handed over, ready or not."""
         with self.lock:
             self.finishing = True
+            self.changed.notify_all()
         self.thread.submit(self._write)
 
     def _analysed(self, _: Future) -> None:
+        with self.lock:
+            self.changed.notify_all()
         with suppress(RuntimeError):  # the writer has shut down: its last write took every layer
             self.thread.submit(self._write)
 
@@ -421,21 +431,40 @@ class _Writer:
             self.waiting = [b for b in self.waiting if b not in taken]
             return taken
 
+    def _tables(self, taken: list[_Batch]) -> Iterator[LayerTables]:
+        """The rows of the layers taken, in order, each made on the tablers while the store
+        inserts the ones before it, never more than TABLES_AHEAD at once."""
+        made: deque[Future[LayerTables]] = deque()
+        try:
+            for batch in taken:
+                for r in batch.records:
+                    made.append(self.tablers.submit(layer_tables, r, batch.wait_for_analysis))
+                    if len(made) > TABLES_AHEAD:
+                        yield made.popleft().result()
+            while made:
+                yield made.popleft().result()
+        finally:  # the write failed: the rows not yet made are not needed
+            for future in made:
+                future.cancel()
+
     def _write(self) -> None:
         while taken := self._take():
             try:
-                self.store.write_layers(layer_tables(r, batch.wait_for_analysis) for batch in taken
-                                        for r in batch.records)
+                self.store.write_layers(self._tables(taken))
             except BaseException as exc:  # the builder raises it from the layers' futures
                 for batch in taken:
                     batch.committed.set_exception(exc)
                 continue
             for batch in taken:
                 batch.committed.set_result(None)
-            # Readers open the file between commits: at once when the writer has nothing
-            # ready to write (while the next layers are solved or analysed), else when one waits.
+            # Readers open the file between commits: once the writer has had nothing ready to
+            # write for IDLE_SECONDS (while the next layers are solved or analysed), else when
+            # one waits. (Letting go and opening it again cost more than a small layer's write.)
             with self.lock:
                 idle = not self._takeable()
+                if idle and not self.finishing:
+                    self.changed.wait_for(lambda: bool(self._takeable()) or self.finishing, IDLE_SECONDS)
+                    idle = not self._takeable()
             if idle:
                 self.store.let_go()
             else:
@@ -473,8 +502,6 @@ def build(store: Store, variants: Sequence[Variant], ns: list[int], *, force: bo
     threads: layers solved at once (where the games allow: _solving_ahead) and the length
     distributions' threads.
     """
-    from collections import deque
-
     from .engine.limits import build_memory
 
     variants = list(variants)
@@ -533,6 +560,7 @@ def build(store: Store, variants: Sequence[Variant], ns: list[int], *, force: bo
         with interrupts.ctrl_c_held():
             solvers.shutdown(cancel_futures=True)  # layers being solved finish; none starts
             writer.thread.shutdown()
+            writer.tablers.shutdown()
             analysts.shutdown()
     report.seconds = time.perf_counter() - t0
     return report

@@ -23,7 +23,8 @@ and the checksum; only several changes at once can cancel, with odds of 2^-64.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+import struct
 from typing import Any
 
 import numpy as np
@@ -251,20 +252,29 @@ def summary_checksum(tables: dict[str, Any], variant: str, n: int) -> int:
         words = []
         for j, column in enumerate(columns, 1):
             array = rows.column(column).combine_chunks() if column in rows.column_names else pa.nulls(rows.num_rows)
-            words.append((column_factor(j), [_code(v, array.type) for v in array.to_pylist()]))
+            code = _coder(array.type)
+            words.append((column_factor(j), [NULL_CODE if v is None else code(v) for v in array.to_pylist()]))
         for i in range(rows.num_rows):
             total += mix((seed + sum(factor * values[i] for factor, values in words)) & MASK)
     return total & MASK
 
 
-def _code(value: Any, kind: Any) -> int:
+def _coder(kind: Any) -> Callable[[Any], int]:
+    """The code of a value (not None) of a column of Arrow type `kind`."""
     import pyarrow as pa
-    import struct
 
-    if value is None:
-        return NULL_CODE
     if pa.types.is_floating(kind):
-        return struct.unpack("<Q", struct.pack("<d", float(value)))[0]
+        return _float_code
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
-        return text_code(value)
+        return text_code
+    return _whole_code
+
+
+def _float_code(value: float) -> int:
+    return int.from_bytes(struct.pack("<d", float(value)), "little")
+
+
+def _whole_code(value: int) -> int:
     return int(value) & MASK  # whole numbers (two's complement) and booleans
+
+

@@ -13,6 +13,9 @@ HANDOVER_ROWS = 2_000_000
 # The length distributions' and random-play analyses run on at least this many threads (they
 # wait on the writer's rows as much as they compute).
 MIN_ANALYSTS = 2
+# The rows of this many layers are made (Arrow tables from the solutions) while the writer
+# inserts the ones before them: enough to keep it busy, few enough to hold little memory.
+TABLES_AHEAD = 2
 # A writer checkpoints once its commits since the last checkpoint hold this many rows.
 CHECKPOINT_ROWS = 5_000_000
 # Consecutive layers of fewer rows (positions and edges) than this go into each table in one INSERT.
@@ -20,11 +23,13 @@ STAGED_ROWS = 1_000_000
 # Rows read back at a time to recompute a layer's checksum (store.layer_checksum).
 CHECKSUM_READ_ROWS = 1 << 20
 
-# -- summary mode (zeckdb.summaries) and the cluster (zeckdb.distributed) ---------------------
-# The writer keeps the file open between the commits of layers that finish within this many
-# seconds of each other (opening it costs more than solving a small layer), and lets it go
-# whenever it would wait longer, or a reader asks for it (zeckdb.locking).
+# Every writer (a full build's, summary mode's, the cluster's driver) keeps the file open
+# between commits that come within this many seconds of each other (letting it go and opening
+# it again cost more than a small layer's write), and lets it go whenever it would wait longer,
+# or a reader asks for it (zeckdb.locking).
 IDLE_SECONDS = 0.5
+
+# -- summary mode (zeckdb.summaries) and the cluster (zeckdb.distributed) ---------------------
 # A layer this large is solved on more than one thread when threads are free (smaller ones
 # gain nothing: their blocks are few, and a thread of their own each serves them better).
 THREADED_LAYER = 1 << 22

@@ -242,7 +242,7 @@ class Store:
         try:
             for i, record in enumerate(records):
                 if i and self.gate is not None and self.gate.readers_waiting():
-                    self._insert_staged(con, staged, edges_checksums)
+                    self._insert_staged(con, staged, edges_checksums, hasher)
                     staged = []
                     con.execute("COMMIT")
                     in_transaction = False
@@ -254,9 +254,9 @@ class Store:
                 staged.append(self._stage_layer(con, record, edges_checksums, hasher))
                 written += staged[-1].rows
                 if sum(s.rows for s in staged) >= STAGED_ROWS:  # a large layer is inserted at once
-                    self._insert_staged(con, staged, edges_checksums)
+                    self._insert_staged(con, staged, edges_checksums, hasher)
                     staged = []
-            self._insert_staged(con, staged, edges_checksums)
+            self._insert_staged(con, staged, edges_checksums, hasher)
             con.execute("COMMIT")
         except BaseException:
             if in_transaction:
@@ -302,7 +302,7 @@ class Store:
         return _Staged(layer, variant_id, graph_id, positions_checksum)
 
     def _insert_staged(self, con: duckdb.DuckDBPyConnection, staged: list[_Staged],
-                       edges_checksums: dict[tuple[str, int], Future[int]]) -> None:
+                       edges_checksums: dict[tuple[str, int], Future[int]], hasher: Executor) -> None:
         """Insert the rows of staged layers, one INSERT per table: positions and edges, then
         (once computed) the length distributions, then the builds rows with their checksums."""
         import pyarrow.compute as pc
@@ -337,11 +337,14 @@ class Store:
         self._insert_values(con, "graph_layers", graph_layers)
         # the length distributions last of the rows, as they may still be computed meanwhile
         lengths = [s.layer.length_rows() for s in staged]
+        with interrupts.ctrl_c_held():  # hashed while DuckDB inserts them
+            summary_checksums = [hasher.submit(summary_rows_checksum, s.layer.variant, s.layer.n, s.layer.build,
+                                               s.layer.random_play, rows) for s, rows in zip(staged, lengths, strict=True)]
         self._insert_layers(con, "length_distribution", [
             (rows, {"variant": s.layer.variant, "n": s.layer.n})
             for s, rows in zip(staged, lengths, strict=True) if rows is not None])
         builds, played = [], []
-        for s, rows in zip(staged, lengths, strict=True):
+        for s, summary_checksum in zip(staged, summary_checksums, strict=True):
             layer = s.layer
             edges_checksum = edges_checksums.get((layer.graph, layer.n))
             if edges_checksum is None:  # the graph layer was written before
@@ -350,8 +353,7 @@ class Store:
             builds.append({"variant": layer.variant, "n": layer.n, **layer.build,
                            "positions_checksum": interrupts.result(s.positions_checksum),
                            "edges_checksum": interrupts.result(edges_checksum),
-                           "summary_checksum": summary_rows_checksum(layer.variant, layer.n, layer.build,
-                                                                     layer.random_play, rows)})
+                           "summary_checksum": interrupts.result(summary_checksum)})
             if layer.random_play is not None:
                 played.append({"variant": layer.variant, "n": layer.n, **layer.random_play})
         self._insert_values(con, "builds", builds)
