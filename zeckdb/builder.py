@@ -21,7 +21,8 @@ import threading
 import time
 from typing import TYPE_CHECKING
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 
 from . import interrupts
 from .store import GameRecord, LayerTables, Store, SummaryRecord
@@ -431,26 +432,12 @@ class _Writer:
             self.waiting = [b for b in self.waiting if b not in taken]
             return taken
 
-    def _tables(self, taken: list[_Batch]) -> Iterator[LayerTables]:
-        """The rows of the layers taken, in order, each made on the tablers while the store
-        inserts the ones before it, never more than TABLES_AHEAD at once."""
-        made: deque[Future[LayerTables]] = deque()
-        try:
-            for batch in taken:
-                for r in batch.records:
-                    made.append(self.tablers.submit(layer_tables, r, batch.wait_for_analysis))
-                    if len(made) > TABLES_AHEAD:
-                        yield made.popleft().result()
-            while made:
-                yield made.popleft().result()
-        finally:  # the write failed: the rows not yet made are not needed
-            for future in made:
-                future.cancel()
-
     def _write(self) -> None:
         while taken := self._take():
             try:
-                self.store.write_layers(self._tables(taken))
+                self.store.write_layers(interrupts.made_ahead(
+                    self.tablers, (partial(layer_tables, r, batch.wait_for_analysis) for batch in taken
+                                   for r in batch.records), TABLES_AHEAD))
             except BaseException as exc:  # the builder raises it from the layers' futures
                 for batch in taken:
                     batch.committed.set_exception(exc)

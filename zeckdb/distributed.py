@@ -29,14 +29,19 @@ stores are tasks of their own. Why Dask: docs/scaling.md.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 import shutil
 import time
 from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Iterator
 
+from . import interrupts
 from .errors import ClusterError, UsageError, opt
+from .interrupts import made_ahead
+from .settings import pool as settings_pool
 from .store import LayerTables, Store
+from .tuning import TABLES_AHEAD
 
 if TYPE_CHECKING:
     from .builder import BuildReport
@@ -153,34 +158,54 @@ def build_distributed(store: Store, client: Any, todo: dict[int, list], shards: 
         futures[client.submit(solve_to_shards, root, n, plain, stored, pure=False, priority=-n)] = (n, steps)
     store.let_go()
     built, positions, edges = [], 0, 0
-    for finished in _as_finished(client, list(futures), store.let_go):
-        # every n finished meanwhile goes in at once: the fewer statements, the less the ingest costs
-        layers = []
-        for future in sorted(finished, key=lambda f: futures[f][0]):
-            n, steps = futures[future]
-            written = _result(future, n)
-            graphs: set[str] = set()  # the worker wrote a graph layer's edges with the first variant playing it
-            for s in steps:
-                if s.variant.name in written:
-                    g = s.variant.graph_name
-                    layers.append(read_shards(shards, s.variant.name, g, n, s.replace, with_graph=g not in graphs))
-                    graphs.add(g)
-        if not shards_only:
-            store.write_layers(layers)
-            store.let_readers_in()  # the file stays open while tasks keep finishing (reopening it costs)
-            for layer in layers:
-                remove_shards(shards, layer.variant, layer.graph, layer.n)
-        built += [(layer.variant, layer.n) for layer in layers]
-        positions += sum(layer.build["positions"] for layer in layers)
-        edges += sum(layer.graph_size[1] for layer in layers if layer.graph_size)  # a shared graph's moves once
-        if progress:
-            for future in finished:
+    readers = settings_pool(TABLES_AHEAD, "zeckdb-shards")
+    try:
+        for finished in _as_finished(client, list(futures), store.let_go):
+            # every n finished meanwhile goes in at once: the fewer statements, the less the ingest costs
+            reads = []
+            for future in sorted(finished, key=lambda f: futures[f][0]):
                 n, steps = futures[future]
-                progress(sum(s.variant.estimate_work(n) for s in steps), f"n={n}")
+                written = _result(future, n)
+                graphs: set[str] = set()  # the worker wrote a graph layer's edges with the first variant playing it
+                for s in steps:
+                    if s.variant.name in written:
+                        g = s.variant.graph_name
+                        reads.append(partial(read_shards, shards, s.variant.name, g, n, s.replace, g not in graphs))
+                        graphs.add(g)
+            # each layer is read from its shards while DuckDB inserts the layers before it
+            ingested: list[tuple[str, str, int, int, int]] = []
+            layers = _noted(made_ahead(readers, reads, TABLES_AHEAD), ingested)
+            if shards_only:
+                for _ in layers:
+                    pass
+            else:
+                store.write_layers(layers)
+                store.let_readers_in()  # the file stays open while tasks keep finishing (reopening it costs)
+                for variant, graph, n, _, _ in ingested:
+                    remove_shards(shards, variant, graph, n)
+            built += [(variant, n) for variant, _, n, _, _ in ingested]
+            positions += sum(layer[3] for layer in ingested)
+            edges += sum(layer[4] for layer in ingested)  # a shared graph's moves once
+            if progress:
+                for future in finished:
+                    n, steps = futures[future]
+                    progress(sum(s.variant.estimate_work(n) for s in steps), f"n={n}")
+    finally:
+        with interrupts.ctrl_c_held():
+            readers.shutdown(cancel_futures=True)
     if not shards_only:  # every layer is in the database: the shard folders go (a folder of the user's stays)
         for table in TABLE_PARTITIONS:
             shutil.rmtree(shards / table, ignore_errors=True)
     return built, positions, edges
+
+
+def _noted(layers: Iterator[LayerTables], ingested: list[tuple[str, str, int, int, int]]) -> Iterator[LayerTables]:
+    """The layers, each noted as it passes (variant, graph, n, positions, moves stored):
+    only that stays once the store has taken its rows."""
+    for layer in layers:
+        ingested.append((layer.variant, layer.graph, layer.n, layer.build["positions"],
+                         layer.graph_size[1] if layer.graph_size else 0))
+        yield layer
 
 
 def summarise(name: str, n: int, floats: bool) -> Summary:

@@ -7,8 +7,9 @@ which it is raised. Imports nothing of zeckdb."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from contextlib import contextmanager
 import _thread
 import signal
@@ -69,6 +70,24 @@ def result(future: Future[T]) -> T:
     wait_first([future])
     with ctrl_c_held():
         return future.result()
+
+
+def made_ahead(pool: Executor, calls: Iterable[Callable[[], T]], ahead: int) -> Iterator[T]:
+    """The calls' results in order, each computed on `pool` while those before it are used,
+    never more than `ahead` beyond the one last taken; those not taken when the iteration
+    ends early are cancelled."""
+    made: deque[Future[T]] = deque()
+    try:
+        for call in calls:
+            with ctrl_c_held():
+                made.append(pool.submit(call))
+            if len(made) > ahead:
+                yield result(made.popleft())
+        while made:
+            yield result(made.popleft())
+    finally:
+        for future in made:
+            future.cancel()
 
 
 def wait_first(futures: Iterable[Future[Any]]) -> set[Future[Any]]:
