@@ -560,3 +560,25 @@ def test_more_threads_than_cores_is_allowed_with_a_notice(tmp_path, capsys):
                          "--db", str(tmp_path / "t.duckdb"))
     assert code == 0 and out.startswith("built zeckendorf")
     assert f"zeckdb: {more} threads on the {usable_cores()} core" in err
+
+
+def test_made_ahead_keeps_order_and_asks_for_no_more_than_ahead():
+    """The rows a writer inserts are made `ahead` layers ahead of it, never more (memory),
+    in order; what is not taken when the write stops is cancelled."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from zeckdb.interrupts import made_ahead
+
+    asked: list[int] = []
+
+    def calls():
+        for i in range(10):
+            asked.append(i)
+            yield lambda i=i: i * i
+
+    with ThreadPoolExecutor(2) as pool:
+        made = made_ahead(pool, calls(), 2)
+        assert [next(made), next(made)] == [0, 1]
+        assert asked == [0, 1, 2, 3]  # the two taken and two ahead
+        made.close()
+        assert list(made_ahead(pool, calls(), 2)) == [i * i for i in range(10)]
