@@ -380,7 +380,7 @@ class _Writer:
         self.store = store
         self.progress = progress
         self.thread = settings_pool(1, "zeckdb-writer")
-        self.tablers = settings_pool(max(1, TABLES_AHEAD), "zeckdb-tables")
+        self.tablers = settings_pool(TABLES_AHEAD, "zeckdb-tables")
         self.lock = threading.Lock()
         self.changed = threading.Condition(self.lock)  # a layer handed over or analysed, or finishing
         self.waiting: list[_Batch] = []  # handed over, not yet taken by a write

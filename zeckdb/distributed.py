@@ -38,7 +38,6 @@ from collections.abc import Callable, Iterator
 
 from . import interrupts
 from .errors import ClusterError, UsageError, opt
-from .interrupts import made_ahead
 from .settings import pool as settings_pool
 from .store import LayerTables, Store
 from .tuning import TABLES_AHEAD
@@ -174,7 +173,7 @@ def build_distributed(store: Store, client: Any, todo: dict[int, list], shards: 
                         graphs.add(g)
             # each layer is read from its shards while DuckDB inserts the layers before it
             ingested: list[tuple[str, str, int, int, int]] = []
-            layers = _noted(made_ahead(readers, reads, TABLES_AHEAD), ingested)
+            layers = _noted(interrupts.made_ahead(readers, reads, TABLES_AHEAD), ingested)
             if shards_only:
                 for _ in layers:
                     pass
