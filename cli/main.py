@@ -153,8 +153,9 @@ def build(
         raise typer.Exit(130) from None
     names = ", ".join(result.variants)
     if result.shards is not None:
-        typer.echo(f"wrote {len(result.built)} layers of {names} as Parquet shards in {result.shards} (nothing "
-                   f"stored); query them with DuckDB, e.g. SELECT * FROM read_parquet('{result.shards}/positions/*/*/"
+        typer.echo(f"wrote {len(result.built)} layers of {names} ({result.positions:,} positions, {result.edges:,} "
+                   f"moves) as Parquet shards in {result.shards} (nothing stored); query them with DuckDB, e.g. "
+                   f"SELECT * FROM read_parquet('{result.shards}/positions/*/*/"
                    "*.parquet', hive_partitioning = true)")
     elif not result.built:
         typer.echo(f"nothing to build: {names} for n = {format_ns(result.ns)} already "

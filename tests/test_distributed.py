@@ -125,6 +125,9 @@ def test_shards_only_leaves_parquet_for_duckdb(cluster, local_db, tmp_path, caps
     code, out, err = run(capsys, "build", "--executor", "dask", "--address", cluster, "--n", "1..20", "--variant",
                          "reversed", "--shards", str(shards), "--shards-only", "--db", str(tmp_path / "z.duckdb"))
     assert code == 0 and "as Parquet shards" in out, err
+    (positions, moves), = _rows(local_db, "SELECT sum(positions), sum(edges) FROM builds "
+                                          "WHERE variant = 'reversed' AND n <= 20")
+    assert f"({positions:,} positions, {moves:,} moves)" in out
     con = duckdb.connect()
     got = con.execute(f"SELECT n, count(*) FROM read_parquet('{shards}/positions/*/*/*.parquet', hive_partitioning = true) "
                       "GROUP BY n ORDER BY n").fetchall()

@@ -124,6 +124,19 @@ def read_shards(root: Path, variant: str, graph: str, n: int, replace: bool, wit
                        table("length_distribution", variant), replace)
 
 
+def shard_counts(root: Path, variant: str, graph: str, n: int, with_graph: bool) -> tuple[str, str, int, int, int]:
+    """(variant, graph, n, positions, moves) of a layer written as shards, read from its builds
+    shard and (if `with_graph`: the variant its graph layer came with) its graph_layers shard."""
+    import pyarrow.parquet as pq
+
+    def row(name: str, owner: str) -> dict[str, Any]:
+        return pq.ParquetFile(_shard_folder(root, name, owner, n) / "part-0.parquet").read().to_pylist()[0]
+
+    graph_layer = _shard_folder(root, "graph_layers", graph, n) / "part-0.parquet"
+    moves = row("graph_layers", graph)["edges"] if with_graph and graph_layer.exists() else 0
+    return variant, graph, n, row("builds", variant)["positions"], moves
+
+
 def remove_shards(root: Path, variant: str, graph: str, n: int) -> None:
     for table, by in TABLE_PARTITIONS.items():
         shutil.rmtree(_shard_folder(root, table, graph if by == "graph" else variant, n), ignore_errors=True)
@@ -161,7 +174,7 @@ def build_distributed(store: Store, client: Any, todo: dict[int, list], shards: 
     try:
         for finished in _as_finished(client, list(futures), store.let_go):
             # every n finished meanwhile goes in at once: the fewer statements, the less the ingest costs
-            reads = []
+            layers: list[tuple[str, str, int, bool, bool]] = []  # variant, graph, n, replace, with its graph layer
             for future in sorted(finished, key=lambda f: futures[f][0]):
                 n, steps = futures[future]
                 written = _result(future, n)
@@ -169,16 +182,15 @@ def build_distributed(store: Store, client: Any, todo: dict[int, list], shards: 
                 for s in steps:
                     if s.variant.name in written:
                         g = s.variant.graph_name
-                        reads.append(partial(read_shards, shards, s.variant.name, g, n, s.replace, g not in graphs))
+                        layers.append((s.variant.name, g, n, s.replace, g not in graphs))
                         graphs.add(g)
-            # each layer is read from its shards while DuckDB inserts the layers before it
             ingested: list[tuple[str, str, int, int, int]] = []
-            layers = _noted(interrupts.made_ahead(readers, reads, TABLES_AHEAD), ingested)
-            if shards_only:
-                for _ in layers:
-                    pass
-            else:
-                store.write_layers(layers)
+            if shards_only:  # the rows stay in their shards: only what counts them is read
+                ingested += [shard_counts(shards, variant, g, n, with_graph)
+                             for variant, g, n, _, with_graph in layers]
+            else:  # each layer is read from its shards while DuckDB inserts the layers before it
+                reads = [partial(read_shards, shards, *layer) for layer in layers]
+                store.write_layers(_noted(interrupts.made_ahead(readers, reads, TABLES_AHEAD), ingested))
                 store.let_readers_in()  # the file stays open while tasks keep finishing (reopening it costs)
                 for variant, graph, n, _, _ in ingested:
                     remove_shards(shards, variant, graph, n)
