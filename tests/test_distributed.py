@@ -135,6 +135,35 @@ def test_shards_only_leaves_parquet_for_duckdb(cluster, local_db, tmp_path, caps
     assert _rows(tmp_path / "z.duckdb", "SELECT count(*) FROM builds") == [(0,)]  # nothing stored
 
 
+@pytest.mark.parametrize("kind", ["positions", "edges", "summary"])
+def test_the_driver_stores_the_checksums_a_worker_sends_and_verify_checks_them(tmp_path, local_db, kind):
+    """A worker hashes the rows it writes, so the driver does not: what it sends is stored
+    as sent (the rows are the local build's, so are their checksums), and a worker whose
+    checksum is not its rows' is caught by verify. No cluster: the worker's task runs here."""
+    from zeckdb.builder import game_record
+    from zeckdb.distributed import read_shards, solve_to_shards
+    from zeckdb.store import Store
+    from zeckdb.variants import get_variant
+
+    # as the local build did: its games that share a graph layer solved together
+    steps = [("zeckendorf", True, False), ("reversed", True, False)]
+    assert solve_to_shards(str(tmp_path / "shards"), 12, steps, []) == ["zeckendorf", "reversed"]
+    layer = read_shards(tmp_path / "shards", "zeckendorf", "zeckendorf", 12, replace=False, with_graph=True)
+    assert layer.checksums is not None and set(layer.checksums) == {"positions", "edges", "summary"}
+    recorded = ("SELECT positions_checksum, edges_checksum, summary_checksum FROM builds "
+                "WHERE variant = 'zeckendorf' AND n = 12")
+    assert [tuple(layer.checksums[k] for k in ("positions", "edges", "summary"))] == _rows(local_db, recorded)
+    layer.checksums[kind] ^= 1  # a worker that lies, or whose rows changed on the way
+    db = tmp_path / "z.duckdb"
+    with Store.open_write(db) as store:
+        store.register_variant(game_record(get_variant("zeckendorf")))
+        store.write_layers([layer])
+    assert tuple(layer.checksums[k] for k in ("positions", "edges", "summary")) in _rows(db, recorded)
+    report = zeckdb.open(db).verify()
+    failed = {c.name for c in report.checks if c.failed}
+    assert failed == {"summary checksums" if kind == "summary" else "checksums"}
+
+
 def test_an_unreachable_scheduler_is_one_line_and_touches_nothing(tmp_path, capsys, monkeypatch):
     import zeckdb.distributed
 

@@ -13,12 +13,12 @@ writes them as Parquet shards in `zeckdb export`'s layout:
     DIR/positions/variant=V/n=N/part-0.parquet     the layer's positions
     DIR/edges/graph=G/n=N/part-0.parquet           its graph layer's moves, when new
     DIR/length_distribution/variant=V/n=N/part-0.parquet
-    DIR/builds/variant=V/n=N/part-0.parquet        its summary row (one row; no checksums)
+    DIR/builds/variant=V/n=N/part-0.parquet        its summary row (one row) and its checksums
     DIR/random_play/variant=V/n=N/part-0.parquet
     DIR/graph_layers/graph=G/n=N/part-0.parquet
 
 The driver ingests the n whose tasks finished, those that finished meanwhile in one
-transaction (checksums computed from the rows written, as a local build does), and
+transaction (with the checksums the worker computed from the rows it wrote), and
 removes their shards; with
 --shards-only it leaves them for DuckDB to query in place. The folder must be
 one the workers and the driver share (a network filesystem on a real cluster).
@@ -40,7 +40,7 @@ from . import interrupts
 from .errors import ClusterError, UsageError, opt
 from .settings import pool as settings_pool
 from .store import LayerTables, Store
-from .tuning import TABLES_AHEAD
+from .tuning import SHARD_COMPRESSION, TABLES_AHEAD
 
 if TYPE_CHECKING:
     from .builder import BuildReport
@@ -49,6 +49,8 @@ if TYPE_CHECKING:
 
 TABLE_PARTITIONS = {"positions": "variant", "edges": "graph", "length_distribution": "variant", "builds": "variant",
                     "random_play": "variant", "graph_layers": "graph"}
+# a layer's checksums (LayerTables.checksums) as columns of its builds shard, as the builds table names them
+CHECKSUMS = {"positions": "positions_checksum", "edges": "edges_checksum", "summary": "summary_checksum"}
 CONNECT_SECONDS = 10
 # a build whose cluster has had no worker for this long stops (what it committed is kept):
 # without a worker Dask would wait for one forever
@@ -86,8 +88,14 @@ def _write_shards(root: Path, layer: LayerTables) -> None:
     import pyarrow as pa
 
     from .export import write_part
+    from .store import rows_checksums
 
-    tables = {"positions": layer.positions, "builds": pa.Table.from_pylist([layer.build]),
+    # the builds row with the layer's checksums, hashed here: the driver only ingests the rows
+    checksums = rows_checksums(layer)
+    build = pa.Table.from_pylist([layer.build])
+    for kind, column in CHECKSUMS.items():  # edges: None when the layer brings none
+        build = build.append_column(pa.field(column, pa.uint64()), pa.array([checksums.get(kind)], pa.uint64()))
+    tables = {"positions": layer.positions, "builds": build,
               "random_play": pa.Table.from_pylist([layer.random_play]) if layer.random_play else None,
               "length_distribution": layer.length_rows(), "edges": layer.edges,
               "graph_layers": (pa.table({"positions": [layer.graph_size[0]], "edges": [layer.graph_size[1]]})
@@ -95,7 +103,8 @@ def _write_shards(root: Path, layer: LayerTables) -> None:
     for table, rows in tables.items():
         if rows is not None:
             owner = layer.graph if TABLE_PARTITIONS[table] == "graph" else layer.variant
-            write_part(rows, _shard_folder(root, table, owner, layer.n) / "part-0.parquet")
+            write_part(rows, _shard_folder(root, table, owner, layer.n) / "part-0.parquet",
+                       compression=SHARD_COMPRESSION)
 
 
 def _shard_folder(root: Path, table: str, owner: str, n: int) -> Path:
@@ -115,13 +124,15 @@ def read_shards(root: Path, variant: str, graph: str, n: int, replace: bool, wit
         return pq.ParquetFile(path).read() if path.exists() else None
 
     build = table("builds", variant).to_pylist()[0]
+    checksums = {kind: build.pop(column) for kind, column in CHECKSUMS.items()}
     random_play = table("random_play", variant)
     graph_size = table("graph_layers", graph) if with_graph else None
     edges = table("edges", graph) if graph_size is not None else None
     return LayerTables(variant, graph, n, table("positions", variant), build,
                        random_play.to_pylist()[0] if random_play is not None else None, edges,
                        tuple(graph_size.to_pylist()[0].values()) if graph_size is not None else None,
-                       table("length_distribution", variant), replace)
+                       table("length_distribution", variant), replace,
+                       {kind: value for kind, value in checksums.items() if value is not None})
 
 
 def shard_counts(root: Path, variant: str, graph: str, n: int, with_graph: bool) -> tuple[str, str, int, int, int]:

@@ -235,27 +235,27 @@ def _remove_tree(parent: int, name: str) -> None:
         os.rmdir(name, dir_fd=parent)
 
 
-def write_part(rows: Any, path: Path, fmt: str = "parquet") -> int:
+def write_part(rows: Any, path: Path, fmt: str = "parquet", compression: str = "zstd") -> int:
     """Write Arrow rows (a table, or a RecordBatchReader read batch by batch) as one file of a
     hive layout (a distributed build's shard), whole or not at all: to a temporary file renamed
     into place. Returns the rows written."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.tmp")
     with open(temporary, "wb") as sink:
-        written = write_rows(rows, sink, fmt)
+        written = write_rows(rows, sink, fmt, compression)
     temporary.rename(path)
     return written
 
 
-def write_rows(rows: Any, sink: BinaryIO, fmt: str = "parquet") -> int:
+def write_rows(rows: Any, sink: BinaryIO, fmt: str = "parquet", compression: str = "zstd") -> int:
     """Write Arrow rows (a table, or a RecordBatchReader read batch by batch) to an open file as
-    Parquet or CSV; the rows written."""
+    Parquet (its pages compressed by `compression`) or CSV; the rows written."""
     import pyarrow as pa
     import pyarrow.csv
     import pyarrow.parquet
 
     batches = rows.to_batches() if isinstance(rows, pa.Table) else rows
-    writer: Any = (pyarrow.parquet.ParquetWriter(sink, rows.schema, compression="zstd") if fmt == "parquet"
+    writer: Any = (pyarrow.parquet.ParquetWriter(sink, rows.schema, compression=compression) if fmt == "parquet"
                    else pyarrow.csv.CSVWriter(sink, rows.schema))
     written = 0
     try:

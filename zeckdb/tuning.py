@@ -34,6 +34,10 @@ IDLE_SECONDS = 0.5
 # gain nothing: their blocks are few, and a thread of their own each serves them better).
 THREADED_LAYER = 1 << 22
 
+# A distributed build's shards are written once and read once (unless --shards-only keeps them):
+# their pages are compressed by a codec that is fast both ways, not by export's smaller zstd.
+SHARD_COMPRESSION = "snappy"
+
 # -- reading: verify, export, the executor -----------------------------------------------------
 # verify checks the layers of a game in batches of about this many positions.
 VERIFY_BATCH_POSITIONS = 1_000_000

@@ -15,7 +15,7 @@ pay for importing Alembic and SQLAlchemy.
 """
 
 from ..errors import interrupted_statement
-from .checksummed import layer_checksum, layer_checksums, summary_rows_checksum
+from .checksummed import layer_checksum, layer_checksums, rows_checksums, summary_rows_checksum
 from .connections import _transaction, close_connection, open_sandboxed
 from .database import Store, upgrade
 from .layout import LAYER_TABLES, LEAN_COLUMNS, POSITION_COLUMNS, POSITIONS_TABLES, PROBE_COLUMNS
@@ -28,5 +28,5 @@ __all__ = ["LAYER_TABLES", "LEAN_COLUMNS", "POSITIONS_TABLES", "POSITION_COLUMNS
            "GameRecord", "LayerCache", "LayerTables", "Store", "SummaryRecord", "_alembic_config",
            "_in_dependency_order", "_migrate", "_transaction", "_write_head_schema", "close_connection",
            "dump_head_schema", "interrupted_statement", "layer_checksum", "layer_checksums", "open_sandboxed",
-           "positions_table", "resolve_db_path", "schema_revision", "summary_rows_checksum", "upgrade",
+           "positions_table", "resolve_db_path", "rows_checksums", "schema_revision", "summary_rows_checksum", "upgrade",
            "write_head_schema"]

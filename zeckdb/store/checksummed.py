@@ -13,7 +13,7 @@ from ..tuning import CHECKSUM_READ_ROWS
 from .layout import LEAN_COLUMNS, POSITIONS_TABLES, name_id, shown_column, variant_key
 
 if TYPE_CHECKING:
-    pass
+    from .records import LayerTables
 
 
 def layer_checksum(con: duckdb.DuckDBPyConnection, table: str, name: str, n: int) -> int:
@@ -86,3 +86,17 @@ def summary_rows_checksum(variant: str, n: int, build: dict[str, Any], random_pl
     if random_play is not None:
         tables["random_play"] = table("random_play", random_play)
     return summary_checksum(tables, variant, n)
+
+
+def rows_checksums(layer: LayerTables) -> dict[str, int]:
+    """A layer's checksums from its rows as made (LayerTables.checksums): what the store
+    computes from them as it writes them, computed where the rows are made instead (a
+    cluster's worker, so that the driver does not hash every row it ingests)."""
+    from ..checksums import checksum
+
+    sums = {"positions": checksum([layer.positions], "positions", layer.variant, layer.n),
+            "summary": summary_rows_checksum(layer.variant, layer.n, layer.build, layer.random_play,
+                                             layer.length_rows())}
+    if layer.edges is not None:
+        sums["edges"] = checksum([layer.edges], "edges", layer.graph, layer.n)
+    return sums

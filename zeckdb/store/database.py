@@ -35,6 +35,15 @@ if TYPE_CHECKING:
     from concurrent.futures import Executor
 
 
+def _hashed(layer: LayerTables, kind: str, hasher: Executor, hash_rows: Callable[..., int], *rows: Any) -> Future[int]:
+    """A layer's checksum of one `kind`: the one it came with (LayerTables.checksums), or else
+    hash_rows(*rows) on the hasher's thread."""
+    if layer.checksums is not None and kind in layer.checksums:
+        return _done(layer.checksums[kind])
+    with interrupts.ctrl_c_held():  # the main thread's, in a distributed build (zeckdb.interrupts)
+        return hasher.submit(hash_rows, *rows)
+
+
 class Store:
     """An open zeckdb database. Use `Store.open_read` or `Store.open_write`.
 
@@ -283,10 +292,10 @@ class Store:
 
         name, n = layer.variant, layer.n
         # the checksums of the rows as inserted, by zeckdb's own hash (zeckdb.checksums)
-        with interrupts.ctrl_c_held():  # the main thread's, in a distributed build (zeckdb.interrupts)
-            positions_checksum = hasher.submit(checksum, [layer.positions], "positions", name, n)
-            if layer.edges is not None:
-                edges_checksums[layer.graph, n] = hasher.submit(checksum, [layer.edges], "edges", layer.graph, n)
+        positions_checksum = _hashed(layer, "positions", hasher, checksum, [layer.positions], "positions", name, n)
+        if layer.edges is not None:
+            edges_checksums[layer.graph, n] = _hashed(layer, "edges", hasher, checksum, [layer.edges], "edges",
+                                                      layer.graph, n)
         variant_id = self._registered_id("variant", name)
         if layer.replace:  # a scan per table: on a big file, skipping it for new layers saves the writer seconds
             for table in LAYER_TABLES:
@@ -337,9 +346,9 @@ class Store:
         self._insert_values(con, "graph_layers", graph_layers)
         # the length distributions last of the rows, as they may still be computed meanwhile
         lengths = [s.layer.length_rows() for s in staged]
-        with interrupts.ctrl_c_held():  # hashed while DuckDB inserts them
-            summary_checksums = [hasher.submit(summary_rows_checksum, s.layer.variant, s.layer.n, s.layer.build,
-                                               s.layer.random_play, rows) for s, rows in zip(staged, lengths, strict=True)]
+        summary_checksums = [_hashed(s.layer, "summary", hasher, summary_rows_checksum, s.layer.variant, s.layer.n,
+                                     s.layer.build, s.layer.random_play, rows)  # while DuckDB inserts them
+                             for s, rows in zip(staged, lengths, strict=True)]
         self._insert_layers(con, "length_distribution", [
             (rows, {"variant": s.layer.variant, "n": s.layer.n})
             for s, rows in zip(staged, lengths, strict=True) if rows is not None])

@@ -53,7 +53,7 @@ class LayerTables:
     graph: str
     n: int
     positions: Any  # pyarrow.Table: id, the count columns, then POSITION_COLUMNS (outcome as 'win'/'loss')
-    build: dict[str, Any]  # the builds row but its checksums (the store computes them from the rows written)
+    build: dict[str, Any]  # the builds row but its checksums
     random_play: dict[str, Any] | None  # p1_wins_random, p1_wins_p1_perfect, p1_wins_p2_perfect
     edges: Any = None  # pyarrow.Table src, dst, code[, dst_n]: the graph layer's edges, when it is written with this
     graph_size: tuple[int, int] | None = None  # (positions, edges) of that graph layer
@@ -61,6 +61,9 @@ class LayerTables:
     # when the store comes to it (a build writes positions and edges while the distribution is computed)
     lengths: Any = None
     replace: bool = True  # rows of this layer (or of its graph layer, for `edges`) may exist: delete them first
+    # its checksums ("positions", "summary", and "edges" with its edges) when whoever made the rows
+    # hashed them (a cluster's worker: checksummed.rows_checksums); the store hashes those missing
+    checksums: dict[str, int] | None = None
 
     def length_rows(self) -> Any:
         """The length_distribution rows (None for a layer without them)."""
