@@ -10,6 +10,8 @@ the driver's CPU time and their ratio (cluster / local: below 1 the cluster pays
 
 Workloads:
   core     zeckdb build --n 1..150 --variant zeckendorf --variant reversed
+  shards   the same with --shards-only on the cluster (its rows left as Parquet, nothing ingested),
+           against the same local build
   range    zeckdb build --summary-only --n 262..269 --variant zeckendorf --variant reversed
 
 The kernels are compiled first (a small build), so no run pays for it.
@@ -30,6 +32,8 @@ CLI = [sys.executable, "-m", "zeckdb.cli.main"]
 WORKLOADS = {
     "core": (["build", "--n", "1..150", "--variant", "zeckendorf", "--variant", "reversed"],
              ["build", "--n", "1..100", "--variant", "zeckendorf", "--variant", "reversed"]),
+    "shards": (["build", "--n", "1..150", "--variant", "zeckendorf", "--variant", "reversed", "--shards-only"],
+               ["build", "--n", "1..100", "--variant", "zeckendorf", "--variant", "reversed", "--shards-only"]),
     "range": (["build", "--summary-only", "--n", "262..269", "--variant", "zeckendorf", "--variant", "reversed"],
               ["build", "--summary-only", "--n", "200..207", "--variant", "zeckendorf", "--variant", "reversed"]),
 }
@@ -82,7 +86,8 @@ def main() -> None:
             print(f"{'workload':<8} {'local s':>9} {'cluster s':>10} {'driver CPU-s':>13} {'cluster/local':>14}")
             for name in options.only.split(","):
                 args = WORKLOADS[name][1 if options.quick else 0]
-                local, _ = timed([*args, "--threads", str(cores)], folder / f"{name}-local.duckdb")
+                here = [a for a in args if a != "--shards-only"]  # a local build stores its rows
+                local, _ = timed([*here, "--threads", str(cores)], folder / f"{name}-local.duckdb")
                 remote, driver = timed([*args, "--executor", "dask", "--address", address],
                                        folder / f"{name}-cluster.duckdb")
                 print(f"{name:<8} {local:>9.1f} {remote:>10.1f} {driver:>13.1f} {remote / local:>14.2f}", flush=True)
