@@ -164,6 +164,31 @@ def test_the_driver_stores_the_checksums_a_worker_sends_and_verify_checks_them(t
     assert failed == {"summary checksums" if kind == "summary" else "checksums"}
 
 
+def test_shards_without_checksums_are_hashed_by_the_driver(tmp_path, local_db):
+    """Shards from a worker that sends no checksums (an older zeckdb): the store hashes the
+    rows, and the layer's checksums are the local build's."""
+    import pyarrow.parquet as pq
+
+    from zeckdb.builder import game_record
+    from zeckdb.distributed import CHECKSUMS, read_shards, solve_to_shards
+    from zeckdb.store import Store
+    from zeckdb.variants import get_variant
+
+    shards = tmp_path / "shards"
+    solve_to_shards(str(shards), 12, [("zeckendorf", True, False), ("reversed", True, False)], [])
+    builds = shards / "builds" / "variant=zeckendorf" / "n=12" / "part-0.parquet"
+    pq.write_table(pq.read_table(builds).drop_columns(list(CHECKSUMS.values())), builds)
+    layer = read_shards(shards, "zeckendorf", "zeckendorf", 12, replace=False, with_graph=True)
+    assert layer.checksums == {}
+    db = tmp_path / "z.duckdb"
+    with Store.open_write(db) as store:
+        store.register_variant(game_record(get_variant("zeckendorf")))
+        store.write_layers([layer])
+    recorded = ("SELECT positions_checksum, edges_checksum, summary_checksum FROM builds "
+                "WHERE variant = 'zeckendorf' AND n = 12")
+    assert _rows(db, recorded) == _rows(local_db, recorded)
+
+
 def test_an_unreachable_scheduler_is_one_line_and_touches_nothing(tmp_path, capsys, monkeypatch):
     import zeckdb.distributed
 
