@@ -8,7 +8,7 @@ arguments' types and hands a BuildRequest to run().
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 import os
 from pathlib import Path
@@ -159,6 +159,9 @@ def _on_cluster(store: Store, client: Any, todo: dict[int, list[Step]], shards: 
         store.register_variant(game_record(v))
     t0 = time.perf_counter()
     built, positions, edges = build_distributed(store, client, todo, shards, r.shards_only, advance)
+    if r.shards is None and not r.shards_only:  # the folder zeckdb chose goes too, once empty
+        with suppress(OSError):
+            shards.rmdir()
     return BuildResult(names, r.ns, built, positions, edges, time.perf_counter() - t0, str(store.path),
                        shards=str(shards) if r.shards_only else None)
 
