@@ -152,11 +152,14 @@ def build(
         _echo_err(f"zeckdb: interrupted; {done} committed, run the same command again to resume")
         raise typer.Exit(130) from None
     names = ", ".join(result.variants)
-    if result.shards is not None:
-        typer.echo(f"wrote {len(result.built)} layers of {names} ({result.positions:,} positions, {result.edges:,} "
-                   f"moves) as Parquet shards in {result.shards} (nothing stored); query them with DuckDB, e.g. "
-                   f"SELECT * FROM read_parquet('{result.shards}/positions/*/*/"
-                   "*.parquet', hive_partitioning = true)")
+    if result.shards is not None and not result.built:
+        typer.echo(f"nothing to write: {names} for n = {format_ns(result.ns)} already written as Parquet shards in "
+                   f"{result.shards} (--force writes them again)")
+    elif result.shards is not None:
+        layers = f"{len(result.built)} layer{'s' if len(result.built) != 1 else ''}"
+        typer.echo(f"wrote {layers} of {names} ({result.positions:,} positions, {result.edges:,} moves) as Parquet "
+                   f"shards in {result.shards} (nothing stored); query them with DuckDB, e.g. SELECT * FROM "
+                   f"read_parquet('{result.shards}/positions/*/*/*.parquet', hive_partitioning = true)")
     elif not result.built:
         typer.echo(f"nothing to build: {names} for n = {format_ns(result.ns)} already "
                    + (f"summarised or built in {result.path} (--force recomputes summaries)" if result.summary_only

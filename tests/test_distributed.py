@@ -133,6 +133,19 @@ def test_shards_only_leaves_parquet_for_duckdb(cluster, local_db, tmp_path, caps
                       "GROUP BY n ORDER BY n").fetchall()
     assert got == _rows(local_db, "SELECT n, positions FROM builds WHERE variant = 'reversed' AND n <= 20 ORDER BY n")
     assert _rows(tmp_path / "z.duckdb", "SELECT count(*) FROM builds") == [(0,)]  # nothing stored
+    # a rerun resumes: layers written in full are skipped; one without its builds shard (written
+    # last: the run stopped while writing that layer) is written again
+    args = ["build", "--executor", "dask", "--address", cluster, "--variant", "reversed", "--shards", str(shards),
+            "--shards-only", "--db", str(tmp_path / "z.duckdb")]
+    code, out, err = run(capsys, *args, "--n", "1..20")
+    assert code == 0 and out.startswith("nothing to write: reversed for n = 1..20 already written"), (out, err)
+    (shards / "builds" / "variant=reversed" / "n=17" / "part-0.parquet").unlink()
+    code, out, err = run(capsys, *args, "--n", "1..21")
+    (positions, moves), = _rows(local_db, "SELECT sum(positions), sum(edges) FROM builds "
+                                          "WHERE variant = 'reversed' AND n IN (17, 21)")
+    assert code == 0 and f"wrote 2 layers of reversed ({positions:,} positions, {moves:,} moves)" in out, err
+    code, out, err = run(capsys, *args, "--n", "17", "--force")
+    assert code == 0 and "wrote 1 layer of reversed" in out, err
 
 
 @pytest.mark.parametrize("kind", ["positions", "edges", "summary"])

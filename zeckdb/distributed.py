@@ -20,7 +20,8 @@ writes them as Parquet shards in `zeckdb export`'s layout:
 The driver ingests the n whose tasks finished, those that finished meanwhile in one
 transaction (with the checksums the worker computed from the rows it wrote), and
 removes their shards; with
---shards-only it leaves them for DuckDB to query in place. The folder must be
+--shards-only it leaves them for DuckDB to query in place (a rerun skips the layers
+whose builds shard, written last, is there). The folder must be
 one the workers and the driver share (a network filesystem on a real cluster).
 A task solves the layers its games reach below n itself (Black Hole, Fibonacci
 nim): they are not shipped between workers; those lower layers the build also
@@ -43,7 +44,7 @@ from .store import LayerTables, Store
 from .tuning import SHARD_COMPRESSION, TABLES_AHEAD
 
 if TYPE_CHECKING:
-    from .builder import BuildReport
+    from .builder import BuildReport, Step
     from .engine.summary import Summary
     from .summaries import SummaryJob
 
@@ -95,11 +96,12 @@ def _write_shards(root: Path, layer: LayerTables) -> None:
     build = pa.Table.from_pylist([layer.build])
     for kind, column in CHECKSUMS.items():  # edges: None when the layer brings none
         build = build.append_column(pa.field(column, pa.uint64()), pa.array([checksums.get(kind)], pa.uint64()))
-    tables = {"positions": layer.positions, "builds": build,
+    tables = {"positions": layer.positions,
               "random_play": pa.Table.from_pylist([layer.random_play]) if layer.random_play else None,
               "length_distribution": layer.length_rows(), "edges": layer.edges,
               "graph_layers": (pa.table({"positions": [layer.graph_size[0]], "edges": [layer.graph_size[1]]})
-                               if layer.graph_size else None)}
+                               if layer.graph_size else None),
+              "builds": build}  # last: its shard says the layer's shards are all written (unwritten)
     for table, rows in tables.items():
         if rows is not None:
             owner = layer.graph if TABLE_PARTITIONS[table] == "graph" else layer.variant
@@ -111,6 +113,18 @@ def _shard_folder(root: Path, table: str, owner: str, n: int) -> Path:
     from .export import partition
 
     return root / partition(table, TABLE_PARTITIONS[table], owner, n)
+
+
+def unwritten(root: Path, todo: dict[int, list[Step]]) -> dict[int, list[Step]]:
+    """A --shards-only build's plan (builder.plan) without the layers a run before wrote in
+    full to root (their builds shard, written last, is there): a rerun resumes."""
+    left = {}
+    for n, steps in todo.items():
+        kept = [s for s in steps
+                if not (s.write and (_shard_folder(root, "builds", s.variant.name, n) / "part-0.parquet").exists())]
+        if any(s.write for s in kept):
+            left[n] = kept
+    return left
 
 
 def read_shards(root: Path, variant: str, graph: str, n: int, replace: bool, with_graph: bool) -> LayerTables:

@@ -107,6 +107,11 @@ def _build_full(r: BuildRequest, threads: int, progress: Progress | None, say: C
             "commit"))
         try:
             todo = plan(store, chosen, r.ns, r.force)
+            if r.shards_only and not r.force:  # nothing is stored: what is done is in the shard folder
+                from .distributed import unwritten
+
+                assert shards is not None  # set with the client
+                todo = unwritten(shards, todo)
             _notify_build(skipped if skip else None, bool(todo), say)  # once everything is checked
             if progress is not None:
                 progress.start(sum(layer_weight(vs, k) for k, vs in todo.items()), "building")
