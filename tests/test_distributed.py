@@ -268,6 +268,24 @@ def test_summary_mode_on_the_cluster_equals_the_local_one(cluster, tmp_path, cap
     assert code == 0 and "for n = 46..47" in out, err
 
 
+def test_a_large_summary_layer_takes_every_thread_of_a_task_on_the_cluster(cluster, tmp_path, capsys, monkeypatch):
+    """A worker of one task slot (as each of this cluster's) solves a large layer on all the
+    threads it may use, with the one-thread solve's result."""
+    import zeckdb.distributed
+
+    with distributed.Client(cluster, timeout=60) as client:
+        threads = client.submit(zeckdb.distributed.task_threads, pure=False).result()
+    assert threads == int(os.environ.get("ZECKDB_THREADS") or len(os.sched_getaffinity(0)))
+    monkeypatch.setattr(zeckdb.distributed, "THREADED_LAYER", 0)  # every layer counts as large
+    local, remote = tmp_path / "local.duckdb", tmp_path / "cluster.duckdb"
+    zeckdb.build(local, ["zeckendorf", "reversed"], "30..40", summary_only=True, threads=1)
+    code, out, err = run(capsys, "build", "--summary-only", "--executor", "dask", "--address", cluster, "--db",
+                         str(remote), "--variant", "zeckendorf", "--variant", "reversed", "--n", "30..40")
+    assert code == 0, err
+    want = _rows(local, SUMMARY_ROWS)
+    assert len(want) == 2 * 11 and _rows(remote, SUMMARY_ROWS) == want
+
+
 def test_a_worker_killed_mid_task_loses_nothing(tmp_path):
     """A worker dies holding a task: the build finishes on the other worker, equal to a local one."""
     db, local = tmp_path / "cluster.duckdb", tmp_path / "local.duckdb"

@@ -41,7 +41,7 @@ from . import interrupts
 from .errors import ClusterError, UsageError, opt
 from .settings import pool as settings_pool
 from .store import LayerTables, Store
-from .tuning import SHARD_COMPRESSION, TABLES_AHEAD
+from .tuning import SHARD_COMPRESSION, TABLES_AHEAD, THREADED_LAYER
 
 if TYPE_CHECKING:
     from .builder import BuildReport, Step
@@ -245,12 +245,28 @@ def _noted(layers: Iterator[LayerTables], ingested: list[tuple[str, str, int, in
         yield layer
 
 
-def summarise(name: str, n: int, floats: bool) -> Summary:
-    """On a worker: layer n of the game `name` solved in one pass (engine.summary)."""
+def summarise(name: str, n: int, floats: bool, large: bool = False) -> Summary:
+    """On a worker: layer n of the game `name` solved in one pass (engine.summary); a
+    `large` one on the threads a task of this worker may use (task_threads)."""
     from .engine.summary import solve_summary
     from .variants import get_variant
 
-    return solve_summary(get_variant(name), n, floats)
+    return solve_summary(get_variant(name), n, floats, None, task_threads() if large else 1)
+
+
+def task_threads() -> int:
+    """The threads one task of this worker may use: the worker's threads setting (else the
+    cores it may use) shared among the tasks it runs at once. A worker of one task slot on a
+    machine of its own (the memory of one large layer) then solves it on every core."""
+    from distributed import get_worker
+
+    from .settings import thread_count
+
+    try:
+        slots = get_worker().state.nthreads
+    except ValueError:  # not on a worker
+        slots = 1
+    return max(1, thread_count() // max(1, slots))
 
 
 def cluster_threads(client: Any) -> int:
@@ -268,8 +284,8 @@ def summarise_on_cluster(store: Store, client: Any, jobs: list[SummaryJob],
     report = start_report(store, jobs)
     store.let_go()
     t0 = time.perf_counter()
-    futures = {client.submit(summarise, job.variant.name, job.n, job.floats, pure=False,
-                             priority=job.positions): job for job in jobs}
+    futures = {client.submit(summarise, job.variant.name, job.n, job.floats, job.positions >= THREADED_LAYER,
+                             pure=False, priority=job.positions): job for job in jobs}
     for finished in _as_finished(client, list(futures), store.let_go):
         for future in finished:
             job = futures[future]
