@@ -58,11 +58,14 @@ def start_cluster(workers: int, log: Path) -> tuple[str, list[subprocess.Popen]]
     procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
                                "--port", str(port), "--no-dashboard"], stdout=open(log / "scheduler.log", "w"),  # noqa: SIM115
                               stderr=subprocess.STDOUT)]
+    # each worker stands for a machine of one core: a large layer's task takes one thread, as
+    # it would there (distributed.task_threads), rather than every core of this shared machine
+    one_core = {**os.environ, "ZECKDB_THREADS": "1"}
     for i in range(workers):
         procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
                                        "--no-nanny", "--host", "127.0.0.1", "--no-dashboard"],
                                       stdout=open(log / f"worker{i}.log", "w"),  # noqa: SIM115 (the process's)
-                                      stderr=subprocess.STDOUT))
+                                      stderr=subprocess.STDOUT, env=one_core))
     from distributed import Client
 
     with Client(address, timeout=60) as client:
