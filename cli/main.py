@@ -149,7 +149,8 @@ def build(
     except api.BuildInterrupted as interrupt:  # click would print "Aborted!"; say what is kept
         done = ("nothing is" if not interrupt.committed else f"n = {format_ns(interrupt.committed)} are") \
             if interrupt.committed is not None else "every finished n is"
-        _echo_err(f"zeckdb: interrupted; {done} committed, run the same command again to resume")
+        kept = "the layers written as Parquet shards are kept" if shards_only else f"{done} committed"
+        _echo_err(f"zeckdb: interrupted; {kept}, run the same command again to resume")
         raise typer.Exit(130) from None
     names = ", ".join(result.variants)
     if result.shards is not None and not result.built:

@@ -148,6 +148,31 @@ def test_shards_only_leaves_parquet_for_duckdb(cluster, local_db, tmp_path, caps
     assert code == 0 and "wrote 1 layer of reversed" in out, err
 
 
+def test_ctrl_c_on_the_cluster_keeps_the_shards_written_and_a_rerun_resumes(cluster, tmp_path, capsys):
+    shards = tmp_path / "shards"
+    args = ["build", "--executor", "dask", "--address", cluster, "--n", "1..110", "--variant", "zeckendorf",
+            "--shards", str(shards), "--shards-only", "--db", str(tmp_path / "z.duckdb")]
+    proc = subprocess.Popen([sys.executable, "-c", "from zeckdb.cli import main; main()", *args],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    said = []
+    for line in proc.stderr or []:  # the first progress line: a task has finished, most are to come
+        said.append(line)
+        if line.startswith("building n="):
+            break
+    proc.send_signal(signal.SIGINT)
+    _, rest = proc.communicate(timeout=120)
+    assert proc.returncode == 130, "".join(said) + rest
+    assert ("".join(said) + rest).splitlines()[-1] == ("zeckdb: interrupted; the layers written as Parquet shards "
+                                                       "are kept, run the same command again to resume")
+    written = len(list((shards / "builds" / "variant=zeckendorf").iterdir()))
+    code, out, err = run(capsys, *args)  # the rerun writes what is missing, and only that
+    assert code == 0, err
+    assert out.startswith("nothing to write") if written == 110 else out.startswith(
+        f"wrote {110 - written} layer"), (written, out)
+    assert len(list((shards / "builds" / "variant=zeckendorf").iterdir())) == 110
+
+
 @pytest.mark.parametrize("kind", ["positions", "edges", "summary"])
 def test_the_driver_stores_the_checksums_a_worker_sends_and_verify_checks_them(tmp_path, local_db, kind):
     """A worker hashes the rows it writes, so the driver does not: what it sends is stored
