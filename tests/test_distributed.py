@@ -140,10 +140,11 @@ def test_shards_only_leaves_parquet_for_duckdb(cluster, local_db, tmp_path, caps
     code, out, err = run(capsys, *args, "--n", "1..20")
     assert code == 0 and out.startswith("nothing to write: reversed for n = 1..20 already written"), (out, err)
     (shards / "builds" / "variant=reversed" / "n=17" / "part-0.parquet").unlink()
+    (shards / "builds" / "variant=reversed" / "n=18" / "part-0.parquet").write_text("not Parquet")  # by hand
     code, out, err = run(capsys, *args, "--n", "1..21")
     (positions, moves), = _rows(local_db, "SELECT sum(positions), sum(edges) FROM builds "
-                                          "WHERE variant = 'reversed' AND n IN (17, 21)")
-    assert code == 0 and f"wrote 2 layers of reversed ({positions:,} positions, {moves:,} moves)" in out, err
+                                          "WHERE variant = 'reversed' AND n IN (17, 18, 21)")
+    assert code == 0 and f"wrote 3 layers of reversed ({positions:,} positions, {moves:,} moves)" in out, err
     code, out, err = run(capsys, *args, "--n", "17", "--force")
     assert code == 0 and "wrote 1 layer of reversed" in out, err
 

@@ -118,10 +118,17 @@ def _shard_folder(root: Path, table: str, owner: str, n: int) -> Path:
 def unwritten(root: Path, todo: dict[int, list[Step]]) -> dict[int, list[Step]]:
     """A --shards-only build's plan (builder.plan) without the layers a run before wrote in
     full to root (their builds shard, written last, is there): a rerun resumes."""
+    import pyarrow.parquet as pq
+
+    def written(variant: str, n: int) -> bool:
+        try:  # one that is not a Parquet file of one row (put there by hand) does not count
+            return pq.ParquetFile(_shard_folder(root, "builds", variant, n) / "part-0.parquet").metadata.num_rows == 1
+        except (OSError, ValueError):  # pyarrow's errors of a missing or damaged file
+            return False
+
     left = {}
     for n, steps in todo.items():
-        kept = [s for s in steps
-                if not (s.write and (_shard_folder(root, "builds", s.variant.name, n) / "part-0.parquet").exists())]
+        kept = [s for s in steps if not (s.write and written(s.variant.name, n))]
         if any(s.write for s in kept):
             left[n] = kept
     return left
