@@ -134,7 +134,8 @@ def build(
                                       metavar="FOLDER", help="With --executor dask: the folder the workers write "
                                          "to, shared with this machine (default: DATABASE.shards)."),
     shards_only: bool = typer.Option(False, "--shards-only", help="With --executor dask: leave the shards (zeckdb "
-                                     "export's layout) for DuckDB to query in place; store nothing."),
+                                     "export's layout) for DuckDB to query in place; store nothing. A rerun skips "
+                                     "the layers written in full."),
     lean: bool = typer.Option(False, "--lean", help="With --summary-only: keep only the winner, remoteness and "
                               "shortest and longest game (8 bytes per position instead of 48, about 1.5x faster)."),
     threads: int | None = _setting_option("threads", "--threads", "COUNT"),
