@@ -174,6 +174,29 @@ def test_ctrl_c_on_the_cluster_keeps_the_shards_written_and_a_rerun_resumes(clus
     assert len(list((shards / "builds" / "variant=zeckendorf").iterdir())) == 110
 
 
+def test_a_full_build_ingests_the_layers_a_run_before_left_whole(cluster, local_db, tmp_path, capsys):
+    """Layers left whole in the shard folder (by --shards-only here; by a run stopped before
+    it ingested them, too) are ingested, not solved again: their builds rows keep the
+    seconds the first run measured. The database equals a local build."""
+    import pyarrow.parquet as pq
+
+    shards, db = tmp_path / "shards", tmp_path / "z.duckdb"
+    args = ["build", "--executor", "dask", "--address", cluster, "--variant", "zeckendorf", "--variant", "reversed",
+            "--shards", str(shards), "--db", str(db)]
+    assert run(capsys, *args, "--n", "1..20", "--shards-only")[0] == 0
+    first = {(p.parent.parent.name.removeprefix("variant="), int(p.parent.name.removeprefix("n="))):
+             pq.read_table(p)["seconds"][0].as_py() for p in shards.glob("builds/*/*/part-0.parquet")}
+    assert len(first) == 40
+    code, out, err = run(capsys, *args, "--n", "1..22")
+    assert code == 0 and out.startswith("built zeckendorf, reversed for n = 1..22"), err
+    assert dict(((v, n), t) for v, n, t in _rows(db, "SELECT variant, n, seconds FROM builds WHERE n <= 20")) == first
+    layers = LAYERS.replace("FROM builds", "FROM builds WHERE n <= 22 AND variant IN ('zeckendorf', 'reversed')")
+    assert _rows(db, layers) == _rows(local_db, layers)
+    assert not (shards / "positions").exists()  # ingested shards are removed
+    code, out, _ = run(capsys, "verify", "--db", str(db))
+    assert code == 0 and "every check passed" in out
+
+
 @pytest.mark.parametrize("kind", ["positions", "edges", "summary"])
 def test_the_driver_stores_the_checksums_a_worker_sends_and_verify_checks_them(tmp_path, local_db, kind):
     """A worker hashes the rows it writes, so the driver does not: what it sends is stored

@@ -21,7 +21,8 @@ The driver ingests the n whose tasks finished, those that finished meanwhile in 
 transaction (with the checksums the worker computed from the rows it wrote), and
 removes their shards; with
 --shards-only it leaves them for DuckDB to query in place (a rerun skips the layers
-whose builds shard, written last, is there). The folder must be
+whose builds shard, written last, is there). Layers a run before left whole in the
+folder (it was stopped, or was --shards-only) are ingested, not solved again. The folder must be
 one the workers and the driver share (a network filesystem on a real cluster).
 A task solves the layers its games reach below n itself (Black Hole, Fibonacci
 nim): they are not shipped between workers; those lower layers the build also
@@ -195,22 +196,24 @@ def build_distributed(store: Store, client: Any, todo: dict[int, list], shards: 
     finished meanwhile in one transaction (unless shards_only). Returns the (variant, n)
     layers built, their positions and the moves stored."""
     shards.mkdir(parents=True, exist_ok=True)
-    root = str(shards.resolve())
-    futures = {}
-    for n, steps in todo.items():
-        stored = [g for g in {s.variant.graph_name for s in steps} if n in store.graph_ns(g)]
-        plain = [(s.variant.name, s.write, s.replace) for s in steps]
-        futures[client.submit(solve_to_shards, root, n, plain, stored, pure=False, priority=-n)] = (n, steps)
+    futures, ready = _submitted(store, client, todo, shards, shards_only)
     store.let_go()
     built, positions, edges = [], 0, 0
     readers = settings_pool(TABLES_AHEAD, "zeckdb-shards")
-    try:
+
+    def batches() -> Iterator[list[tuple[int, list[Step], list[str]]]]:
+        """(n, its steps, the variants written) of the n whose shards are there: those a run
+        before left, then those of the tasks that finished meanwhile, as they finish."""
+        if ready:
+            yield ready
         for finished in _as_finished(client, list(futures), store.let_go):
+            yield [(*futures[f], _result(f, futures[f][0])) for f in sorted(finished, key=lambda f: futures[f][0])]
+
+    try:
+        for batch in batches():
             # every n finished meanwhile goes in at once: the fewer statements, the less the ingest costs
             layers: list[tuple[str, str, int, bool, bool]] = []  # variant, graph, n, replace, with its graph layer
-            for future in sorted(finished, key=lambda f: futures[f][0]):
-                n, steps = futures[future]
-                written = _result(future, n)
+            for n, steps, written in batch:
                 graphs: set[str] = set()  # the worker wrote a graph layer's edges with the first variant playing it
                 for s in steps:
                     if s.variant.name in written:
@@ -231,8 +234,7 @@ def build_distributed(store: Store, client: Any, todo: dict[int, list], shards: 
             positions += sum(layer[3] for layer in ingested)
             edges += sum(layer[4] for layer in ingested)  # a shared graph's moves once
             if progress:
-                for future in finished:
-                    n, steps = futures[future]
+                for n, steps, _ in batch:
                     progress(sum(s.variant.estimate_work(n) for s in steps), f"n={n}")
     finally:
         with interrupts.ctrl_c_held():
@@ -241,6 +243,50 @@ def build_distributed(store: Store, client: Any, todo: dict[int, list], shards: 
         for table in TABLE_PARTITIONS:
             shutil.rmtree(shards / table, ignore_errors=True)
     return built, positions, edges
+
+
+def _submitted(store: Store, client: Any, todo: dict[int, list[Step]], shards: Path, shards_only: bool
+               ) -> tuple[dict[Any, tuple[int, list[Step]]], list[tuple[int, list[Step], list[str]]]]:
+    """A task per n submitted (the future's n and steps), but for the n a run before wrote
+    in full to the shard folder (unless shards_only): those are ready, with their steps and
+    the variants written."""
+    root = str(shards.resolve())
+    futures = {}
+    ready = []
+    for n, steps in todo.items():
+        stored = [g for g in {s.variant.graph_name for s in steps} if n in store.graph_ns(g)]
+        if not shards_only and _written_before(shards, n, steps, stored):
+            ready.append((n, steps, [s.variant.name for s in steps if s.write]))
+            continue
+        plain = [(s.variant.name, s.write, s.replace) for s in steps]
+        futures[client.submit(solve_to_shards, root, n, plain, stored, pure=False, priority=-n)] = (n, steps)
+    return futures, ready
+
+
+def _written_before(root: Path, n: int, steps: list[Step], stored: list[str]) -> bool:
+    """Whether a run before (stopped before it ingested them, or --shards-only) left layer n
+    of every game to write in the shard folder, whole, by this engine, with the graph layers
+    the database does not hold: then they are ingested, not solved again."""
+    import pyarrow.parquet as pq
+
+    from .version import ENGINE_VERSION
+
+    def shard(table: str, owner: str) -> Path:
+        return _shard_folder(root, table, owner, n) / "part-0.parquet"
+
+    try:
+        for s in steps:
+            if not s.write:
+                continue
+            build = pq.ParquetFile(shard("builds", s.variant.name)).read().to_pylist()  # written last
+            if len(build) != 1 or build[0].get("engine_version") != ENGINE_VERSION \
+                    or not shard("positions", s.variant.name).exists():
+                return False
+        return any(s.write for s in steps) and all(
+            pq.ParquetFile(shard("graph_layers", g)).metadata.num_rows == 1 and shard("edges", g).exists()
+            for g in {s.variant.graph_name for s in steps if s.write} - set(stored))
+    except (OSError, ValueError):  # missing, or not Parquet: solved again
+        return False
 
 
 def _noted(layers: Iterator[LayerTables], ingested: list[tuple[str, str, int, int, int]]) -> Iterator[LayerTables]:
