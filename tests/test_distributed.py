@@ -195,6 +195,13 @@ def test_a_full_build_ingests_the_layers_a_run_before_left_whole(cluster, local_
     assert not (shards / "positions").exists()  # ingested shards are removed
     code, out, _ = run(capsys, "verify", "--db", str(db))
     assert code == 0 and "every check passed" in out
+    # --force solves again what a run before left whole
+    assert run(capsys, *args, "--n", "1..3", "--shards-only", "--force")[0] == 0
+    left = {v: pq.read_table(shards / "builds" / f"variant={v}" / "n=3" / "part-0.parquet")["seconds"][0].as_py()
+            for v in ("zeckendorf", "reversed")}
+    assert run(capsys, *args, "--n", "1..3", "--force")[0] == 0
+    again = dict(_rows(db, "SELECT variant, seconds FROM builds WHERE n = 3"))
+    assert all(again[v] != left[v] for v in left), (again, left)
 
 
 @pytest.mark.parametrize("kind", ["positions", "edges", "summary"])

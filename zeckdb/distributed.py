@@ -191,12 +191,14 @@ def connect(address: str):
 
 
 def build_distributed(store: Store, client: Any, todo: dict[int, list], shards: Path, shards_only: bool = False,
-                      progress: Callable[[int, str], None] | None = None) -> tuple[list[tuple[str, int]], int, int]:
+                      progress: Callable[[int, str], None] | None = None,
+                      reuse: bool = True) -> tuple[list[tuple[str, int]], int, int]:
     """Run the planned layers (builder.plan) on the cluster; ingest the n that finish, those
-    finished meanwhile in one transaction (unless shards_only). Returns the (variant, n)
-    layers built, their positions and the moves stored."""
+    finished meanwhile in one transaction (unless shards_only). With `reuse` (not --force),
+    the layers a run before left whole in the folder are ingested, not solved again.
+    Returns the (variant, n) layers built, their positions and the moves stored."""
     shards.mkdir(parents=True, exist_ok=True)
-    futures, ready = _submitted(store, client, todo, shards, shards_only)
+    futures, ready = _submitted(store, client, todo, shards, reuse and not shards_only)
     store.let_go()
     built, positions, edges = [], 0, 0
     readers = settings_pool(TABLES_AHEAD, "zeckdb-shards")
@@ -245,17 +247,17 @@ def build_distributed(store: Store, client: Any, todo: dict[int, list], shards: 
     return built, positions, edges
 
 
-def _submitted(store: Store, client: Any, todo: dict[int, list[Step]], shards: Path, shards_only: bool
+def _submitted(store: Store, client: Any, todo: dict[int, list[Step]], shards: Path, reuse: bool
                ) -> tuple[dict[Any, tuple[int, list[Step]]], list[tuple[int, list[Step], list[str]]]]:
-    """A task per n submitted (the future's n and steps), but for the n a run before wrote
-    in full to the shard folder (unless shards_only): those are ready, with their steps and
-    the variants written."""
+    """A task per n submitted (the future's n and steps), but, with `reuse`, for the n a run
+    before wrote in full to the shard folder: those are ready, with their steps and the
+    variants written."""
     root = str(shards.resolve())
     futures = {}
     ready = []
     for n, steps in todo.items():
         stored = [g for g in {s.variant.graph_name for s in steps} if n in store.graph_ns(g)]
-        if not shards_only and _written_before(shards, n, steps, stored):
+        if reuse and _written_before(shards, n, steps, stored):
             ready.append((n, steps, [s.variant.name for s in steps if s.write]))
             continue
         plain = [(s.variant.name, s.write, s.replace) for s in steps]

@@ -163,7 +163,8 @@ def _on_cluster(store: Store, client: Any, todo: dict[int, list[Step]], shards: 
     for v in variants.values():
         store.register_variant(game_record(v))
     t0 = time.perf_counter()
-    built, positions, edges = build_distributed(store, client, todo, shards, r.shards_only, advance)
+    built, positions, edges = build_distributed(store, client, todo, shards, r.shards_only, advance,
+                                                reuse=not r.force)  # --force solves every layer again
     if r.shards is None and not r.shards_only:  # the folder zeckdb chose goes too, once empty
         with suppress(OSError):
             shards.rmdir()
