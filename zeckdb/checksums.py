@@ -276,5 +276,3 @@ def _float_code(value: float) -> int:
 
 def _whole_code(value: int) -> int:
     return int(value) & MASK  # whole numbers (two's complement) and booleans
-
-

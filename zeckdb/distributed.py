@@ -22,8 +22,8 @@ transaction (with the checksums the worker computed from the rows it wrote), and
 removes their shards; with
 --shards-only it leaves them for DuckDB to query in place (a rerun skips the layers
 whose builds shard, written last, is there). Layers a run before left whole in the
-folder (it was stopped, or was --shards-only) are ingested, not solved again. The folder must be
-one the workers and the driver share (a network filesystem on a real cluster).
+folder (it was stopped, or was --shards-only) are ingested, not solved again. The folder
+must be one the workers and the driver share (a network filesystem on a real cluster).
 A task solves the layers its games reach below n itself (Black Hole, Fibonacci
 nim): they are not shipped between workers; those lower layers the build also
 stores are tasks of their own. Why Dask: docs/scaling.md.
@@ -106,8 +106,7 @@ def _write_shards(root: Path, layer: LayerTables) -> None:
     for table, rows in tables.items():
         if rows is not None:
             owner = layer.graph if TABLE_PARTITIONS[table] == "graph" else layer.variant
-            write_part(rows, _shard_folder(root, table, owner, layer.n) / "part-0.parquet",
-                       compression=SHARD_COMPRESSION)
+            write_part(rows, _shard(root, table, owner, layer.n), compression=SHARD_COMPRESSION)
 
 
 def _shard_folder(root: Path, table: str, owner: str, n: int) -> Path:
@@ -116,20 +115,29 @@ def _shard_folder(root: Path, table: str, owner: str, n: int) -> Path:
     return root / partition(table, TABLE_PARTITIONS[table], owner, n)
 
 
+def _shard(root: Path, table: str, owner: str, n: int) -> Path:
+    """The one file of a table's shard of (owner, n)."""
+    return _shard_folder(root, table, owner, n) / "part-0.parquet"
+
+
+def _builds_row(root: Path, variant: str, n: int) -> dict[str, Any] | None:
+    """The one row of a layer's builds shard (written last: the layer's shards are whole),
+    or None when it is missing or is not one row of Parquet (put there by hand, or damaged)."""
+    import pyarrow.parquet as pq
+
+    try:
+        rows = pq.ParquetFile(_shard(root, "builds", variant, n)).read().to_pylist()
+    except (OSError, ValueError):  # pyarrow's errors of a missing or damaged file
+        return None
+    return rows[0] if len(rows) == 1 else None
+
+
 def unwritten(root: Path, todo: dict[int, list[Step]]) -> dict[int, list[Step]]:
     """A --shards-only build's plan (builder.plan) without the layers a run before wrote in
     full to root (their builds shard, written last, is there): a rerun resumes."""
-    import pyarrow.parquet as pq
-
-    def written(variant: str, n: int) -> bool:
-        try:  # one that is not a Parquet file of one row (put there by hand) does not count
-            return pq.ParquetFile(_shard_folder(root, "builds", variant, n) / "part-0.parquet").metadata.num_rows == 1
-        except (OSError, ValueError):  # pyarrow's errors of a missing or damaged file
-            return False
-
     left = {}
     for n, steps in todo.items():
-        kept = [s for s in steps if not (s.write and written(s.variant.name, n))]
+        kept = [s for s in steps if not (s.write and _builds_row(root, s.variant.name, n) is not None)]
         if any(s.write for s in kept):
             left[n] = kept
     return left
@@ -141,7 +149,7 @@ def read_shards(root: Path, variant: str, graph: str, n: int, replace: bool, wit
     import pyarrow.parquet as pq
 
     def table(name: str, owner: str):
-        path = _shard_folder(root, name, owner, n) / "part-0.parquet"
+        path = _shard(root, name, owner, n)
         # one file, not a dataset: read_table's discovery cost more than most shards' rows
         return pq.ParquetFile(path).read() if path.exists() else None
 
@@ -164,9 +172,9 @@ def shard_counts(root: Path, variant: str, graph: str, n: int, with_graph: bool)
     import pyarrow.parquet as pq
 
     def row(name: str, owner: str) -> dict[str, Any]:
-        return pq.ParquetFile(_shard_folder(root, name, owner, n) / "part-0.parquet").read().to_pylist()[0]
+        return pq.ParquetFile(_shard(root, name, owner, n)).read().to_pylist()[0]
 
-    graph_layer = _shard_folder(root, "graph_layers", graph, n) / "part-0.parquet"
+    graph_layer = _shard(root, "graph_layers", graph, n)
     moves = row("graph_layers", graph)["edges"] if with_graph and graph_layer.exists() else 0
     return variant, graph, n, row("builds", variant)["positions"], moves
 
@@ -273,20 +281,16 @@ def _written_before(root: Path, n: int, steps: list[Step], stored: list[str]) ->
 
     from .version import ENGINE_VERSION
 
-    def shard(table: str, owner: str) -> Path:
-        return _shard_folder(root, table, owner, n) / "part-0.parquet"
-
+    writes = [s.variant for s in steps if s.write]
+    for v in writes:
+        build = _builds_row(root, v.name, n)
+        if build is None or build.get("engine_version") != ENGINE_VERSION \
+                or not _shard(root, "positions", v.name, n).exists():
+            return False
     try:
-        for s in steps:
-            if not s.write:
-                continue
-            build = pq.ParquetFile(shard("builds", s.variant.name)).read().to_pylist()  # written last
-            if len(build) != 1 or build[0].get("engine_version") != ENGINE_VERSION \
-                    or not shard("positions", s.variant.name).exists():
-                return False
-        return any(s.write for s in steps) and all(
-            pq.ParquetFile(shard("graph_layers", g)).metadata.num_rows == 1 and shard("edges", g).exists()
-            for g in {s.variant.graph_name for s in steps if s.write} - set(stored))
+        return bool(writes) and all(
+            pq.ParquetFile(_shard(root, "graph_layers", g, n)).metadata.num_rows == 1
+            and _shard(root, "edges", g, n).exists() for g in {v.graph_name for v in writes} - set(stored))
     except (OSError, ValueError):  # missing, or not Parquet: solved again
         return False
 

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-import contextlib
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass, field, fields, replace
 import os
@@ -209,7 +208,7 @@ def _start_thread(settings: Settings | None) -> None:
     if sys.platform == "linux":
         import ctypes
 
-        with contextlib.suppress(OSError, AttributeError):
+        with suppress(OSError, AttributeError):
             name = threading.current_thread().name.removeprefix("zeckdb-")
             ctypes.CDLL(None).prctl(15, name.encode()[:15])  # PR_SET_NAME
 
