@@ -361,7 +361,9 @@ def test_ctrl_c_inside_a_finaliser_is_raised_again_not_lost(handler, expected):
     callback: it prints "Exception ignored" and a traceback, and the Ctrl-C is lost (a build
     would go on). zeckdb delivers it again, to be raised where it can propagate; where a
     Ctrl-C is ignored (the command is over) it is dropped without a word."""
-    done = subprocess.run([sys.executable, "-c", LOST_CTRL_C, handler], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", LOST_CTRL_C, handler], capture_output=True, text=True, timeout=120,
+                          # Python's handler, as under a terminal: a shell's background job inherits SIGINT ignored
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert (done.returncode, done.stdout.strip(), done.stderr) == (0, expected, "")
 
 
