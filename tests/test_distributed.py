@@ -166,12 +166,23 @@ def test_ctrl_c_on_the_cluster_keeps_the_shards_written_and_a_rerun_resumes(clus
     assert proc.returncode == 130, "".join(said) + rest
     assert ("".join(said) + rest).splitlines()[-1] == ("zeckdb: interrupted; the layers written as Parquet shards "
                                                        "are kept, run the same command again to resume")
+    _wait_until_no_task_runs(cluster)  # Dask lets a running task finish: it may still write its layer
     written = len(list((shards / "builds" / "variant=zeckendorf").iterdir()))
     code, out, err = run(capsys, *args)  # the rerun writes what is missing, and only that
     assert code == 0, err
     assert out.startswith("nothing to write") if written == 110 else out.startswith(
         f"wrote {110 - written} layer"), (written, out)
     assert len(list((shards / "builds" / "variant=zeckendorf").iterdir())) == 110
+
+
+def _wait_until_no_task_runs(address: str) -> None:
+    """Until no worker runs a task, those a driver gone left running included (Dask's
+    WorkerState.executing holds them too)."""
+    with distributed.Client(address, timeout=30) as client:
+        deadline = time.monotonic() + 120
+        while any(client.run(lambda dask_worker: len(dask_worker.state.executing)).values()):
+            assert time.monotonic() < deadline, "a task ran on for two minutes"
+            time.sleep(0.1)
 
 
 def test_a_full_build_ingests_the_layers_a_run_before_left_whole(cluster, local_db, tmp_path, capsys):
