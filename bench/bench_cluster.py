@@ -7,6 +7,12 @@ the driver's CPU time and their ratio (cluster / local: below 1 the cluster pays
 
     python bench/bench_cluster.py            # every workload (about 15 minutes on 2 cores)
     python bench/bench_cluster.py --quick    # smaller sizes (2 minutes)
+    python bench/bench_cluster.py --split    # machines of their own, as far as cores can stand for them
+
+With --split the cores are cut in two, as if they were separate machines: the driver (and the
+local build it is compared with) runs on the first half, the scheduler and one single-thread
+worker per core on the second half (taskset). The cluster then brings cores the local build
+does not have, as worker machines would, and the driver no longer shares its cores with them.
 
 Workloads:
   core     zeckdb build --n 1..150 --variant zeckendorf --variant reversed
@@ -20,6 +26,7 @@ The kernels are compiled first (a small build), so no run pays for it.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 import os
 from pathlib import Path
 import socket
@@ -39,10 +46,15 @@ WORKLOADS = {
 }
 
 
-def timed(args: list[str], db: Path) -> tuple[float, float]:
-    """A whole zeckdb process: (wall seconds, its CPU seconds)."""
+def pinned(cpus: set[int]) -> Callable[[], None]:
+    return lambda: os.sched_setaffinity(0, cpus)
+
+
+def timed(args: list[str], db: Path, cpus: set[int]) -> tuple[float, float]:
+    """A whole zeckdb process on these cores: (wall seconds, its CPU seconds)."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen([*CLI, *args, "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([*CLI, *args, "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=pinned(cpus))
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     if status != 0:
@@ -50,22 +62,24 @@ def timed(args: list[str], db: Path) -> tuple[float, float]:
     return wall, usage.ru_utime + usage.ru_stime
 
 
-def start_cluster(workers: int, log: Path) -> tuple[str, list[subprocess.Popen]]:
+def start_cluster(cpus: set[int], log: Path) -> tuple[str, list[subprocess.Popen]]:
+    """A scheduler and a single-thread worker per core, all on these cores."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     address = f"tcp://127.0.0.1:{port}"
     procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
                                "--port", str(port), "--no-dashboard"], stdout=open(log / "scheduler.log", "w"),  # noqa: SIM115
-                              stderr=subprocess.STDOUT)]
+                              stderr=subprocess.STDOUT, preexec_fn=pinned(cpus))]
     # each worker stands for a machine of one core: a large layer's task takes one thread, as
     # it would there (distributed.task_threads), rather than every core of this shared machine
     one_core = {**os.environ, "ZECKDB_THREADS": "1"}
+    workers = len(cpus)
     for i in range(workers):
         procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
                                        "--no-nanny", "--host", "127.0.0.1", "--no-dashboard"],
                                       stdout=open(log / f"worker{i}.log", "w"),  # noqa: SIM115 (the process's)
-                                      stderr=subprocess.STDOUT, env=one_core))
+                                      stderr=subprocess.STDOUT, env=one_core, preexec_fn=pinned(cpus)))
     from distributed import Client
 
     with Client(address, timeout=60) as client:
@@ -77,23 +91,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default=",".join(WORKLOADS), help="workloads, comma-separated")
     parser.add_argument("--quick", action="store_true", help="the smaller size of each workload")
+    parser.add_argument("--split", action="store_true", help="the driver on half the cores, the workers on the rest")
     options = parser.parse_args()
-    cores = len(os.sched_getaffinity(0))
+    cores = sorted(os.sched_getaffinity(0))
+    if options.split and len(cores) < 2:
+        raise SystemExit("--split needs two cores at least")
+    driver = set(cores[:len(cores) // 2]) if options.split else set(cores)
+    workers = set(cores) - driver if options.split else set(cores)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        timed(["build", "--n", "1..20", "--variant", "zeckendorf"], folder / "warm.duckdb")
-        timed(["build", "--summary-only", "--n", "30", "--variant", "zeckendorf"], folder / "warm.duckdb")
-        address, procs = start_cluster(cores, folder)
+        timed(["build", "--n", "1..20", "--variant", "zeckendorf"], folder / "warm.duckdb", driver)
+        timed(["build", "--summary-only", "--n", "30", "--variant", "zeckendorf"], folder / "warm.duckdb", driver)
+        address, procs = start_cluster(workers, folder)
         try:
-            print(f"{cores} cores; the cluster: a scheduler and {cores} single-thread workers on loopback")
+            where = (f"the driver and the local build on cores {sorted(driver)}, the cluster on cores {sorted(workers)}"
+                     if options.split else "on loopback, sharing every core")
+            print(f"{len(cores)} cores; the cluster: a scheduler and {len(workers)} single-thread workers, {where}")
             print(f"{'workload':<8} {'local s':>9} {'cluster s':>10} {'driver CPU-s':>13} {'cluster/local':>14}")
             for name in options.only.split(","):
                 args = WORKLOADS[name][1 if options.quick else 0]
                 here = [a for a in args if a != "--shards-only"]  # a local build stores its rows
-                local, _ = timed([*here, "--threads", str(cores)], folder / f"{name}-local.duckdb")
-                remote, driver = timed([*args, "--executor", "dask", "--address", address],
-                                       folder / f"{name}-cluster.duckdb")
-                print(f"{name:<8} {local:>9.1f} {remote:>10.1f} {driver:>13.1f} {remote / local:>14.2f}", flush=True)
+                local, _ = timed([*here, "--threads", str(len(driver))], folder / f"{name}-local.duckdb", driver)
+                remote, cpu = timed([*args, "--executor", "dask", "--address", address],
+                                    folder / f"{name}-cluster.duckdb", driver)
+                print(f"{name:<8} {local:>9.1f} {remote:>10.1f} {cpu:>13.1f} {remote / local:>14.2f}", flush=True)
         finally:
             from distributed import Client
 
