@@ -215,6 +215,45 @@ def test_a_full_build_ingests_the_layers_a_run_before_left_whole(cluster, local_
     assert all(again[v] != left[v] for v in left), (again, left)
 
 
+def test_two_writers_of_one_shard_each_put_a_whole_file_in_place(tmp_path):
+    """A task a stopped build left running and the rerun's task may write the same layer at
+    the same moment: neither may fail, and the file is whole."""
+    import threading
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from zeckdb.export import write_part
+
+    schema = pa.schema([("x", pa.int64())])
+    both_writing = threading.Barrier(2, timeout=30)
+
+    def rows() -> pa.RecordBatchReader:
+        def batches():
+            yield pa.record_batch([pa.array(range(1000))], schema=schema)
+            both_writing.wait()  # each has opened its file and written a batch
+            yield pa.record_batch([pa.array(range(1000, 2000))], schema=schema)
+
+        return pa.RecordBatchReader.from_batches(schema, batches())
+
+    path = tmp_path / "positions" / "variant=zeckendorf" / "n=7" / "part-0.parquet"
+    failures: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            write_part(rows(), path)
+        except BaseException as exc:
+            failures.append(exc)
+
+    writers = [threading.Thread(target=write) for _ in range(2)]
+    for w in writers:
+        w.start()
+    for w in writers:
+        w.join()
+    assert failures == [] and pq.read_table(path).column("x").to_pylist() == list(range(2000))
+    assert [p.name for p in path.parent.iterdir()] == ["part-0.parquet"]
+
+
 @pytest.mark.parametrize("kind", ["positions", "edges", "summary"])
 def test_the_driver_stores_the_checksums_a_worker_sends_and_verify_checks_them(tmp_path, local_db, kind):
     """A worker hashes the rows it writes, so the driver does not: what it sends is stored

@@ -238,12 +238,18 @@ def _remove_tree(parent: int, name: str) -> None:
 def write_part(rows: Any, path: Path, fmt: str = "parquet", compression: str = "zstd") -> int:
     """Write Arrow rows (a table, or a RecordBatchReader read batch by batch) as one file of a
     hive layout (a distributed build's shard), whole or not at all: to a temporary file renamed
-    into place. Returns the rows written."""
+    into place. The temporary file is this writer's own: two tasks may write the same layer at
+    once (one a stopped build left running, one of the rerun), and each puts a whole file in
+    place. Returns the rows written."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp")
-    with open(temporary, "wb") as sink:
-        written = write_rows(rows, sink, fmt, compression)
-    temporary.rename(path)
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    try:
+        with open(temporary, "xb") as sink:
+            written = write_rows(rows, sink, fmt, compression)
+        temporary.rename(path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
     return written
 
 
