@@ -148,10 +148,13 @@ def build(
                            address=address, shards=shards, shards_only=shards_only, threads=threads, progress=bar,
                            notify=_echo_err)
     except api.BuildInterrupted as interrupt:  # click would print "Aborted!"; say what is kept
-        done = ("nothing is" if not interrupt.committed else f"n = {format_ns(interrupt.committed)} are") \
+        done = ("nothing is" if not interrupt.committed else
+                f"n = {format_ns(interrupt.committed)} {'is' if len(interrupt.committed) == 1 else 'are'}") \
             if interrupt.committed is not None else "every finished n is"
         kept = "the layers written as Parquet shards are kept" if shards_only else f"{done} committed"
-        _echo_err(f"zeckdb: interrupted; {kept}, run the same command again to resume")
+        takes = f"; the layers solved but not yet stored stay as Parquet shards in {interrupt.shards} for it" \
+            if interrupt.shards else ""
+        _echo_err(f"zeckdb: interrupted; {kept}, run the same command again to resume{takes}")
         raise typer.Exit(130) from None
     names = ", ".join(result.variants)
     if result.shards is not None and not result.built:

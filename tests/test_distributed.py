@@ -215,6 +215,50 @@ def test_a_full_build_ingests_the_layers_a_run_before_left_whole(cluster, local_
     assert all(again[v] != left[v] for v in left), (again, left)
 
 
+def test_ctrl_c_of_a_full_build_on_the_cluster_names_the_shards_a_rerun_stores(cluster, local_db, tmp_path, capsys,
+                                                                               monkeypatch):
+    """Tasks running at a Ctrl-C finish on the workers (Dask cannot stop them) and leave their
+    layers as shards: the message says where, and the rerun stores them and removes the folder."""
+    import pyarrow.parquet as pq
+
+    import zeckdb.distributed
+
+    real = zeckdb.distributed.build_distributed
+
+    def stopped_at_the_first_commit(*args, **kwargs):
+        def advance(positions: int, description: str) -> None:
+            raise KeyboardInterrupt
+
+        return real(*args[:5], advance, **kwargs)
+
+    db = tmp_path / "z.duckdb"
+    args = ["build", "--executor", "dask", "--address", cluster, "--n", "1..30", "--variant", "zeckendorf",
+            "--variant", "reversed", "--db", str(db)]
+    def stopped_before_any_task(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patched:  # no task has written: no folder to name
+        patched.setattr(zeckdb.distributed, "build_distributed", stopped_before_any_task)
+        code, _, err = run(capsys, *args)
+    assert code == 130 and err.endswith("nothing is committed, run the same command again to resume\n"), err
+    with monkeypatch.context() as patched:
+        patched.setattr(zeckdb.distributed, "build_distributed", stopped_at_the_first_commit)
+        code, _, err = run(capsys, *args)
+    assert code == 130 and err.endswith(f"run the same command again to resume; the layers solved but not yet "
+                                        f"stored stay as Parquet shards in {db}.shards for it\n"), err
+    _wait_until_no_task_runs(cluster)
+    left = {(p.parent.parent.name.removeprefix("variant="), int(p.parent.name.removeprefix("n="))):
+            pq.read_table(p)["seconds"][0].as_py() for p in Path(f"{db}.shards").glob("builds/*/*/part-0.parquet")}
+    assert left, "no layer left to store: the test proves nothing"
+    code, _, err = run(capsys, *args)
+    assert code == 0, err
+    stored = {(v, n): t for v, n, t in _rows(db, "SELECT variant, n, seconds FROM builds")}
+    assert {key: stored[key] for key in left} == left  # stored from the shards, not solved again
+    layers = LAYERS.replace("FROM builds", "FROM builds WHERE n <= 30 AND variant IN ('zeckendorf', 'reversed')")
+    assert _rows(db, layers) == _rows(local_db, layers)
+    assert not Path(f"{db}.shards").exists()
+
+
 def test_two_writers_of_one_shard_each_put_a_whole_file_in_place(tmp_path):
     """A task a stopped build left running and the rerun's task may write the same layer at
     the same moment: neither may fail, and the file is whole."""

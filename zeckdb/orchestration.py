@@ -43,11 +43,15 @@ class BuildResult:
 
 class BuildInterrupted(KeyboardInterrupt):
     """Ctrl-C during a build; `committed` lists the n of the build's range that are committed
-    (None when the file could not be read any more: every finished n is)."""
+    (None when the file could not be read any more: every finished n is). `shards`, for a
+    full build on a cluster: the folder where the layers solved but not stored stay, those
+    the workers finish after the Ctrl-C too (Dask lets a running task finish), for a rerun
+    to store."""
 
-    def __init__(self, committed: list[int] | None):
+    def __init__(self, committed: list[int] | None, shards: str | None = None):
         super().__init__()
         self.committed = committed
+        self.shards = shards
 
 
 class Progress(Protocol):
@@ -101,7 +105,8 @@ def _build_full(r: BuildRequest, threads: int, progress: Progress | None, say: C
     skipped = check_targets(chosen, r.ns, skip)  # before the file is touched
     committed: list[list[int]] = []  # what is committed, read before the file is closed
     client, shards = _cluster(r) if r.executor == "dask" else (None, None)
-    with _ending(client, lambda: committed[0] if committed else None):
+    left = str(shards) if shards is not None and not r.shards_only else None
+    with _ending(client, lambda: committed[0] if committed else None, left):
         store = Store.open_write(r.db, on_wait=lambda: say(
             "zeckdb: waiting for readers to close the database (a long query, `zeckdb verify`?) before the next "
             "commit"))
@@ -130,15 +135,16 @@ def _build_full(r: BuildRequest, threads: int, progress: Progress | None, say: C
 
 
 @contextmanager
-def _ending(client: Any, committed: Callable[[], list[int] | None]) -> Iterator[None]:
+def _ending(client: Any, committed: Callable[[], list[int] | None], shards: str | None = None) -> Iterator[None]:
     """A build's end: Ctrl-C (or an error it caused, caused_by_ctrl_c) becomes BuildInterrupted
-    naming what `committed` says is committed; the cluster's client is closed."""
+    naming what `committed` says is committed (and the shard folder a rerun takes layers
+    from, once a task has written to it); the cluster's client is closed."""
     try:
         yield
     except BaseException as interrupt:
         if not caused_by_ctrl_c(interrupt):
             raise
-        raise BuildInterrupted(committed()) from interrupt
+        raise BuildInterrupted(committed(), shards if shards and Path(shards).exists() else None) from interrupt
     finally:
         if client is not None:
             client.close()
