@@ -108,12 +108,12 @@ def main() -> None:
                      if options.split else "on loopback, sharing every core")
             print(f"{len(cores)} cores; the cluster: a scheduler and {len(workers)} single-thread workers, {where}")
             print(f"{'workload':<8} {'local s':>9} {'cluster s':>10} {'driver CPU-s':>13} {'cluster/local':>14}")
-            for name in options.only.split(","):
+            for i, name in enumerate(options.only.split(",")):  # a workload named twice runs twice
                 args = WORKLOADS[name][1 if options.quick else 0]
                 here = [a for a in args if a != "--shards-only"]  # a local build stores its rows
-                local, _ = timed([*here, "--threads", str(len(driver))], folder / f"{name}-local.duckdb", driver)
+                local, _ = timed([*here, "--threads", str(len(driver))], folder / f"{name}-{i}-local.duckdb", driver)
                 remote, cpu = timed([*args, "--executor", "dask", "--address", address],
-                                    folder / f"{name}-cluster.duckdb", driver)
+                                    folder / f"{name}-{i}-cluster.duckdb", driver)
                 print(f"{name:<8} {local:>9.1f} {remote:>10.1f} {cpu:>13.1f} {remote / local:>14.2f}", flush=True)
         finally:
             from distributed import Client
