@@ -219,24 +219,28 @@ def test_ctrl_c_of_a_full_build_on_the_cluster_names_the_shards_a_rerun_stores(c
                                                                                monkeypatch):
     """Tasks running at a Ctrl-C finish on the workers (Dask cannot stop them) and leave their
     layers as shards: the message says where, and the rerun stores them and removes the folder."""
+    import inspect
+
     import pyarrow.parquet as pq
 
     import zeckdb.distributed
 
     real = zeckdb.distributed.build_distributed
 
+    def stopped_before_any_task(*args, **kwargs):
+        raise KeyboardInterrupt
+
     def stopped_at_the_first_commit(*args, **kwargs):
-        def advance(positions: int, description: str) -> None:
+        def advance(positions: int, description: str) -> None:  # called once a commit is done
             raise KeyboardInterrupt
 
-        return real(*args[:5], advance, **kwargs)
+        call = inspect.signature(real).bind(*args, **kwargs)
+        call.arguments["progress"] = advance
+        return real(*call.args, **call.kwargs)
 
     db = tmp_path / "z.duckdb"
     args = ["build", "--executor", "dask", "--address", cluster, "--n", "1..30", "--variant", "zeckendorf",
             "--variant", "reversed", "--db", str(db)]
-    def stopped_before_any_task(*args, **kwargs):
-        raise KeyboardInterrupt
-
     with monkeypatch.context() as patched:  # no task has written: no folder to name
         patched.setattr(zeckdb.distributed, "build_distributed", stopped_before_any_task)
         code, _, err = run(capsys, *args)
