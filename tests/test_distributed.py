@@ -185,6 +185,14 @@ def _wait_until_no_task_runs(address: str) -> None:
             time.sleep(0.1)
 
 
+def _shard_seconds(shards: Path) -> dict[tuple[str, int], float]:
+    """(variant, n) -> the seconds its builds shard records: the task that solved it measured them."""
+    import pyarrow.parquet as pq
+
+    return {(p.parent.parent.name.removeprefix("variant="), int(p.parent.name.removeprefix("n="))):
+            pq.read_table(p)["seconds"][0].as_py() for p in shards.glob("builds/*/*/part-0.parquet")}
+
+
 def test_a_full_build_ingests_the_layers_a_run_before_left_whole(cluster, local_db, tmp_path, capsys):
     """Layers left whole in the shard folder (by --shards-only here; by a run stopped before
     it ingested them, too) are ingested, not solved again: their builds rows keep the
@@ -195,8 +203,7 @@ def test_a_full_build_ingests_the_layers_a_run_before_left_whole(cluster, local_
     args = ["build", "--executor", "dask", "--address", cluster, "--variant", "zeckendorf", "--variant", "reversed",
             "--shards", str(shards), "--db", str(db)]
     assert run(capsys, *args, "--n", "1..20", "--shards-only")[0] == 0
-    first = {(p.parent.parent.name.removeprefix("variant="), int(p.parent.name.removeprefix("n="))):
-             pq.read_table(p)["seconds"][0].as_py() for p in shards.glob("builds/*/*/part-0.parquet")}
+    first = _shard_seconds(shards)
     assert len(first) == 40
     code, out, err = run(capsys, *args, "--n", "1..22")
     assert code == 0 and out.startswith("built zeckendorf, reversed for n = 1..22"), err
@@ -220,8 +227,6 @@ def test_ctrl_c_of_a_full_build_on_the_cluster_names_the_shards_a_rerun_stores(c
     """Tasks running at a Ctrl-C finish on the workers (Dask cannot stop them) and leave their
     layers as shards: the message says where, and the rerun stores them and removes the folder."""
     import inspect
-
-    import pyarrow.parquet as pq
 
     import zeckdb.distributed
 
@@ -251,8 +256,7 @@ def test_ctrl_c_of_a_full_build_on_the_cluster_names_the_shards_a_rerun_stores(c
     assert code == 130 and err.endswith(f"run the same command again to resume; the layers solved but not yet "
                                         f"stored stay as Parquet shards in {db}.shards for it\n"), err
     _wait_until_no_task_runs(cluster)
-    left = {(p.parent.parent.name.removeprefix("variant="), int(p.parent.name.removeprefix("n="))):
-            pq.read_table(p)["seconds"][0].as_py() for p in Path(f"{db}.shards").glob("builds/*/*/part-0.parquet")}
+    left = _shard_seconds(Path(f"{db}.shards"))
     assert left, "no layer left to store: the test proves nothing"
     code, _, err = run(capsys, *args)
     assert code == 0, err
