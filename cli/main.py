@@ -104,7 +104,7 @@ _BUILD_HELP = (
     "of this machine's memory). --threads (ZECKDB_THREADS, default the cores this process may use) sets "
     "how many layers are solved at once; a large layer takes the threads left over. Without --variant it "
     "builds the zeckendorf and reversed games. Summary mode solves:\n\n\b\n"
-    + _one_per_line(api.summary_games(builtin_only=True)) + "\n\n"
+    + _one_per_line(api.summary_games()) + "\n\n"
     "and the installed game plugins that have a summary walk (`zeckdb variants` lists them). "
     "How far each game reaches, in full and in summary mode, is set by what its largest layer costs: "
     "`zeckdb variants` shows it for this machine (a full build's layer may take a quarter of its memory; "

@@ -38,10 +38,10 @@ def test_the_games_summary_mode_takes_are_the_registrys(capsys):
 
     from .conftest import run
 
-    names = ", ".join(label.split(" (")[0] for label in summary_games(builtin_only=True))
+    names = ", ".join(label.split(" (")[0] for label in summary_games())
     assert f"Summary mode solves: {names} (" in (ROOT / "docs" / "scaling.md").read_text()
     code, out, _ = run(capsys, "build", "--help")
-    listed = out[out.index("mode solves:"):].splitlines()[1:len(summary_games(builtin_only=True)) + 2]  # one per line
+    listed = out[out.index("mode solves:"):].splitlines()[1:len(summary_games()) + 2]  # one per line
     assert code == 0 and [line.strip() for line in listed if line.strip()] == names.split(", ")
 
 

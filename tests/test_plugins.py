@@ -11,6 +11,7 @@ from pathlib import Path
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -144,10 +145,13 @@ def test_a_game_is_held_to_the_count_it_gives_and_not_to_the_default_guess():
 
 FAULTY = {  # a plugin module's text -> what loading its game says
     "raise ImportError('no such thing')": "failed to load: no such thing",
+    "raise ValueError('not a zeckdb error')": "failed to load: not a zeckdb error",
     "import sys\nsys.exit(0)": "called sys.exit() while it loaded",
+    "import os\nos._exit(0)": "ended its process while it loaded (exit status 0)",
     "def Broken():\n    return 42": "gives a int, not a Variant",
-    "import time\ntime.sleep(3600)": None,  # never finishes importing: only asking for it may hang
+    "import time\ntime.sleep(3600)": "did not load within 3 s (plugin_load_seconds)",
 }
+LOAD_SECONDS = "3"  # the faulty plugins' deadline (ZECKDB_PLUGIN_LOAD_SECONDS), short for the test
 
 
 @pytest.fixture
@@ -163,25 +167,56 @@ def faulty(tmp_path, request) -> Path:
 
 
 @pytest.mark.parametrize("faulty", list(FAULTY), indirect=True)
-def test_a_faulty_plugin_never_takes_other_commands_down(faulty, tmp_path):
-    """A plugin that fails to import, exits, gives the wrong type or never finishes importing
-    broke every command (the help was built from every plugin): only its own game is affected,
-    and loading it says what is wrong in one line naming it."""
+def test_a_faulty_plugin_never_takes_other_commands_down(faulty, tmp_path, monkeypatch):
+    """A plugin that fails to import, raises an error of its own, exits (sys.exit, os._exit),
+    gives the wrong type or never finishes importing broke every command (the help was built
+    from every plugin; summary mode and `zeckdb variants` loaded them all): only its own game
+    is affected, and loading it, or listing the games, says what is wrong in one line naming
+    it, within its deadline."""
+    monkeypatch.setenv("ZECKDB_PLUGIN_LOAD_SECONDS", LOAD_SECONDS)
     says = FAULTY[(faulty / "zeckdb_faulty.py").read_text().rstrip("\n")]
     db = str(tmp_path / "f.duckdb")
     for args, shows in ((["--help"], "Usage: zeckdb"), (["build", "--help"], "Summary mode solves:"),
                         (["build", "--variant", "zeckendorf", "--n", "1..5", "--db", db], "built zeckendorf"),
+                        (["build", "--summary-only", "--variant", "reversed", "--n", "6..7", "--db", db], "reversed"),
                         (["status", "--db", db], "zeckendorf"),
                         (["position", "zeckendorf", "--start", "5", "--db", db], "outcome")):
         done = zeckdb(faulty, *args)
         assert done.returncode == 0 and "Traceback" not in done.stderr, (args, done.stderr)
         assert shows in done.stdout, (args, done.stdout[-300:])
-    if says is not None:  # the others are listed (exit 0); building the plugin's game fails (exit 1)
-        for args, code in ((["variants"], 0), (["build", "--variant", "faulty", "--n", "3", "--db", db], 1)):
-            done = zeckdb(faulty, *args)
-            assert "Traceback" not in done.stderr and f"the game plugin faulty (zeckdb_faulty:Broken) {says}" in \
-                done.stderr, (args, done.stderr)
-            assert done.returncode == code, (args, done.returncode)
+    listed = zeckdb(faulty, "variants", "-f", "json")  # the others are listed (exit 0), the plugin named
+    assert listed.returncode == 0 and "zeckendorf" in [g["variant"] for g in json.loads(listed.stdout)]
+    assert listed.stderr.splitlines() == [f"zeckdb: left out: the game plugin faulty (zeckdb_faulty:Broken) {says}"]
+    built = zeckdb(faulty, "build", "--variant", "faulty", "--n", "3", "--db", db)  # its own game fails (exit 1)
+    assert built.returncode == 1 and "Traceback" not in built.stderr
+    assert f"the game plugin faulty (zeckdb_faulty:Broken) {says}" in built.stderr, built.stderr
+
+
+def test_a_plugin_printing_as_it_loads_leaves_the_commands_output_alone(tmp_path):
+    """A plugin that prints at import broke `zeckdb variants -f json`: its prints go to
+    standard error, the listing and the build's output stay what they are."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "zeckdb_noisy.py").write_text(
+        "print('hello from the noisy plugin')\n"
+        "from zeckdb.variants.zeckendorf import Zeckendorf\n\n\n"
+        "class Noisy(Zeckendorf):\n"
+        "    name = 'noisy'\n"
+        "    title = 'The Zeckendorf game, printing as it loads'\n")
+    info = site / "zeckdb_noisy-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: zeckdb-noisy\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[zeckdb.games]\nnoisy = zeckdb_noisy:Noisy\n")
+    listed = zeckdb(site, "variants", "-f", "json")
+    assert listed.returncode == 0, listed.stderr
+    games = {g["variant"]: g for g in json.loads(listed.stdout)}  # no print in the JSON
+    assert games["noisy"]["game"] == "The Zeckendorf game, printing as it loads" and games["noisy"]["full_n"] == "1..200"
+    assert "hello from the noisy plugin" in listed.stderr
+    db = str(tmp_path / "n.duckdb")
+    built = zeckdb(site, "build", "--variant", "noisy", "--n", "1..7", "--db", db)
+    assert built.returncode == 0 and "hello" not in built.stdout, built.stdout + built.stderr
+    shown = zeckdb(site, "position", "noisy", "--start", "7", "--json", "--db", db)
+    assert json.loads(shown.stdout)["outcome"] == "loss", shown.stdout  # Player 2 wins n = 7 (docs/games.md)
 
 
 def test_a_plugin_with_a_name_that_is_no_game_name_or_absurd_limits_is_refused(tmp_path):
@@ -354,3 +389,52 @@ def test_the_carry_game_passes_the_conformance_checks_and_a_false_partition_clai
                          env={**os.environ, "PYTHONPATH": str(carry)}, timeout=300)
     assert out.stdout.strip() == "conforms", out.stderr
     assert "layers_are_partitions, but layer 5 holds 3 positions and n has 4 partitions" in out.stderr
+
+
+def install(site: Path, module: str, text: str, entry: str) -> None:
+    """A plugin package in `site`: its module and a dist-info naming its entry point."""
+    site.mkdir(exist_ok=True)
+    (site / f"{module}.py").write_text(text)
+    info = site / f"{module}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module.replace('_', '-')}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[zeckdb.games]\n{entry}\n")
+
+
+def test_a_hanging_plugin_never_holds_the_services_requests(tmp_path):
+    """45 requests to /v1/variants with a plugin hanging at import used up the service's
+    threads: lookups and /healthz timed out and SIGTERM did not stop it. Now the plugins load
+    off the request threads: every request is answered at once, a working plugin's game is
+    served once loaded, the hanging one's gets a 503 naming why, and SIGTERM stops the server."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.http import get, serving
+
+    site = tmp_path / "site"
+    install(site, "zeckdb_hangs", "import time\ntime.sleep(3600)\n", "hangs = zeckdb_hangs:Game")
+    install(site, "zeckdb_works", "from zeckdb.variants.zeckendorf import Zeckendorf\n\n\nclass Works(Zeckendorf):\n"
+            "    name = 'works'\n", "works = zeckdb_works:Works")
+    db = tmp_path / "s.duckdb"
+    env = {"PYTHONPATH": str(site), "ZECKDB_PLUGIN_LOAD_SECONDS": LOAD_SECONDS}
+    built = subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "build", "--variant", "works", "--variant",
+                            "zeckendorf", "--n", "1..8", "--db", str(db)], capture_output=True, text=True,
+                           env={**os.environ, **env}, timeout=600)
+    assert built.returncode == 0, built.stderr
+    with serving(db, env=env) as base:
+        paths = ["/v1/variants"] * 45 + ["/healthz", "/v1/zeckendorf/starts/7"] * 5  # under the cap of 64 an address
+        with ThreadPoolExecutor(len(paths)) as pool:
+            answers = list(pool.map(lambda path: get(base + path), paths))
+        assert [status for status, _, _ in answers] == [200] * len(paths)
+        assert all(body["outcome"] == "loss" for (_, body, _), path in zip(answers, paths, strict=True)
+                   if "starts" in path)
+        for _ in range(600):  # until the plugins are probed and loaded (the hanging one: its deadline)
+            status, body, _ = get(base + "/v1/hangs/starts/5")
+            if "still loading" not in str(body):
+                break
+            assert status == 503
+            time.sleep(0.1)
+        assert status == 503 and "did not load within 3 s" in body["error"], body
+        listed = {game["variant"]: game for game in get(base + "/v1/variants")[1]}
+        assert "hangs" not in listed and listed["works"]["built"] == "1..8"
+        status, body, _ = get(base + "/v1/works/starts/7")
+        assert status == 200 and body["outcome"] == "loss", body

@@ -39,7 +39,7 @@ from .orchestration import BuildInterrupted, BuildResult, Progress
 from .ranges import format_ns, parse_ns
 from .reader import SharedReader
 from .store import SCHEMA_HEAD, Store
-from .variants import Game, Position, Variant, games, get_variant
+from .variants import Game, Position, Probe, Variant, games, get_variant
 
 if TYPE_CHECKING:
     from .profiles import PlayResult
@@ -50,8 +50,8 @@ if TYPE_CHECKING:
 __all__ = ["BuildInterrupted", "BuildResult", "Database", "Export", "GameInfo", "Layer", "Limits", "Line", "Move",
            "NamedQuery", "Outcome", "PlayResult", "Plot", "PositionInfo", "Progress", "Report", "Result", "Settings",
            "Simulation", "Status", "VariantStatus", "build", "check_sql", "named_query", "open", "plot_kinds",
-           "plugin_failures", "queries", "run_sql_apart", "schema_revision", "settings", "simulate", "summary_games",
-           "upgrade", "variant_labels", "variants"]
+           "load_game", "plugin_failures", "plugin_names", "queries", "run_sql_apart", "schema_revision", "settings",
+           "simulate", "summary_games", "upgrade", "variant_labels", "variants"]
 
 _RESULT_TYPES = {"PlayResult": "profiles", "Plot": "plots", "Simulation": "simulate", "Report": "verify"}
 
@@ -218,12 +218,12 @@ class Line(list[tuple[str | None, PositionInfo]]):
                  "text": info.text} for i, (move, info) in enumerate(self[1:], 1)]
 
 
-def summary_games(builtin_only: bool = False) -> list[str]:
-    """The games `zeckdb build --summary-only` solves, a family once by its pattern (nacci-C-K)
-    (builtin_only: zeckdb's own, no plugin loaded)."""
+def summary_games() -> list[str]:
+    """zeckdb's own games that `zeckdb build --summary-only` solves, a family once by its
+    pattern (nacci-C-K); no plugin is loaded for it."""
     from .variants import summary_games as labels
 
-    return [label.split(" (")[0] for label in labels(builtin_only)]
+    return [label.split(" (")[0] for label in labels()]
 
 
 def variant_labels(builtin_only: bool = False) -> list[str]:
@@ -231,7 +231,7 @@ def variant_labels(builtin_only: bool = False) -> list[str]:
     installed plugin's game by its name, not loaded (builtin_only: zeckdb's own only)."""
     from .variants import plugins
 
-    return [g.label for g in games(builtin_only=True)] + ([] if builtin_only else list(plugins()))
+    return [g.label for g in games()] + ([] if builtin_only else list(plugins()))
 
 
 def plot_kinds() -> tuple[str, ...]:
@@ -241,22 +241,40 @@ def plot_kinds() -> tuple[str, ...]:
     return KINDS
 
 
+def plugin_names() -> list[str]:
+    """The installed game plugins' names, none of them loaded."""
+    from .variants import plugins
+
+    return list(plugins())
+
+
+def load_game(name: str) -> None:
+    """Load the game `name` (a plugin's: probed, then loaded, bounded in time), raising the
+    error that says why it cannot be; later calls asking for it find it loaded."""
+    get_variant(name)
+
+
 def plugin_failures() -> list[str]:
-    """One line for each installed game plugin that fails to load, naming it."""
-    from .variants import plugin_failures as failures
+    """One line for each installed game plugin that fails to load, naming it (each probed in a
+    process of its own, bounded in time: zeckdb.variants.plugins)."""
+    from .variants import plugin_catalogue
 
-    return failures()
+    return plugin_catalogue()[1]
 
 
-def variants(name: str | None = None) -> list[GameInfo]:
+def variants(name: str | None = None, plugins: bool = True) -> list[GameInfo]:
     """The games zeckdb knows, a family once: its label (`variant`), `family` and `members`
     (None for a single game), title, the n a full build and summary mode reach on this machine
     (engine.limits: `full_n`, `summary_n`, None without a summary mode; over a family's
     members, the smallest and largest reach), the start of n = 5 and the paper. With `name` (a
-    family as `nacci-C-K` or a member's name), that family's members, one each, or that game."""
-    from .engine.limits import build_memory, reach, summary_memory
+    family as `nacci-C-K` or a member's name), that family's members, one each, or that game.
+    The installed plugins' games come last (not with plugins=False), as each one's probe
+    reports it: none is loaded into this process for a listing, and one that does not load
+    is left out (plugin_failures names it)."""
+    from .variants import plugin_catalogue, plugins as installed
 
-    budgets = (build_memory(), summary_memory())
+    if name is not None and name in installed():
+        return [_plugin_info(probe) for probe in _probe_of(name)]
     listed = games()
     if name is not None:
         chosen = [g for g in listed if name in (g.label, g.family) or name in g.members]
@@ -271,23 +289,42 @@ def variants(name: str | None = None) -> list[GameInfo]:
         elif chosen and chosen[0].family:
             chosen = [Game(m, None, [m], get_variant(m).title, get_variant(m)) for m in chosen[0].members]
         listed = chosen
-
-    def span(first: int, values: list[int | None]) -> str | None:
-        """`1..200`, or over a family's members `1..365 to 1..6773`; None where one has none."""
-        if None in values:
-            return None
-        known = [v for v in values if v is not None]
-        low, high = min(known), max(known)
-        return f"{first}..{low}" if low == high else f"{first}..{low} to {first}..{high}"
-
-    out = []
-    for g in listed:
-        reached = [reach(get_variant(m), *budgets) for m in g.members]
-        first = g.example.min_n
-        out.append(GameInfo(g.label, g.family, g.members if g.family else None, g.title,
-                            span(first, [r.full for r in reached]), span(max(first, 1), [r.summary for r in reached]),
-                            g.example.format(g.example.start(5)), g.example.source))
+    out = [_game_info(g) for g in listed]
+    if name is None and plugins:
+        out += [_plugin_info(probe) for probe in plugin_catalogue()[0]]
     return out
+
+
+def _probe_of(name: str) -> list[Probe]:
+    """The plugin game `name` as its probe reports it (a ContractError if it does not load)."""
+    from .variants import plugins, probe_plugin
+
+    return [probe_plugin(name, plugins()[name])]
+
+
+def _span(first: int, values: list[int | None]) -> str | None:
+    """`1..200`, or over a family's members `1..365 to 1..6773`; None where one has none."""
+    if None in values:
+        return None
+    known = [v for v in values if v is not None]
+    low, high = min(known), max(known)
+    return f"{first}..{low}" if low == high else f"{first}..{low} to {first}..{high}"
+
+
+def _game_info(g: Game) -> GameInfo:
+    from .engine.limits import build_memory, reach, summary_memory
+
+    budgets = (build_memory(), summary_memory())
+    reached = [reach(get_variant(m), *budgets) for m in g.members]
+    first = g.example.min_n
+    return GameInfo(g.label, g.family, g.members if g.family else None, g.title,
+                    _span(first, [r.full for r in reached]), _span(max(first, 1), [r.summary for r in reached]),
+                    g.example.format(g.example.start(5)), g.example.source)
+
+
+def _plugin_info(probe: Probe) -> GameInfo:
+    return GameInfo(probe.name, None, None, probe.title, _span(probe.min_n, [probe.full_n]),
+                    _span(max(probe.min_n, 1), [probe.summary_n]), probe.start_of_5, probe.source)
 
 
 def _family_stem(pattern: str) -> str:

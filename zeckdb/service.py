@@ -39,7 +39,7 @@ import os
 from pathlib import Path
 from typing import Any, cast
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt
@@ -108,7 +108,9 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
     # a figure's time: a worker's first one imports matplotlib, which alone can take seconds
     plot_limits = api.Limits(timeout=max(settings.serve_plot_seconds, settings.serve_sql_timeout))
 
+    plugins = _Plugins(database)
     app = FastAPI(title="zeckdb", version=__version__, docs_url=None, redoc_url=None,
+                  dependencies=[Depends(plugins.gate)],
                   description="Exhaustive position database of the Zeckendorf game family: lookups, principal lines, "
                               "per-n summaries, named queries and read-only SQL.")
 
@@ -119,7 +121,7 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
     @app.get("/v1/variants", summary="The games, each with the n built (in full: positions can be looked up) "
                                      "and the n built with --summary-only")
     def variants() -> list[dict[str, Any]]:
-        return _variants_built(database.built())
+        return _variants_built(plugins.catalogue(), database.built())
 
     @app.get("/v1/status", summary="What is built, the schema revision, whether a build is writing it")
     def status() -> dict[str, Any]:
@@ -199,6 +201,61 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
     app.router.on_shutdown.append(workers.close)
     workers.wait_ready()  # before uvicorn listens: the first requests find their workers started
     return app
+
+
+class _Plugins:
+    """The installed game plugins, loaded off the request threads: a thread started with the
+    service probes each (zeckdb.variants.plugins: in a process of its own, bounded in time) and
+    loads those whose games the database holds. Until a plugin's game is loaded, a request for
+    it gets 503 with Retry-After (one that does not load: 503 naming why); /v1/variants lists
+    zeckdb's own games at once and the plugins' once probed. No request waits on a plugin."""
+
+    def __init__(self, database: api.Database):
+        import threading
+
+        self.installed = set(api.plugin_names())
+        self.builtin = api.variants(plugins=False)
+        self.listed: list[api.GameInfo] | None = None if self.installed else self.builtin
+        self.ready: dict[str, str | None] = {}  # plugin -> None once loaded, else why it is not
+        if self.installed:
+            threading.Thread(target=self._load, args=(database,), name="zeckdb-plugins", daemon=True).start()
+
+    def _load(self, database: api.Database) -> None:
+        listed = api.variants()
+        self.listed = listed
+        for failure in api.plugin_failures():
+            log.warning("zeckdb: left out: %s", failure)
+        try:
+            wanted = [name for name in database.built() if name in self.installed]
+        except ZeckdbError:
+            wanted = []
+        for name in sorted(self.installed, key=lambda name: name not in wanted):  # the database's games first
+            try:
+                api.load_game(name)
+                self.ready[name] = None
+            except ZeckdbError as exc:
+                self.ready[name] = str(exc)
+
+    def catalogue(self) -> list[api.GameInfo]:
+        return self.listed if self.listed is not None else self.builtin
+
+    def gate(self, request: Request) -> None:
+        """Before any endpoint: a request naming a plugin's game goes on only once it is loaded."""
+        name = request.path_params.get("variant") or request.query_params.get("variant")
+        if name not in self.installed:
+            return
+        if name not in self.ready:
+            raise _PluginLoading(f"the game plugin {name} is still loading: try again in a few seconds")
+        if self.ready[name] is not None:
+            raise _PluginLoading(f"the game {name} is not available: {self.ready[name]}", retry=False)
+
+
+class _PluginLoading(ZeckdbError):
+    """A plugin's game not (yet) loaded: 503, with Retry-After while it loads."""
+
+    def __init__(self, message: str, retry: bool = True):
+        super().__init__(message)
+        self.retry = retry
 
 
 class _Turns:
@@ -352,13 +409,13 @@ def guarded_protocol(max_connections: int, header_seconds: float, max_client_con
     return Guarded
 
 
-def _variants_built(layers: dict[str, tuple[list[int], list[int]]]) -> list[dict[str, Any]]:
-    """api.variants() with the n built of each game (a family: of each built member), from
-    Database.built()."""
+def _variants_built(listed: list[api.GameInfo], layers: dict[str, tuple[list[int], list[int]]]) -> list[dict[str, Any]]:
+    """The games `listed` (api.variants()) with the n built of each game (a family: of each
+    built member), from Database.built()."""
     built = {name: format_ns(full) or None for name, (full, _) in layers.items()}
     summary = {name: format_ns(summary) or None for name, (_, summary) in layers.items()}
     games = []
-    for info in api.variants():
+    for info in listed:
         game = info.to_json()
         if info.members:  # a family: its built members
             game["built"] = {v: built[v] for v in info.members if built.get(v)}
@@ -377,6 +434,8 @@ def _add_error_handlers(app: FastAPI, hide: _Scrubber) -> None:
         response = error(status_of(exc), hide(str(exc)))
         if isinstance(exc, BusyError):
             response.headers["Retry-After"] = "1"
+        if isinstance(exc, _PluginLoading) and exc.retry:
+            response.headers["Retry-After"] = "5"
         return response
 
     @app.exception_handler(RequestValidationError)

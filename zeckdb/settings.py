@@ -80,6 +80,9 @@ class Settings:
                                           high=1 << 20)
     summary_memory: float | None = _setting(None, "summary mode's budget for its state, in GiB (default: 40 % of "
                                             "this machine's memory)", low=0.01, high=1 << 20)
+    plugin_load_seconds: float = _setting(20.0, "seconds an installed game plugin has to load (in a process of its "
+                                          "own, then in zeckdb's); past them it is left out, named in one line",
+                                          low=1, high=3600)
     # -- the command line's queries, plots and checks -----------------------------------------
     sql_timeout: float = _setting(60.0, "seconds a query of zeckdb sql or zeckdb query may run", low=0.1,
                                   high=86_400, option="sql/query --timeout")

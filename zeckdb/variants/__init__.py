@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-import functools
 from typing import Any
 
-from ..errors import UnknownVariantError, ZeckdbError
+from ..errors import UnknownVariantError
 from ..engine.contract import Position, Variant, check_contract
 from .accelerated import Accelerated
 from .black_hole import M_RANGE, BlackHole
@@ -21,6 +20,7 @@ from .build_up import BuildUp
 from .empty_board import BlackHoleEmptyBoard
 from .nacci import C_RANGE, K_RANGE, Nacci, ReversedNacci
 from .nim import FibonacciNim
+from .plugins import GROUP as PLUGIN_GROUP, Probe, discovered, load as load_plugin, probe as probe_plugin, probe_all
 from .ordered import Ordered
 from .players import P_RANGE, with_players
 from .quilt import Quilt
@@ -118,36 +118,22 @@ class Game:
     example: Variant  # the game itself, or the family's example member
 
 
-def games(builtin_only: bool = False) -> list[Game]:
-    """Every registered game, a family once (its example member standing for it), then the
-    plugins' games (not with builtin_only). A plugin that fails to load is left out:
-    plugin_failures() says why, one line each."""
+def games() -> list[Game]:
+    """Every game of zeckdb's own, a family once (its example member standing for it). The
+    plugins' games are listed from their probes (plugin_catalogue), never loaded for it."""
     out = [Game(name, None, [name], get_variant(name).title, get_variant(name)) for name in _REGISTRY]
     for family in _FAMILIES:
         example = get_variant(family.member(family.example))
         shown = ", ".join(f"{letter} = {value}" for letter, value in zip(family.letters, family.example, strict=True))
         out.append(Game(_family_label(family), family.pattern, [family.member(m) for m in family.accepted],
                         f"{example.family_title or example.title} (start shown: {shown})", example))
-    if not builtin_only:
-        for name in plugins():
-            try:
-                game = get_variant(name)
-            except ZeckdbError:
-                continue  # named by plugin_failures
-            out.append(Game(name, None, [name], game.title, game))
     return out
 
 
-def plugin_failures() -> list[str]:
-    """One line for each installed plugin that fails to load (its import, its type, its
-    contract), as loading it for its game would say."""
-    failures = []
-    for name in plugins():
-        try:
-            get_variant(name)
-        except ZeckdbError as exc:
-            failures.append(str(exc))
-    return failures
+def plugin_catalogue() -> tuple[list[Probe], list[str]]:
+    """The installed plugins' games as each one's probe reports it (variants.plugins: in a
+    child process, bounded in time), and one line for each plugin that does not load."""
+    return probe_all(plugins())
 
 
 def on_request() -> list[str]:
@@ -155,9 +141,10 @@ def on_request() -> list[str]:
     return sorted(ON_REQUEST) + [family.pattern for family in _FAMILIES if not family.default]
 
 
-def summary_games(builtin_only: bool = False) -> list[str]:
-    """The games `zeckdb build --summary-only` solves, as users read them (a family once)."""
-    return [game.label for game in games(builtin_only) if game.example.summary_refusal is None]
+def summary_games() -> list[str]:
+    """zeckdb's own games that `zeckdb build --summary-only` solves, as users read them (a
+    family once); a plugin's game says so itself (its summary_refusal)."""
+    return [game.label for game in games() if game.example.summary_refusal is None]
 
 
 def catalog() -> list[tuple[str, str, Variant]]:
@@ -183,49 +170,19 @@ def _plain_number(text: str) -> bool:
     return text.isascii() and text.isdigit() and len(text) <= 3 and str(int(text)) == text
 
 
-PLUGIN_GROUP = "zeckdb.games"  # the entry-point group through which a package adds a game
-
-
-@functools.cache
 def plugins() -> dict[str, Any]:
     """The games other packages add through the entry-point group `zeckdb.games` (name ->
-    entry point, loaded when the game is asked for); a name zeckdb uses itself is left out."""
-    from importlib.metadata import entry_points
-
-    found: dict[str, Any] = {}
-    for point in entry_points(group=PLUGIN_GROUP):
-        if point.name in _REGISTRY or any(f.parameters_of(point.name) is not None for f in _FAMILIES):
-            continue  # a plugin cannot stand in for one of zeckdb's games
-        found.setdefault(point.name, point)
-    return found
-
-
-def _load_plugin(name: str) -> Variant:
-    from ..engine.contract import MAX_NAME_LENGTH, ContractError, shown_text, valid_name
-
-    point = plugins()[name]
-    if not valid_name(name):  # it would become folder names (export, shards) and SQL values
-        raise ContractError(f"the game plugin {shown_text(name)} ({point.value}) has no valid game name: lower-case "
-                            f"letters, digits and single hyphens, a letter first, at most {MAX_NAME_LENGTH} characters")
-    try:
-        made = point.load()()
-    except BaseException as exc:  # a plugin's bug, its sys.exit() and a Ctrl-C while it loads: named in one line
-        what = {SystemExit: "called sys.exit() while it loaded", KeyboardInterrupt: "was interrupted while it loaded"}
-        said = next((words for kind, words in what.items() if isinstance(exc, kind)), f"failed to load: {exc}")
-        raise ContractError(f"the game plugin {name} ({point.value}) {said}") from None
-    if not isinstance(made, Variant):
-        raise ContractError(f"the game plugin {name} ({point.value}) gives a {type(made).__name__}, not a Variant")
-    if made.name != name:
-        raise ContractError(f"the game plugin {name} ({point.value}) names itself {made.name!r}: its entry point "
-                            "and its name must be the same")
-    return made
+    entry point, not loaded: variants.plugins loads one when its game is asked for); a name
+    zeckdb uses itself is left out (a plugin cannot stand in for one of zeckdb's games)."""
+    return {name: point for name, point in discovered(frozenset(_REGISTRY)).items()
+            if not any(f.parameters_of(name) is not None for f in _FAMILIES)}
 
 
 def _construct(name: str) -> Variant | None:
     if name in _REGISTRY:
         return _REGISTRY[name]()
     if name in plugins():
-        return _load_plugin(name)
+        return load_plugin(name, plugins()[name])
     for family in _FAMILIES:
         parameters = family.parameters_of(name)
         if parameters is None:
@@ -249,5 +206,5 @@ def get_variant(name: str) -> Variant:
     return _instances[name]
 
 
-__all__ = ["Family", "Game", "Position", "Variant", "catalog", "games", "get_variant", "plugin_failures", "summary_games",
-           "variant_names"]
+__all__ = ["PLUGIN_GROUP", "Family", "Game", "Position", "Probe", "Variant", "catalog", "games", "get_variant",
+           "plugin_catalogue", "plugins", "probe_plugin", "summary_games", "variant_names"]
