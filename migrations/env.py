@@ -18,7 +18,10 @@ class DuckDBImpl(DefaultImpl):
 
 def run_migrations_online() -> None:
     url = context.config.get_main_option("sqlalchemy.url")
-    engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    # no access to anything but the file: a migration reads views stored in it, and a file
+    # someone else made may hold views of its own (zeckdb.store.schema restores zeckdb's first)
+    engine = sa.create_engine(url, poolclass=sa.pool.NullPool,
+                              connect_args={"config": {"enable_external_access": False}})
 
     @sa.event.listens_for(engine, "connect")
     def quiet(dbapi_connection: Any, _record: Any) -> None:

@@ -543,3 +543,60 @@ def test_migrations_hash_with_their_frozen_copy_which_agrees_with_todays(small_d
             assert frozen["summary_checksum"](tables, variant, n) == live.summary_checksum(tables, variant, n)
     finally:
         con.close()
+
+
+def _craft_views(path: Path, secret: Path) -> None:
+    """A file someone else made: zeckdb's positions view replaced by one that reads a file of
+    the user's, and a macro that shadows DuckDB's hash with a read of that file."""
+    reads = f"(SELECT content FROM read_text('{secret}'))"
+    with duckdb.connect(str(path)) as con:
+        view = con.execute("SELECT sql FROM duckdb_views() WHERE view_name = 'positions'").fetchone()[0]
+        con.execute(view.replace("CREATE VIEW positions AS", "CREATE OR REPLACE VIEW positions AS SELECT * FROM (")
+                    .rstrip(";") + f") WHERE n > 0 OR {reads} IS NULL")
+        con.execute(f"CREATE MACRO hash(x) AS length({reads})")
+
+
+def test_a_crafted_file_runs_none_of_its_own_sql_during_an_upgrade_or_a_build(tmp_path, capsys):
+    """A file taken back to revision 0011 with its positions view replaced by one that reads a
+    user's file made the upgrade read it (migration 0012 reads the views, on the writer's
+    connection), print it in an error or fold it into the checksums. zeckdb's views and macros
+    are now put back from its own definitions before anything reads them, a foreign macro is
+    dropped, and the writer and the migrations cannot reach any file but the database: the
+    upgrade succeeds, verify passes, the secret is nowhere. The same holds for a build of a
+    file at the head revision whose views someone else wrote."""
+    from alembic import command
+
+    from zeckdb.builder import build
+
+    from .conftest import run
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET-1234")
+    path = tmp_path / "crafted.duckdb"
+    with Store.open_write(path) as store:
+        build(store, as_games(["zeckendorf", "reversed"]), list(range(1, 9)))
+    command.downgrade(_alembic_config(path), "0011")
+    _craft_views(path, secret)
+    code, out, err = run(capsys, "db", "upgrade", "--db", str(path))
+    assert code == 0 and "TOP-SECRET" not in out + err, err
+    code, out, err = run(capsys, "verify", "--db", str(path))
+    assert code == 0 and "every check passed" in out, err
+    with duckdb.connect(str(path)) as con:
+        assert "read_text" not in con.execute("SELECT string_agg(sql, ' ') FROM duckdb_views()").fetchone()[0]
+        assert con.execute("SELECT count(*) FROM duckdb_functions() WHERE function_name = 'hash' "
+                           "AND NOT internal").fetchone()[0] == 0
+
+    _craft_views(path, secret)  # at the head revision: the build puts its own views back first
+    code, out, err = run(capsys, "build", "--variant", "zeckendorf", "--n", "1..10", "--db", str(path))
+    assert code == 0 and "TOP-SECRET" not in out + err, err
+    code, out, err = run(capsys, "verify", "--db", str(path))
+    assert code == 0 and "every check passed" in out, err
+
+
+def test_the_writer_reaches_no_file_but_the_database(tmp_path):
+    (tmp_path / "other.txt").write_text("another file")
+    with Store.open_write(tmp_path / "w.duckdb") as store:
+        for statement in (f"SELECT * FROM read_text('{tmp_path / 'other.txt'}')",
+                          f"COPY (SELECT 1) TO '{tmp_path / 'out.csv'}'", f"ATTACH '{tmp_path / 'x.duckdb'}' AS x"):
+            with pytest.raises(duckdb.PermissionException):
+                store._con.execute(statement)

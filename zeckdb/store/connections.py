@@ -83,10 +83,16 @@ def _connect(path: Path, read_only: bool, deadline: float | None = 0.0,
     return con
 
 
+# The writer's DuckDB: no access to anything but the file itself (no file functions, COPY,
+# extensions, ATTACH): a view or macro stored in a file someone else made cannot read or
+# write the user's files through it. zeckdb's rows reach it as registered Arrow tables.
+WRITER_CONFIG = {"enable_external_access": False}
+
+
 def _open_writer(path: Path) -> duckdb.DuckDBPyConnection:
     from ..settings import thread_count
 
-    con = quieted(duckdb.connect(str(path)))
+    con = quieted(duckdb.connect(str(path), config=dict(WRITER_CONFIG)))
     try:
         con.execute(f"SET threads = {int(thread_count())}")  # the threads setting governs DuckDB's writer too
     except BaseException:

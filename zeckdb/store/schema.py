@@ -4,6 +4,7 @@ file gets (migrations/head.sql), and a file's creation in one step.
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 import time
@@ -76,14 +77,69 @@ def _check_schema(path: Path, revision: str | None, names: set[str]) -> None:
 def _connect_checked(path: Path, read_only: bool, deadline: float | None = 0.0,
                      on_wait: Callable[[], None] | None = None,
                      memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
-    """A connection to a complete zeckdb database of the head revision, else a one-line error."""
+    """A connection to a complete zeckdb database of the head revision, else a one-line error.
+    A writer's first puts back zeckdb's own views and macros (_restore_definitions)."""
     con = _connect(path, read_only, deadline, on_wait, memory_limit)
     try:
         _check_schema(path, *_schema_state(con))
+        if not read_only:
+            _restore_definitions(con, path, SCHEMA_HEAD)
     except BaseException:
         close_connection(con)
         raise
     return con
+
+
+def _restore_definitions(con: duckdb.DuckDBPyConnection, path: Path, revision: str) -> None:
+    """Put back zeckdb's views and macros as `revision` defines them, in one transaction, before
+    the writer or a migration reads through them: a file someone else made may hold views of
+    its own under zeckdb's names, or macros that shadow DuckDB's functions (its tables are its
+    data; its views and macros would be code run by us). Views of other names are left: zeckdb
+    never reads them."""
+    definitions = own_definitions(revision)
+    ours = {statement.split()[4] for statement in definitions if statement.split()[3] == "MACRO"}
+    try:
+        with _transaction(con):
+            for name, kind in con.execute(
+                    "SELECT function_name, function_type FROM duckdb_functions() WHERE NOT internal AND "
+                    "function_type IN ('macro', 'table_macro') AND database_name = current_database()").fetchall():
+                if name not in ours:  # a macro may shadow a built-in function (hash, sum) in zeckdb's own SQL
+                    con.execute(f'DROP MACRO {"TABLE " if kind == "table_macro" else ""}"{name.replace(chr(34), 2 * chr(34))}"')
+            for statement in definitions:
+                con.execute(statement)
+    except duckdb.Error as exc:  # a view's name taken by a table, a missing table it reads
+        raise DatabaseError(f"{path} is damaged: its views cannot be restored as zeckdb defines them "
+                            f"({str(exc).strip().splitlines()[0][:160]}); {REBUILD_HINT}") from None
+
+
+@functools.cache
+def own_definitions(revision: str) -> tuple[str, ...]:
+    """zeckdb's views and macros at `revision`, as CREATE OR REPLACE statements: the head's from
+    migrations/head.sql, an older revision's from a scratch file the migrations take to it
+    (DuckDB's own export of its schema). Each replaces an object of that name, which a file of
+    that revision holds already: what one names exists when it is made."""
+    import tempfile
+
+    from ..resources import migrations_dir
+
+    if revision == SCHEMA_HEAD:
+        script = (migrations_dir() / HEAD_SCHEMA_FILE).read_text(encoding="utf-8")
+    else:
+        from alembic import command
+
+        with tempfile.TemporaryDirectory(prefix="zeckdb-definitions-") as tmp:
+            scratch = Path(tmp) / "scratch.duckdb"
+            command.upgrade(_alembic_config(scratch), revision)
+            with duckdb.connect(str(scratch)) as exporter:
+                exporter.execute(f"EXPORT DATABASE '{Path(tmp) / 'export'}'")
+            script = (Path(tmp) / "export" / "schema.sql").read_text(encoding="utf-8")
+    kept = []
+    for statement in duckdb.extract_statements(script):
+        text = statement.query.strip()
+        for kind in ("VIEW", "MACRO"):
+            if text.upper().startswith(f"CREATE {kind} "):
+                kept.append(f"CREATE OR REPLACE {kind} {text[len(f'CREATE {kind} '):]}")
+    return tuple(kept)
 
 
 def schema_revision(path: Path) -> str | None:
@@ -118,6 +174,12 @@ def _upgrade(path: Path, deadline: float | None) -> str | None:
     if names and before is None:
         _check_schema(path, before, names)  # tables, but not from Alembic: damaged, or not zeckdb's
     if before != SCHEMA_HEAD:
+        if before not in (None, "base"):
+            con = _connect(path, read_only=False, deadline=deadline)
+            try:
+                _restore_definitions(con, path, before)
+            finally:
+                close_connection(con)
         _migrate(path, path)
     return before
 
