@@ -108,6 +108,34 @@ def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path,
     assert consistent(path) == []
 
 
+def test_a_failed_write_commits_no_layer_after_it(tmp_path, monkeypatch):
+    """A write that fails (here a game's format() raising for n = 11, which runs as the writer
+    makes a layer's rows; a disk error alike) stopped the build, but the writer went on with
+    the later batches: with a game whose moves reach lower layers, layers above 11 were
+    committed without 11. Nothing is committed after a failed write, and the build stops."""
+    from zeckdb import variants
+    from zeckdb.variants.black_hole import BlackHole
+
+    class Fragile(BlackHole):
+        def __init__(self) -> None:
+            super().__init__(3)
+            self.name = "fragile"
+
+        def format(self, position):
+            if self.layer_of(position) == 11:
+                raise RuntimeError("no text for n = 11")
+            return super().format(position)
+
+    game = Fragile()
+    monkeypatch.setitem(variants._instances, "fragile", game)
+    path = tmp_path / "fragile.duckdb"
+    with Store.open_write(path) as store, pytest.raises(RuntimeError, match="no text for n = 11"):
+        build(store, [game], list(range(0, 41)), threads=2)
+    with duckdb.connect(str(path), read_only=True) as con:
+        built = sorted(n for (n,) in con.execute("SELECT n FROM builds WHERE variant = 'fragile'").fetchall())
+    assert built == list(range(built[-1] + 1)) and built[-1] < 11, built  # the layers below it, in order
+
+
 def _commit_order(monkeypatch, hold_5) -> list[int]:
     """The n of each layer as the writer takes it, from now on, with n = 5's distribution
     computed only once hold_5() returns."""

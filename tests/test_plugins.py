@@ -438,3 +438,26 @@ def test_a_hanging_plugin_never_holds_the_services_requests(tmp_path):
         assert "hangs" not in listed and listed["works"]["built"] == "1..8"
         status, body, _ = get(base + "/v1/works/starts/7")
         assert status == 200 and body["outcome"] == "loss", body
+
+
+def test_a_plugin_failing_as_a_layer_is_written_stops_the_build_in_one_line(tmp_path):
+    """A plugin's format() raising for one n runs as the writer makes that layer's rows: the
+    build stops with one line naming the plugin, and no layer above it is committed (with moves
+    reaching lower layers, a layer above would miss them)."""
+    site = tmp_path / "site"
+    install(site, "zeckdb_fragile", "from zeckdb.variants.black_hole import BlackHole\n\n\n"
+            "class Fragile(BlackHole):\n"
+            "    def __init__(self):\n"
+            "        super().__init__(3)\n"
+            "        self.name = 'fragile'\n\n"
+            "    def format(self, position):\n"
+            "        if self.layer_of(position) == 11:\n"
+            "            raise RuntimeError('no text for n = 11')\n"
+            "        return super().format(position)\n", "fragile = zeckdb_fragile:Fragile")
+    db = str(tmp_path / "f.duckdb")
+    done = zeckdb(site, "build", "--variant", "fragile", "--n", "1..40", "--db", db)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert ("zeckdb: error: the game plugin fragile failed while writing n = 11: RuntimeError: no text for n = 11"
+            in done.stderr.splitlines()), done.stderr
+    built = zeckdb(site, "sql", "SELECT max(n) FROM builds WHERE variant = 'fragile'", "-f", "csv", "--db", db)
+    assert int(built.stdout.splitlines()[1]) < 11, built.stdout

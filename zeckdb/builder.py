@@ -150,14 +150,30 @@ def _compute(n: int, steps: list[Step], stored_graphs: dict[str, set[int]], lowe
     try:
         return _compute_layer(n, steps, stored_graphs, lower)
     except Exception as exc:
-        from .engine.contract import ContractError
-        from .errors import ZeckdbError
-
         failed = next((step.variant.name for step in steps if step.variant.name in plugins()), None)
-        if failed is None or isinstance(exc, ZeckdbError):
-            raise
-        raise ContractError(f"the game plugin {failed} failed while building n = {n}: {type(exc).__name__}: "
-                            f"{str(exc).splitlines()[0][:200] if str(exc) else 'no message'}") from None
+        raise _named_failure(exc, failed, f"building n = {n}") from None
+
+
+def _named_failure(exc: Exception, plugin: str | None, doing: str) -> Exception:
+    """A plugin game's own code failing (not zeckdb's errors): one line naming the plugin."""
+    from .engine.contract import ContractError
+    from .errors import ZeckdbError
+
+    if plugin is None or isinstance(exc, ZeckdbError):
+        return exc
+    return ContractError(f"the game plugin {plugin} failed while {doing}: {type(exc).__name__}: "
+                         f"{str(exc).splitlines()[0][:200] if str(exc) else 'no message'}")
+
+
+def _written_tables(rec: LayerRecord, analysed: Callable[[], None]) -> LayerTables:
+    """layer_tables, a plugin's failure in it (its format(), run there) named in one line."""
+    from .variants import plugins
+
+    try:
+        return layer_tables(rec, analysed)
+    except Exception as exc:
+        raise _named_failure(exc, rec.variant.name if rec.variant.name in plugins() else None,
+                             f"writing n = {rec.n}") from None
 
 
 def _compute_layer(n: int, steps: list[Step], stored_graphs: dict[str, set[int]],
@@ -385,6 +401,7 @@ class _Writer:
         self.changed = threading.Condition(self.lock)  # a layer handed over or analysed, or finishing
         self.waiting: list[_Batch] = []  # handed over, not yet taken by a write
         self.finishing = False  # the builder hands over nothing more
+        self.failed: BaseException | None = None  # a write's failure: nothing is written after it
 
     def hand_over(self, records: list[LayerRecord], analysed: list[Future]) -> Future:
         """Write a layer's records once `analysed` (their distributions) are done; the future
@@ -428,6 +445,11 @@ class _Writer:
 
     def _take(self) -> list[_Batch]:
         with self.lock:
+            if self.failed is not None:  # every layer after a failed write fails with it
+                for batch in self.waiting:
+                    batch.committed.set_exception(self.failed)
+                self.waiting = []
+                return []
             taken = self._takeable()
             self.waiting = [b for b in self.waiting if b not in taken]
             return taken
@@ -436,12 +458,14 @@ class _Writer:
         while taken := self._take():
             try:
                 self.store.write_layers(interrupts.made_ahead(
-                    self.tablers, (partial(layer_tables, r, batch.wait_for_analysis) for batch in taken
+                    self.tablers, (partial(_written_tables, r, batch.wait_for_analysis) for batch in taken
                                    for r in batch.records), TABLES_AHEAD))
             except BaseException as exc:  # the builder raises it from the layers' futures
+                with self.lock:
+                    self.failed = exc
                 for batch in taken:
                     batch.committed.set_exception(exc)
-                continue
+                continue  # to fail the layers waiting: a layer after a failed one may need it
             for batch in taken:
                 batch.committed.set_result(None)
             # Readers open the file between commits: once the writer has had nothing ready to
@@ -519,6 +543,9 @@ def build(store: Store, variants: Sequence[Variant], ns: list[int], *, force: bo
                     m, m_steps = waiting.popleft()
                     with interrupts.ctrl_c_held():  # a pool's lock left taken would hang the build
                         solving.append((m, solvers.submit(_compute, m, m_steps, stored_graphs, lower)))
+                for committed in [f for f in in_flight if f.done()]:  # a failed write stops the build at once
+                    del in_flight[committed]
+                    interrupts.result(committed)
                 n, solved = solving.popleft()
                 records, recomputed = interrupts.result(solved)
                 if progress and recomputed:
