@@ -37,7 +37,7 @@ def main() -> None:
                          "--out", DOCS / "length-distribution.png"],
                         ["plot", "winners", "--variant", "reversed", "--out", DOCS / "winners.png"],
                         ["draw", "zeckendorf", "--n", "7", "--format", "png", "--out", DOCS / "zeckendorf-7.png"]):
-            subprocess.run([*CLI, *map(str, command), "--db", str(db)], check=True)
+            subprocess.run([*CLI, *map(str, command), "--force", "--db", str(db)], check=True)  # replaces the old
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]

@@ -50,6 +50,33 @@ def test_strategy_only_keeps_the_flagged_positions(capsys, small_db):
     assert set(nodes(only)) >= {fmt(p) for p in LEE_BITLER_LINES[7]}
 
 
+@pytest.mark.parametrize("n", [7, 9])
+def test_only_the_moves_a_winning_strategy_makes_are_bold(capsys, small_db, n):
+    """Every move between two strategy positions was bold, the winner's moves from an
+    N-position to another N-position included (at n = 7, combine F2+F3 from (2,1,1) to
+    (2,0,0,1), which loses). Bold now: the winner's moves into P-positions and every move of
+    the loser, inside the strategy's positions; the outcomes are the reference solver's."""
+    code, dot, err = run(capsys, "draw", "zeckendorf", "--n", str(n), "--db", str(small_db))
+    assert code == 0, err
+    label = {m.group(1): m.group(2) for m in re.finditer(r'^  p(\d+) \[label="([^"\\]+)\\n', dot, re.M)}
+    strategic = {pid for pid, attrs in ((m.group(1), m.group(0)) for m in re.finditer(r"^  p(\d+) \[.*$", dot, re.M))
+                 if "penwidth" in attrs}
+    wins = {fmt(p): ref.solve("zeckendorf", p)["win"] for p in ref.positions("zeckendorf", n)}
+    bold_kinds = set()
+    for src, dst, attrs in re.findall(r"^  p(\d+) -> p(\d+) (\[.*)$", dot, re.M):
+        inside = src in strategic and dst in strategic
+        winning = not wins[label[dst]]  # the mover leaves the opponent a P-position
+        expected = inside and (not wins[label[src]] or winning)
+        assert ("penwidth" in attrs) == expected, (label[src], label[dst], attrs)
+        if expected:
+            bold_kinds.add((wins[label[src]], wins[label[dst]]))
+    assert bold_kinds == {(True, False), (False, True)}  # the winner's moves and the loser's, no other kind
+    if n == 7:  # the move the issue saw bold: it exists, and is not
+        named = [attrs for src, dst, attrs in re.findall(r"^  p(\d+) -> p(\d+) (\[.*)$", dot, re.M)
+                 if (label[src], label[dst]) == ("(2,1,1)", "(2,0,0,1)")]
+        assert len(named) == 1 and "penwidth" not in named[0]
+
+
 def test_moves_leaving_the_layer_end_at_dashed_nodes(capsys, small_db):
     code, dot, err = run(capsys, "draw", "black-hole-3", "--n", "4", "--db", str(small_db))
     assert code == 0, err

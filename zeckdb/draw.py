@@ -4,8 +4,9 @@ Graphviz's `dot` as SVG or PNG.
 Every position is labelled as on the command line and every move is an arrow
 labelled with its name. P-positions (the player to move loses) are red boxes,
 N-positions green ellipses; the winner's strategy graph (the positions flagged
-`in_winning_strategies`, as in Lee and Bitler's figures, and the moves between
-them) is drawn in heavy blue; the start has a double border, terminals a
+`in_winning_strategies`, as in Lee and Bitler's figures, and the moves a winning
+strategy makes between them: the winner's into P-positions, every move of the
+loser) is drawn in heavy blue; the start has a double border, terminals a
 diagonal-cornered box. Moves leaving the layer (Black Hole games, Fibonacci
 nim) end at dashed nodes of the lower layer. In games of three or more players a
 position says which seat can force a win: green ellipses where the player to move
@@ -88,9 +89,13 @@ def layer_dot(store: Store, variant: Variant, n: int, strategy_only: bool = Fals
         label = _quote(f"{position}\n(n = {dst_n})")
         out.append(f"  q{dst_n}_{dst} [label={label}, style=\"dashed\", shape={_look(outcome, seat, variant.players)[0]}];")
     strategic = {r[0] for r in rows if r[6]}
+    loses = {r[0] for r in rows if r[2] == "loss"}  # P-positions: the player to move loses
     for src, dst, dst_n, name in moves:
         target = f"p{dst}" if dst_n == n else f"q{dst_n}_{dst}"
-        bold = dst_n == n and src in strategic and dst in strategic
+        # a move the strategy makes: the loser's (any move from a P-position) or the winner's
+        # into a P-position; the winner's move to another N-position is no part of it
+        bold = (dst_n == n and src in strategic and dst in strategic
+                and (variant.players != 2 or src in loses or dst in loses))
         style = f", color=\"{STRATEGY}\", penwidth=2.5" if bold else ""
         out.append(f"  p{src} -> {target} [label={_quote(name)}{style}];")
     out.append("}")
