@@ -168,3 +168,109 @@ def test_a_pools_threads_carry_their_names_to_the_system():
     with pool(1, "zeckdb-writer") as threads:
         shown = threads.submit(lambda: Path(f"/proc/self/task/{threading.get_native_id()}/comm").read_text()).result()
     assert shown.strip() == "writer_0"
+
+
+def _observed_threads(monkeypatch) -> dict[str, list[int]]:
+    """What a build's parts get: DuckDB's threads on the writer's connection as it writes, and
+    the size of each thread pool zeckdb makes (by the pool's name)."""
+    from zeckdb import builder, settings
+    from zeckdb.store import Store
+
+    seen: dict[str, list[int]] = {}
+    real_write, real_pool = Store.write_layers, settings.pool
+
+    def write_layers(self, records):
+        seen.setdefault("duckdb-writer", []).append(
+            int(self._connection_waiting().execute("SELECT current_setting('threads')").fetchone()[0]))
+        return real_write(self, records)
+
+    def pool(workers, name=""):
+        seen.setdefault(name, []).append(workers)
+        return real_pool(workers, name)
+
+    monkeypatch.setattr(Store, "write_layers", write_layers)
+    monkeypatch.setattr(builder, "settings_pool", pool)
+    return seen
+
+
+@pytest.mark.parametrize("how", ["flag", "environment", "settings object", "keyword"])
+def test_the_flag_the_environment_and_a_settings_object_configure_the_same_build(tmp_path, monkeypatch, capsys, how):
+    """`--threads 3` reached the solver pools but not DuckDB's writer, which sized itself from
+    the environment: each way of saying 3 threads now gives the writer's DuckDB, the solvers
+    and the analysts the same count."""
+    import zeckdb
+
+    seen = _observed_threads(monkeypatch)
+    db = str(tmp_path / "t.duckdb")
+    if how == "flag":
+        code, _, err = run(capsys, "build", "--variant", "zeckendorf", "--n", "1..6", "--threads", "3", "--db", db)
+        assert code == 0, err
+    elif how == "environment":
+        monkeypatch.setenv("ZECKDB_THREADS", "3")
+        code, _, err = run(capsys, "build", "--variant", "zeckendorf", "--n", "1..6", "--db", db)
+        assert code == 0, err
+    elif how == "settings object":
+        zeckdb.build(db, "zeckendorf", "1..6", settings=Settings(threads=3))
+    else:  # an explicit argument beats a Settings object, which beats the environment
+        monkeypatch.setenv("ZECKDB_THREADS", "5")
+        zeckdb.build(db, "zeckendorf", "1..6", threads=3, settings=Settings(threads=4))
+    assert set(seen["duckdb-writer"]) == {3} and seen["zeckdb-solver"] == [3] and seen["zeckdb-analyst"] == [3], seen
+
+
+def test_a_settings_object_beats_the_environment(tmp_path, monkeypatch):
+    import zeckdb
+
+    seen = _observed_threads(monkeypatch)
+    monkeypatch.setenv("ZECKDB_THREADS", "5")
+    zeckdb.build(str(tmp_path / "t.duckdb"), "zeckendorf", "1..4", settings=Settings(threads=3))
+    assert set(seen["duckdb-writer"]) == {3} and seen["zeckdb-solver"] == [3]
+
+
+@pytest.mark.parametrize("how", ["flag", "environment"])
+def test_absurd_thread_counts_are_capped_with_a_notice(tmp_path, monkeypatch, capsys, how):
+    """ZECKDB_THREADS=4096 started 4,134 threads for a 147-position build (the flag, 40): both
+    are cut to THREADS_PER_CORE a usable core, and the build says so."""
+    from zeckdb.settings import THREADS_PER_CORE, usable_cores
+
+    seen = _observed_threads(monkeypatch)
+    args = ["build", "--variant", "zeckendorf", "--n", "1..6", "--db", str(tmp_path / "t.duckdb")]
+    if how == "flag":
+        args += ["--threads", "4096"]
+    else:
+        monkeypatch.setenv("ZECKDB_THREADS", "4096")
+    code, _, err = run(capsys, *args)
+    cap = THREADS_PER_CORE * usable_cores()
+    assert code == 0 and f"zeckdb: 4096 threads asked for, {cap} used: at most {THREADS_PER_CORE} a core" in err, err
+    assert set(seen["duckdb-writer"]) == {cap} and seen["zeckdb-solver"] == [cap]
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"sql_timeout": "5"}, "sql_timeout='5' is not a number from 0.1 to 86400"),
+    ({"threads": -3}, "threads=-3 is not a whole number from 1 to 4,096"),
+    ({"threads": True}, "threads='True' is not a whole number from 1 to 4,096"),
+    ({"sql_max_rows": -1}, "sql_max_rows=-1 is not a whole number from 0 to 1,000,000,000,000"),
+    ({"memory_limit": "lots"}, "memory_limit='lots' is not a memory size"),
+    ({"sql_timeout": float("nan")}, "sql_timeout=nan is not a number from 0.1 to 86400"),
+])
+def test_a_settings_object_checks_its_values_when_made(tmp_path, values, message):
+    """Settings(sql_timeout='5') failed later with a raw TypeError, Settings(threads=-3) left a
+    1 MB file behind, sql_max_rows=-1 removed the cap: each is one UsageError when made."""
+    from zeckdb.errors import UsageError
+
+    with pytest.raises(UsageError) as refused:
+        Settings(**values)
+    assert str(refused.value).startswith(message)
+    assert Settings(threads=2, sql_timeout=5).sql_timeout == 5  # an int is a number
+
+
+def test_the_service_and_its_database_run_under_the_settings_given(small_db):
+    """create_app(db, settings) opened its Database without them: its reads ran under the
+    environment's."""
+    from zeckdb.service import create_app
+
+    app = create_app(small_db, DEFAULTS.changed(read_wait_seconds=7, serve_max_heavy=1))
+    try:
+        assert app.state.database.settings.read_wait_seconds == 7
+    finally:
+        for close in app.router.on_shutdown:
+            close()

@@ -51,7 +51,7 @@ __all__ = ["BuildInterrupted", "BuildResult", "Database", "Export", "GameInfo", 
            "NamedQuery", "Outcome", "PlayResult", "Plot", "PositionInfo", "Progress", "Report", "Result", "Settings",
            "Simulation", "Status", "VariantStatus", "build", "check_sql", "named_query", "open", "plot_kinds",
            "load_game", "plugin_failures", "plugin_names", "queries", "run_sql_apart", "schema_revision", "settings",
-           "simulate", "summary_games", "upgrade", "variant_labels", "variants"]
+           "simulate", "summary_games", "upgrade", "using", "variant_labels", "variants"]
 
 _RESULT_TYPES = {"PlayResult": "profiles", "Plot": "plots", "Simulation": "simulate", "Report": "verify"}
 
@@ -669,10 +669,17 @@ def build(db: str | os.PathLike[str] | None, variant: str | list[str] | None = N
     if ns is None:
         raise UsageError(f"give {opt('n')}, e.g. 1..150")
     request = BuildRequest(db, _names(variant), ns, force=force, summary_only=summary_only, lean=lean,
-                           executor=executor, address=address, shards=shards, shards_only=shards_only,
-                           threads=threads)
-    with using(settings):
+                           executor=executor, address=address, shards=shards, shards_only=shards_only)
+    with using(folded(settings, threads=threads)):  # one Settings governs everything below
         return run(request, progress, notify or (lambda text: None))
+
+
+def folded(given: Settings | None, **arguments: Any) -> Settings:
+    """The one Settings a call runs under (docs/commands.md, "Settings"): an explicit argument
+    (a flag, a keyword; None: not given) beats a Settings object, which beats the environment,
+    which beats the default. Each value is checked here, at the door."""
+    with using(given):  # refuses what is not a Settings
+        return settings().changed(**arguments)
 
 
 def _names(variants: str | Iterable[str] | None) -> list[str] | None:

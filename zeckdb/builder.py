@@ -543,7 +543,9 @@ def build(store: Store, variants: Sequence[Variant], ns: list[int], *, force: bo
                     m, m_steps = waiting.popleft()
                     with interrupts.ctrl_c_held():  # a pool's lock left taken would hang the build
                         solving.append((m, solvers.submit(_compute, m, m_steps, stored_graphs, lower)))
-                for committed in [f for f in in_flight if f.done()]:  # a failed write stops the build at once
+                with interrupts.ctrl_c_held():  # a future's lock left taken would hang the build
+                    written = [f for f in in_flight if f.done()]
+                for committed in written:  # a failed write stops the build at once
                     del in_flight[committed]
                     interrupts.result(committed)
                 n, solved = solving.popleft()

@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator
 
 from . import interrupts
 from .errors import ClusterError, UsageError, opt
-from .settings import pool as settings_pool
+from .settings import Settings, current, pool as settings_pool, using
 from .store import LayerTables, Store
 from .tuning import SHARD_COMPRESSION, TABLES_AHEAD, THREADED_LAYER
 
@@ -59,10 +59,17 @@ CONNECT_SECONDS = 10
 WORKERLESS_SECONDS = 60.0
 
 
-def solve_to_shards(root: str, n: int, steps: list[tuple[str, bool, bool]], graph_stored: list[str]) -> list[str]:
+def solve_to_shards(root: str, n: int, steps: list[tuple[str, bool, bool]], graph_stored: list[str],
+                    settings: Settings | None = None) -> list[str]:
     """On a worker: solve layer n of each (variant, write, replace) step and write the layers
     to write as shards under root; the variants written, in order. `graph_stored`: the graphs
-    whose layer n is stored already (its edges are not written again)."""
+    whose layer n is stored already (its edges are not written again). `settings`: the
+    driver's, which govern the task (its threads, its limits), not the worker's environment."""
+    with using(settings):
+        return _solve_to_shards(root, n, steps, graph_stored)
+
+
+def _solve_to_shards(root: str, n: int, steps: list[tuple[str, bool, bool]], graph_stored: list[str]) -> list[str]:
     from .builder import LowerLayers, Step, _compute, analyse, layer_tables
     from .variants import get_variant
 
@@ -269,7 +276,7 @@ def _submitted(store: Store, client: Any, todo: dict[int, list[Step]], shards: P
             ready.append((n, steps, [s.variant.name for s in steps if s.write]))
             continue
         plain = [(s.variant.name, s.write, s.replace) for s in steps]
-        futures[client.submit(solve_to_shards, root, n, plain, stored, pure=False, priority=-n)] = (n, steps)
+        futures[client.submit(solve_to_shards, root, n, plain, stored, current(), pure=False, priority=-n)] = (n, steps)
     return futures, ready
 
 
@@ -304,18 +311,20 @@ def _noted(layers: Iterator[LayerTables], ingested: list[tuple[str, str, int, in
         yield layer
 
 
-def summarise(name: str, n: int, floats: bool, large: bool = False) -> Summary:
+def summarise(name: str, n: int, floats: bool, large: bool = False, settings: Settings | None = None) -> Summary:
     """On a worker: layer n of the game `name` solved in one pass (engine.summary); a
-    `large` one on the threads a task of this worker may use (task_threads)."""
+    `large` one on the threads a task of this worker may use (task_threads). `settings`: the
+    driver's, which govern the task."""
     from .engine.summary import solve_summary
     from .variants import get_variant
 
-    return solve_summary(get_variant(name), n, floats, None, task_threads() if large else 1)
+    with using(settings):
+        return solve_summary(get_variant(name), n, floats, None, task_threads() if large else 1)
 
 
 def task_threads() -> int:
-    """The threads one task of this worker may use: the worker's threads setting (else the
-    cores it may use) shared among the tasks it runs at once. A worker of one task slot on a
+    """The threads one task of this worker may use: the threads setting the driver shipped with
+    the task (else the cores this worker may use) shared among the tasks it runs at once. A worker of one task slot on a
     machine of its own (the memory of one large layer) then solves it on every core."""
     from distributed import get_worker
 
@@ -344,7 +353,7 @@ def summarise_on_cluster(store: Store, client: Any, jobs: list[SummaryJob],
     store.let_go()
     t0 = time.perf_counter()
     futures = {client.submit(summarise, job.variant.name, job.n, job.floats, job.positions >= THREADED_LAYER,
-                             pure=False, priority=job.positions): job for job in jobs}
+                             current(), pure=False, priority=job.positions): job for job in jobs}
     for finished in _as_finished(client, list(futures), store.let_go):
         for future in finished:
             job = futures[future]

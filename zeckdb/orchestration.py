@@ -80,14 +80,14 @@ class BuildRequest:
     address: str | None = None
     shards: str | None = None
     shards_only: bool = False
-    threads: int | None = None
 
 
 def run(request: BuildRequest, progress: Progress | None, say: Callable[[str], None]) -> BuildResult:
-    """Run a build: every option checked before the file is touched; Ctrl-C (or an error it
-    caused) becomes BuildInterrupted, naming what is committed."""
+    """Run a build under the settings in force (zeckdb.settings.using: the door folded its
+    arguments into them): every option checked before the file is touched; Ctrl-C (or an error
+    it caused) becomes BuildInterrupted, naming what is committed."""
     r = request
-    count = _threads(r.threads, say)
+    count = _threads(say)
     _check_build_options(r.summary_only, r.lean, r.executor, r.address, r.shards, r.shards_only)
     if r.summary_only:
         return _build_summaries(r.db, r.variants or ["zeckendorf", "reversed"], r.ns, r.force, r.lean, progress, say,
@@ -240,14 +240,16 @@ def _notify_default_build(skipped: dict[str, list[int]], say: Callable[[str], No
             + (f"; {v.beyond_max_n}" if v.beyond_max_n else ""))
 
 
-def _threads(threads: int | None, say: Callable[[str], None]) -> int:
-    """The threads a build runs: checked as the setting is (at least 1); more than the cores
-    this process may use is allowed, with a notice."""
-    from .settings import thread_count, usable_cores
+def _threads(say: Callable[[str], None]) -> int:
+    """The threads a build runs (the threads setting): more than the cores this process may use
+    is allowed, with a notice; more than THREADS_PER_CORE a core are cut to that, with a notice."""
+    from .settings import THREADS_PER_CORE, thread_count, usable_cores
 
-    count = thread_count(settings().changed(threads=threads))
-    cores = usable_cores()
-    if count > cores:
+    count, asked, cores = thread_count(), settings().threads, usable_cores()
+    if asked is not None and asked > count:
+        say(f"zeckdb: {asked} threads asked for, {count} used: at most {THREADS_PER_CORE} a core, and this process "
+            f"may use {cores} core{'s' if cores > 1 else ''}")
+    elif count > cores:
         say(f"zeckdb: {count} threads on the {cores} core{'s' if cores > 1 else ''} this process may use: they will "
             "take turns, which is slower than one thread a core")
     return count

@@ -99,7 +99,7 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
     """The service over the database at `db`; it is opened (and checked) at once, read-only.
     Its limits are the serve_* and worker_* settings (default: api.settings())."""
     settings = settings or api.settings()
-    database = api.Database(db, memory_limit=settings.serve_memory_limit, shared=True)
+    database = api.Database(db, memory_limit=settings.serve_memory_limit, shared=True, settings=settings)
     workers = SqlWorkers(database.path, settings)
     hide = _Scrubber(database.path)
     sql_limits = api.Limits(timeout=settings.serve_sql_timeout, max_rows=settings.serve_sql_max_rows,
@@ -108,7 +108,7 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
     # a figure's time: a worker's first one imports matplotlib, which alone can take seconds
     plot_limits = api.Limits(timeout=max(settings.serve_plot_seconds, settings.serve_sql_timeout))
 
-    plugins = _Plugins(database)
+    plugins = _Plugins(database, settings)
     app = FastAPI(title="zeckdb", version=__version__, docs_url=None, redoc_url=None,
                   dependencies=[Depends(plugins.gate)],
                   description="Exhaustive position database of the Zeckendorf game family: lookups, principal lines, "
@@ -210,17 +210,23 @@ class _Plugins:
     it gets 503 with Retry-After (one that does not load: 503 naming why); /v1/variants lists
     zeckdb's own games at once and the plugins' once probed. No request waits on a plugin."""
 
-    def __init__(self, database: api.Database):
+    def __init__(self, database: api.Database, settings: api.Settings):
         import threading
 
+        self.settings = settings
         self.installed = set(api.plugin_names())
-        self.builtin = api.variants(plugins=False)
+        with api.using(settings):
+            self.builtin = api.variants(plugins=False)
         self.listed: list[api.GameInfo] | None = None if self.installed else self.builtin
         self.ready: dict[str, str | None] = {}  # plugin -> None once loaded, else why it is not
         if self.installed:
             threading.Thread(target=self._load, args=(database,), name="zeckdb-plugins", daemon=True).start()
 
     def _load(self, database: api.Database) -> None:
+        with api.using(self.settings):
+            self._load_all(database)
+
+    def _load_all(self, database: api.Database) -> None:
         listed = api.variants()
         self.listed = listed
         for failure in api.plugin_failures():

@@ -138,6 +138,17 @@ class Settings:
     worker_retire_fraction: float = _setting(0.75, "of a worker's memory cap: past it, the worker is replaced "
                                              "after its answer", low=0.1, high=1.0)
 
+    def __post_init__(self) -> None:
+        """Every value checked when the settings are made, each bad one a UsageError naming it:
+        `Settings(sql_timeout='5')` or `Settings(threads=-3)` is refused here, not deep in a build."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is None and f.default is None:
+                continue
+            if not _of_type(f, value):
+                raise UsageError(f"{f.name}={str(value)[:30]!r} is not {_expected(f)}")
+            _checked(f, value, f"{f.name}={value!r}")
+
     def changed(self, **values: Any) -> Settings:
         """These settings with some replaced (None keeps a setting), each checked as the
         environment's values are."""
@@ -172,7 +183,6 @@ class Settings:
         return out
 
 
-DEFAULTS = Settings()
 _ACTIVE: ContextVar[Settings | None] = ContextVar("zeckdb_settings", default=None)
 
 
@@ -216,10 +226,18 @@ def _start_thread(settings: Settings | None) -> None:
             ctypes.CDLL(None).prctl(15, name.encode()[:15])  # PR_SET_NAME
 
 
+THREADS_PER_CORE = 8  # the most threads a setting gets per usable core: more only take turns
+
+
 def thread_count(settings: Settings | None = None) -> int:
-    """The threads setting, else the cores this process may use."""
+    """The threads setting, else the cores this process may use; at most THREADS_PER_CORE a
+    usable core (threads_capped says when that cut it)."""
     chosen = (settings or current()).threads
-    return chosen if chosen is not None else usable_cores()
+    return min(chosen, thread_cap()) if chosen is not None else usable_cores()
+
+
+def thread_cap() -> int:
+    return THREADS_PER_CORE * usable_cores()
 
 
 def env_name(name: str) -> str:
@@ -266,6 +284,18 @@ def _expected(f: Any) -> str:
     return f"a number from {f.metadata['low']:g} to {f.metadata['high']:g}"
 
 
+def _of_type(f: Any, value: Any) -> bool:
+    """Whether a value given in Python is of the setting's type (a whole number where it takes
+    one, a number where it takes one; never a bool)."""
+    if isinstance(f.default, str):
+        return isinstance(value, str)
+    if isinstance(value, bool):
+        return False
+    import numbers
+
+    return isinstance(value, numbers.Integral) if f.metadata["whole"] else isinstance(value, numbers.Real)
+
+
 def _parsed(f: Any, text: str) -> Any:
     """The environment's text as the setting's type."""
     if isinstance(f.default, str):
@@ -289,6 +319,8 @@ def _checked(f: Any, value: Any, source: str) -> Any:
         raise UsageError(f"{source} is not {_expected(f)}")
     return value
 
+
+DEFAULTS = Settings()  # after the checks it runs are defined
 
 if __name__ == "__main__":
     print(markdown())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from ..settings import pool as settings_pool
 
 from dataclasses import dataclass, field
 import math
@@ -374,7 +374,7 @@ def length_distribution(solution: Solution, n: int, mirror: Solution | None = No
     sweep = (play.offsets, play.targets, solution.start, max_len)
     exact = None
     if limbs and len(play.targets) >= SPLIT_SWEEP_EDGES:  # the exact counts on a thread of their own
-        with ThreadPoolExecutor(1) as pool:
+        with settings_pool(1, "zeckdb-counts") as pool:
             counting = pool.submit(kernels.exact_length_counts, *sweep, limbs, bits)
             p, games, p_mirror = kernels.length_distribution(*sweep, mirror is not None)
             exact = counting.result()

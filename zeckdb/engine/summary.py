@@ -135,7 +135,9 @@ def _walk_threaded(variant: Summarisable, n: int, floats: bool, threads: int, ba
     order on one thread). Solving in the walk's order keeps a position's children near the
     last one's in memory; an order of independent waves, solved by every thread at once,
     measured four times slower a position (docs/scaling.md)."""
-    from concurrent.futures import ThreadPoolExecutor, wait
+    from concurrent.futures import wait
+
+    from ..settings import pool as settings_pool
 
     from .kernels import chunk_spans, solve_block
 
@@ -163,7 +165,7 @@ def _walk_threaded(variant: Summarisable, n: int, floats: bool, threads: int, ba
 
     edges = 0
     blocks = [(first, min(block, size - first)) for first in range(0, size, block)]
-    with ThreadPoolExecutor(threads, thread_name_prefix="zeckdb-summary") as pool:
+    with settings_pool(threads, "zeckdb-summary") as pool:
         for k in range(len(blocks) + 1):
             jobs = [pool.submit(solve, blocks[k - 1][1], (k - 1) % 2)] if k else []  # first: it is the long one
             if k < len(blocks):

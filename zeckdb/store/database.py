@@ -238,13 +238,13 @@ class Store:
         INSERT (a statement's own cost was most of a small layer's write). A layer's positions
         and edges go in before its length distribution is asked for (LayerTables.lengths may
         still be computing it)."""
-        from concurrent.futures import ThreadPoolExecutor
+        from ..settings import pool as settings_pool
 
         con = self._connection_waiting()
         con.execute("BEGIN TRANSACTION")
         in_transaction = True
         # a layer's rows are hashed on a thread of their own while DuckDB inserts them
-        hasher = ThreadPoolExecutor(1, thread_name_prefix="zeckdb-checksums")
+        hasher = settings_pool(1, "zeckdb-checksums")
         edges_checksums: dict[tuple[str, int], Future[int]] = {}  # variants sharing a graph layer hash its edges once
         staged: list[_Staged] = []  # layers whose old rows are deleted, their new ones not yet inserted
         written = 0  # positions and edges
