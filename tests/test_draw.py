@@ -71,7 +71,7 @@ def test_only_the_moves_a_winning_strategy_makes_are_bold(capsys, small_db, n):
         if expected:
             bold_kinds.add((wins[label[src]], wins[label[dst]]))
     assert bold_kinds == {(True, False), (False, True)}  # the winner's moves and the loser's, no other kind
-    if n == 7:  # the move the issue saw bold: it exists, and is not
+    if n == 7:  # the move once drawn bold: it exists, and is not
         named = [attrs for src, dst, attrs in re.findall(r"^  p(\d+) -> p(\d+) (\[.*)$", dot, re.M)
                  if (label[src], label[dst]) == ("(2,1,1)", "(2,0,0,1)")]
         assert len(named) == 1 and "penwidth" not in named[0]
