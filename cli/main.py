@@ -677,12 +677,14 @@ def simulate(
 
 @app.command()
 def plot(
-    kind: str = typer.Argument(..., metavar="KIND", help="length-distribution, winners, lengths, p-positions, "
-                               "remoteness or profiles."),
+    kind: str = typer.Argument(..., metavar="KIND", help="length-distribution, winners, conventions (who wins under "
+                               "normal and misère play: the game and its twin NAME-misere built), lengths, "
+                               "p-positions, remoteness or profiles."),
     variant: str = typer.Option(..., "--variant", metavar="VARIANT", help="The game, e.g. zeckendorf, reversed, black-hole-3."),
     n: str | None = typer.Option(None, "--n",
                                  metavar="N", help="Which n: one (remoteness), up to 12 (length-distribution: a panel "
-                                 "each) or a range (winners, lengths, profiles; default: every n built).", show_default=False),
+                                 "each) or a range (winners, conventions, lengths, profiles; default: every n built).",
+                                 show_default=False),
     measure: str = typer.Option("P", "--measure",
                                 metavar="P|mu", help="length-distribution: P (random play) or mu (every game equally likely)."),
     out: Path = typer.Option(..., "--out", metavar="FILE", help="The image to write: FILE.png or FILE.svg."),

@@ -37,6 +37,9 @@ ACCELERATED_N = 20
 # games of three or more players, as users name them (docs/games.md), and a two-player nacci game
 PLAYER_GAMES = ["zeckendorf-p3", "zeckendorf-p4", "nacci-2-2-p4"]
 PLAYERS_N = 20
+# misère twins of the core games (docs/games.md, "Misère play"), beside their normal games
+MISERE_GAMES = ["zeckendorf-misere", "reversed-misere"]
+MISERE_N = 20
 
 
 def _shared_small_db(tmp_path_factory) -> Path:
@@ -83,7 +86,7 @@ def small_db(tmp_path_factory, worker_id) -> Path:
     """Every variant at small n: the core variants for n = 1..40, quilt 1..30, the Black
     Hole games (m = 2..5, both kinds) 1..50 and (m = 6..12) 1..15, Fibonacci nim 1..100, build-up 1..40, the ordered
     game 1..18, the accelerated game 1..20, the games of three and four players (and nacci-2-2, the graph of
-    one of them) 1..20. Built once per run (under xdist by the process _small_db_started
+    one of them) 1..20, the misère twins of the core games 1..20. Built once per run (under xdist by the process _small_db_started
     starts), and each worker gets a copy of its own, so that a test watching its folder sees
     only its own worker."""
     path = tmp_path_factory.mktemp("db") / "small.duckdb"
@@ -106,7 +109,7 @@ def _build_small_db(path: Path) -> None:
     for variants, top in [(["zeckendorf", "reversed"], SMALL_N), (["quilt"], QUILT_N), (BLACK_HOLES, BLACK_HOLE_N),
                           (MORE_BLACK_HOLES, MORE_BLACK_HOLE_N), (["fibonacci-nim"], NIM_N),
                           (["build-up"], BUILD_UP_N), (["ordered"], ORDERED_N), (["accelerated"], ACCELERATED_N),
-                          ([*PLAYER_GAMES, "nacci-2-2"], PLAYERS_N)]:
+                          ([*PLAYER_GAMES, "nacci-2-2"], PLAYERS_N), (MISERE_GAMES, MISERE_N)]:
         zeckdb.build(path, variants, f"1..{top}")
 
 

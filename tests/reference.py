@@ -486,3 +486,31 @@ for _c in range(1, 5):
     for _k in range(2, 5):
         MOVES[f"nacci-{_c}-{_k}"] = nacci_moves(_c, _k)
         MOVES[f"reversed-nacci-{_c}-{_k}"] = reversed_nacci_moves(_c, _k)
+
+
+# -- misère play, from docs/games.md: the same moves, the last mover loses ---------------------
+@cache
+def solve_misere(variant: str, p: tuple[int, ...]) -> dict:
+    """Every solved quantity of p under misère play, for the player to move: a position with no
+    move is won (the opponent moved last); the winner plays to win fastest, the loser to lose
+    slowest (remoteness), as under normal play. Lengths, counts and the Grundy value (normal
+    play's mex) are the moves' own, so they come from `solve`."""
+    children = MOVES[variant](p)
+    same = solve(variant, p)
+    if not children:
+        return {**same, "win": True, "remoteness": 0, "winning": 0}
+    s = [solve_misere(variant, c) for c in children]
+    losing = [x for x in s if not x["win"]]
+    remoteness = 1 + (min(x["remoteness"] for x in losing) if losing else max(x["remoteness"] for x in s))
+    return {**same, "win": bool(losing), "remoteness": remoteness, "winning": len(losing)}
+
+
+@cache
+def random_odds_misere(variant: str, p: tuple[int, ...]) -> tuple[Fraction, Fraction, Fraction]:
+    """random_odds under misère play: the player to move at a position with no move has won."""
+    children = MOVES[variant](p)
+    if not children:
+        return Fraction(1), Fraction(1), Fraction(0)
+    kids = [random_odds_misere(variant, c) for c in children]
+    return (sum(1 - k[0] for k in kids) / len(kids), max(k[2] for k in kids),
+            sum(k[1] for k in kids) / len(kids))

@@ -177,7 +177,12 @@ def test_variants_lists_every_game_once(capsys):
     listing = {row["variant"]: row for row in json.loads(out)}
     assert code == 0 and list(listing) == [*GAMES, "black-hole-M (M = 2..12)", "black-hole-empty-board-M (M = 2..12)",
                                            "nacci-C-K (C = 1..4, K = 2..4)", "reversed-nacci-C-K (C = 1..4, K = 2..4)",
-                                           "zeckendorf-pP (P = 3..6)", "nacci-C-K-pP (C = 1..4, K = 2..4, P = 3..6)"]
+                                           "zeckendorf-pP (P = 3..6)", "nacci-C-K-pP (C = 1..4, K = 2..4, P = 3..6)",
+                                           "GAME-misere (every two-player game)"]
+    twins = listing["GAME-misere (every two-player game)"]
+    assert {"zeckendorf-misere", "reversed-misere", "black-hole-12-misere", "reversed-nacci-4-4-misere",
+            "fibonacci-nim-misere"} <= set(twins["members"]) and "zeckendorf-p3-misere" not in twins["members"]
+    assert len(twins["members"]) == len(GAMES) + 2 * 11 + 2 * 11  # the games, black holes and nacci games, both kinds
     players = listing["nacci-C-K-pP (C = 1..4, K = 2..4, P = 3..6)"]
     assert len(players["members"]) == 44 and "nacci-4-4-p6" in players["members"] and players["family"] == "nacci-C-K-pP"
     nacci = listing["reversed-nacci-C-K (C = 1..4, K = 2..4)"]
@@ -265,8 +270,8 @@ def test_sql_command_reads_stdin_and_refuses_writes(capsys, small_db, monkeypatc
     code, out, _ = run(capsys, "sql", "-", "-f", "json", "--db", str(small_db))
     # the fixture: 2 core variants to 40, quilt to 30, 8 Black Hole variants 0..50 and 14 more 1..15 (with
     # layer 0 for the two M = 6 games only: F_6 = 13 <= 15 lets a chip fall), nim 0..100, build-up to 40, ordered to 18,
-    # the accelerated game, 3 games of more players and nacci-2-2 to 20
-    assert code == 0 and json.loads(out) == [{"n": 2 * 40 + 30 + 8 * 51 + 14 * 15 + 2 + 101 + 40 + 18 + 5 * 20}]
+    # the accelerated game, 3 games of more players and nacci-2-2 to 20, the 2 misère twins to 20
+    assert code == 0 and json.loads(out) == [{"n": 2 * 40 + 30 + 8 * 51 + 14 * 15 + 2 + 101 + 40 + 18 + 5 * 20 + 2 * 20}]
     code, out, err = run(capsys, "sql", "DELETE FROM builds", "--db", str(small_db))
     assert code == 2 and err.strip() == ("zeckdb: error: a DELETE statement is refused: zeckdb's SQL is read-only, "
                                          "use SELECT, WITH ... SELECT, VALUES, DESCRIBE, SUMMARIZE, SHOW, or EXPLAIN "

@@ -12,7 +12,7 @@ from zeckdb.variants import catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 # `zeckendorf`, `black-hole-M`, `nacci-C-K`, `zeckendorf-pP`: words joined by dashes, a family's letters last
-WORDS = r"[a-z][a-z0-9]*(?:-(?:p?[A-Z]|[a-z0-9]+))*"
+WORDS = r"(?:[a-z][a-z0-9]*|GAME)(?:-(?:p?[A-Z]|[a-z0-9]+))*"  # GAME-misere: any game's twin
 NAME = f"`({WORDS})`"
 
 

@@ -381,14 +381,14 @@ def test_profile_kernels_on_a_graph_worked_by_hand():
     targets = np.array([1, 2, 3])
     order = kernels.topological_order(offsets, targets)
     random = np.array([0.5, 0.5, 1.0])
-    win, mean, shortest, longest = kernels.profile_values(offsets, targets, order, random, random)
+    win, mean, shortest, longest = kernels.profile_values(offsets, targets, order, random, random, False)
     assert (win[0, 0], mean[0, 0], shortest[0, 0], longest[0, 0]) == (0.5, 1.5, 1, 2)
     assert (win[0, 2], win[1, 2]) == (0.0, 1.0)  # no move: whoever is to move has lost
     to_two = kernels.lowest_edges(offsets, np.array([1, 0, 0]))
     assert to_two.tolist() == [0.0, 1.0, 1.0] and kernels.walk(offsets, targets, 0, to_two, to_two) == 1
     tied = kernels.lowest_edges(offsets, np.array([5, 5, 0]))  # a tie goes to the first move
     assert tied.tolist() == [1.0, 0.0, 1.0] and kernels.walk(offsets, targets, 0, tied, tied) == 2
-    assert kernels.profile_values(offsets, targets, order, tied, tied)[0][0, 0] == 0.0
+    assert kernels.profile_values(offsets, targets, order, tied, tied, False)[0][0, 0] == 0.0
 
 
 def test_each_numba_cache_has_its_own_compile_turns(tmp_path):

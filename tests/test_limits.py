@@ -77,7 +77,9 @@ def test_the_games_summary_mode_takes_come_from_the_registry():
     assert summary_games() == ["zeckendorf", "reversed", "build-up", "ordered", "accelerated",
                                "nacci-C-K (C = 1..4, K = 2..4)",
                                "reversed-nacci-C-K (C = 1..4, K = 2..4)", "zeckendorf-pP (P = 3..6)",
-                               "nacci-C-K-pP (C = 1..4, K = 2..4, P = 3..6)"]
+                               "nacci-C-K-pP (C = 1..4, K = 2..4, P = 3..6)", "GAME-misere (every two-player game)"]
+    assert get_variant("zeckendorf-misere").summary_refusal is None
+    assert get_variant("black-hole-4-misere").summary_refusal == get_variant("black-hole-4").summary_refusal
     assert get_variant("black-hole-4").summary_refusal == "its moves change the value, so its games leave the layer"
     assert "one way in rank" in (get_variant("quilt").summary_refusal or "")
 

@@ -459,5 +459,40 @@ def test_a_plugin_failing_as_a_layer_is_written_stops_the_build_in_one_line(tmp_
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert ("zeckdb: error: the game plugin fragile failed while writing n = 11: RuntimeError: no text for n = 11"
             in done.stderr.splitlines()), done.stderr
-    built = zeckdb(site, "sql", "SELECT max(n) FROM builds WHERE variant = 'fragile'", "-f", "csv", "--db", db)
+    built = zeckdb(site, "sql", "SELECT coalesce(max(n), -1) FROM builds WHERE variant = 'fragile'", "-f", "csv",
+                   "--db", db)  # none, when the layers below went into the failed write with it
     assert int(built.stdout.splitlines()[1]) < 11, built.stdout
+
+
+def test_the_docs_misere_plugin_and_zeckdbs_own_twin_of_a_plugin(plugin, tmp_path):
+    """docs/adding-a-game.md's misère subtraction (one attribute, the subtraction game's graph)
+    and the twin zeckdb makes of the installed subtraction game both solve misère S(1,2,3):
+    the player to move loses exactly when the pile is 1 mod 4 (Winning Ways, chapter 13),
+    and the conformance checks hold the game to its convention."""
+    misere_block = next(block for block in doc_blocks("python") if 'convention = "misere"' in block)
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "zeckdb_subtraction.py").write_text((plugin / "zeckdb_subtraction.py").read_text())
+    (site / "zeckdb_misere_subtraction.py").write_text(misere_block)
+    info = site / "zeckdb_subtraction-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: zeckdb-subtraction\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[zeckdb.games]\nsubtraction = zeckdb_subtraction:Subtraction\n"
+                                           "subtraction-misere-play = zeckdb_misere_subtraction:MisereSubtraction\n")
+    db = str(tmp_path / "s.duckdb")
+    built = zeckdb(site, "build", "--variant", "subtraction", "--variant", "subtraction-misere-play", "--variant",
+                   "subtraction-misere", "--n", "1..30", "--db", db)
+    assert built.returncode == 0, built.stderr
+    for name in ("subtraction-misere-play", "subtraction-misere"):
+        for n in (1, 2, 5, 9, 12, 29, 30):
+            shown = zeckdb(site, "position", name, "--start", str(n), "--json", "--db", db)
+            assert json.loads(shown.stdout)["outcome"] == ("loss" if n % 4 == 1 else "win"), (name, n)
+    moves = zeckdb(site, "sql", "SELECT count(*) FROM edges", "-f", "csv", "--db", db)
+    assert int(moves.stdout.splitlines()[1]) == 3 * 30 - 3  # one graph: take 1, 2, 3 from each pile r >= 1
+    verified = zeckdb(site, "verify", "--db", db)
+    assert verified.returncode == 0 and "every check passed" in verified.stdout, verified.stderr
+    script = ("from zeckdb.testing import conformance; from zeckdb_misere_subtraction import MisereSubtraction; "
+              "conformance(MisereSubtraction(), ns=(0, 1, 4, 9)); print('conforms')")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(site)}, timeout=300)
+    assert out.stdout.strip() == "conforms", out.stderr

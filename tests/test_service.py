@@ -167,7 +167,7 @@ def test_openapi_documents_the_api(server):
     assert code == 200 and {"/v1/sql", "/v1/{variant}/positions/{position}", "/healthz"} <= set(body["paths"])
     summary = body["paths"]["/v1/plots/{kind}"]["get"]["summary"]
     kinds = summary[summary.index("kind: ") + 6:summary.index(")")].split(", ")
-    assert kinds == ["length-distribution", "winners", "lengths", "p-positions", "remoteness", "profiles"]
+    assert kinds == ["length-distribution", "winners", "conventions", "lengths", "p-positions", "remoteness", "profiles"]
 
 
 def test_the_services_cache_of_move_values_answers_as_the_database(small_db):

@@ -136,7 +136,7 @@ def _every_summary_game() -> list[tuple[str, int]]:
     """One member of each game and family with a summary mode, as users name them, at an n
     whose layer spans many blocks of the threaded walk below."""
     examples = {"zeckendorf": 40, "reversed": 40, "build-up": 30, "ordered": 14, "accelerated": 30, "nacci-2-3": 60,
-                "reversed-nacci-3-2": 80, "zeckendorf-p3": 30, "nacci-2-3-p4": 60}
+                "reversed-nacci-3-2": 80, "zeckendorf-p3": 30, "nacci-2-3-p4": 60, "reversed-misere": 40}
     return list(examples.items())
 
 
@@ -146,7 +146,8 @@ def test_every_summary_game_has_an_example_here():
 
     named = {name for name, _ in _every_summary_game()}
     for label in summary_games():
-        pattern = re.sub("[A-Z]", "[0-9]+", label.split(" ")[0])  # nacci-C-K (C = 1..4, ...): its name
+        # nacci-C-K (C = 1..4, ...): its name; GAME-misere: any game's twin
+        pattern = re.sub("[A-Z]", "[0-9]+", label.split(" ")[0].replace("GAME", "[a-z0-9-]+"))
         assert any(re.fullmatch(pattern, name) for name in named), label
 
 

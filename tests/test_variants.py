@@ -7,8 +7,8 @@ import re
 import pytest
 
 from zeckdb.errors import UnknownVariantError, UsageError
-from zeckdb.testing import check_ids_and_keys, check_move_names, check_moves, check_summary
-from zeckdb.variants import get_variant, variant_names
+from zeckdb.testing import check_convention, check_ids_and_keys, check_move_names, check_moves, check_summary
+from zeckdb.variants import get_variant, misere_twins, variant_names
 
 # every accepted member of each family (black-hole-2..12), but of the games of P players only P = 3:
 # they are their two-player game with another name and number of players (test_players_change_nothing_else)
@@ -130,3 +130,38 @@ def test_the_contracts_own_play_moves_are_each_games(name):
         for written in layer_positions(v, v.layer_keys(n), trim=True)[:200]:
             pos = tuple(int(x) for x in written)
             assert sorted(Variant.play_moves(v, pos)) == sorted(v.play_moves(pos)), (name, pos)
+
+
+TWINS = [name for name in misere_twins() if not re.search(r"-[6-9]-misere$|-1[0-2]-misere$", name)]
+
+
+@pytest.mark.parametrize("name", TWINS)
+@pytest.mark.parametrize("n", [3, 9])
+def test_every_misere_twin_keeps_the_contract(name, n):
+    """A twin scores its terminals as misère play says, its summary mode agrees with its full
+    solve, and its moves are its normal game's (the conformance kit's checks)."""
+    v = get_variant(name)
+    n = min(n, v.max_n)
+    assert v.convention == "misere" and v.graph_name == get_variant(name.removesuffix("-misere")).graph_name
+    check_convention(v, n)
+    check_summary(v, n)
+    check_moves(v, n, get_variant(v.graph_name))
+
+
+@pytest.mark.parametrize("name", ["zeckendorf-misere", "zeckendorf"])
+def test_the_kit_fails_a_game_whose_terminals_are_scored_against_its_convention(monkeypatch, name):
+    """An engine that scored every terminal as normal play does (lost for the player to move)
+    fails check_convention for a misère game, and only for it."""
+    from zeckdb.engine import kernels
+
+    real = kernels.solve
+
+    def normal_terminals(*args):
+        return real(*args[:-1], False)
+
+    monkeypatch.setattr(kernels, "solve", normal_terminals)
+    if name.endswith("-misere"):
+        with pytest.raises(AssertionError, match="the misere convention"):
+            check_convention(get_variant(name), 7)
+    else:
+        check_convention(get_variant(name), 7)

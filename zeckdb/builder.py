@@ -147,10 +147,11 @@ def _compute(n: int, steps: list[Step], stored_graphs: dict[str, set[int]], lowe
     move leaving the layer) is one line naming the plugin."""
     from .variants import plugins
 
+    solving: list[str] = []  # the game whose step runs: the one a failure names, when it is a plugin's
     try:
-        return _compute_layer(n, steps, stored_graphs, lower)
+        return _compute_layer(n, steps, stored_graphs, lower, solving)
     except Exception as exc:
-        failed = next((step.variant.name for step in steps if step.variant.name in plugins()), None)
+        failed = next((name for name in solving[-1:] if name in plugins()), None)
         raise _named_failure(exc, failed, f"building n = {n}") from None
 
 
@@ -177,7 +178,7 @@ def _written_tables(rec: LayerRecord, analysed: Callable[[], None]) -> LayerTabl
 
 
 def _compute_layer(n: int, steps: list[Step], stored_graphs: dict[str, set[int]],
-                   lower: LowerLayers) -> tuple[list[LayerRecord], int]:
+                   lower: LowerLayers, solving: list[str] | None = None) -> tuple[list[LayerRecord], int]:
     from .engine.solve import DISTRIBUTION_MAX_EDGES, SolvedLayer, build_graph, solve_graph
 
     records: list[LayerRecord] = []
@@ -187,10 +188,16 @@ def _compute_layer(n: int, steps: list[Step], stored_graphs: dict[str, set[int]]
         v = step.variant
         t0 = time.perf_counter()
         below = lower.of(v)
+        if solving is not None:
+            solving.append(v.name)
         if v.graph_name not in graphs:
             owner = get_variant(v.graph_name)
+            if solving is not None:
+                solving.append(owner.name)  # its moves are the owner's code
             g = build_graph(owner, n, below)
             graphs[v.graph_name] = (g, owner.decode(g.keys))
+            if solving is not None:
+                solving.pop()
         g, counts = graphs[v.graph_name]
         sol = solve_graph(v, g, [r.solution for r in records if r.keys is g.keys], below)
         if lower.needed(v, n):

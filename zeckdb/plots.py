@@ -19,7 +19,7 @@ from .settings import current
 from .store import Store
 from .variants import Variant
 
-KINDS = ("length-distribution", "winners", "lengths", "p-positions", "remoteness", "profiles")
+KINDS = ("length-distribution", "winners", "conventions", "lengths", "p-positions", "remoteness", "profiles")
 # the profile pairs of `profiles` (Player 1's, Player 2's), as `zeckdb play` names them
 PROFILE_PAIRS = [("perfect", "random"), ("random", "perfect"), ("best-response", "random"), ("random", "best-response"),
                  ("random", "random")]
@@ -143,6 +143,33 @@ def winners(store: Store, game: Variant, ns: list[int] | None) -> Plot:
         ax_bottom.axhline(1 / PHI, color="#d1495b", linestyle="--", label="1/phi = 0.618 (Conjecture 1.3)")
     ax_bottom.set_xlabel("n")
     ax_bottom.set_ylabel("running fraction of Player 1 wins")
+    ax_bottom.set_ylim(-0.02, 1.02)
+    ax_bottom.legend(fontsize=7)
+    _source(fig)
+    return Plot(fig, columns, rows)
+
+
+def conventions(store: Store, game: Variant, ns: list[int] | None) -> Plot:
+    """Who wins each n under normal play and under misère play (a game and its twin), and the
+    running fractions of Player 1's wins under each and of the n where they agree."""
+    normal = game.name.removesuffix("-misere")
+    columns, rows = _rows(store, "conventions", game, ns)
+    c = _series(columns, rows)
+    fig = _new_figure(7.0, 5.0)
+    ax_top, ax_bottom = fig.subplots(2, 1, sharex=True, height_ratios=[1, 2])
+    ax_top.scatter(c["n"], [w - 0.12 for w in c["normal_winner"]], s=8, color="#4a78c2", label="normal play")
+    ax_top.scatter(c["n"], [w + 0.12 for w in c["misere_winner"]], s=8, color="#d1495b", marker="s",
+                   label="misère play")
+    ax_top.set_yticks([1, 2], ["Player 1", "Player 2"])
+    ax_top.set_ylim(0.5, 2.5)
+    ax_top.legend(fontsize=7, loc="center right")
+    ax_top.set_title(f"{normal}: who wins from the start of n, under normal and misère play", fontsize=10)
+    ax_bottom.plot(c["n"], c["normal_p1_fraction"], color="#4a78c2", label="fraction of n <= N Player 1 wins, normal")
+    ax_bottom.plot(c["n"], c["misere_p1_fraction"], color="#d1495b", label="the same, misère")
+    ax_bottom.plot(c["n"], c["agree_fraction"], color="#555555", linestyle=":",
+                   label="fraction of n <= N where the two agree")
+    ax_bottom.set_xlabel("n")
+    ax_bottom.set_ylabel("running fraction")
     ax_bottom.set_ylim(-0.02, 1.02)
     ax_bottom.legend(fontsize=7)
     _source(fig)
@@ -286,6 +313,8 @@ def make(store: Store, kind: str, game: Variant, ns: list[int] | None = None, me
         return length_distribution(store, game, ns, measure)
     if kind == "winners":
         return winners(store, game, ns)
+    if kind == "conventions":
+        return conventions(store, game, ns)
     if kind == "lengths":
         return lengths(store, game, ns)
     if kind == "p-positions":

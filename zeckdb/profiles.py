@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from .engine import kernels
-from .engine.contract import Position, Variant
+from .engine.contract import Position, Variant, is_misere
 from .errors import QueryLimitError, UsageError, opt
 
 PROFILES = ("perfect", "random", "best-response", "combine-largest", "combine-smallest", "split-largest",
@@ -177,7 +177,7 @@ class Profiles:
             layer = self.layer
             chosen = np.empty(len(layer.offsets) - 1, dtype=np.int64)
             kernels.best_response(layer.offsets, layer.targets, layer.order, self.weights(other), self.perfect_key(),
-                                  chosen)
+                                  chosen, is_misere(self.variant))
             answer = np.zeros(len(layer.targets), dtype=np.float64)
             answer[chosen[chosen >= 0]] = 1.0
             self._responses[other] = answer
@@ -197,7 +197,8 @@ def play(store: Any, variant: Variant, position: Position, n: int, start_id: int
     check_profiles(variant, p1, p2)
     layer = load(store, variant, n)
     first, second = Profiles(layer, variant).pair(p1, p2)
-    win, mean, shortest, longest = kernels.profile_values(layer.offsets, layer.targets, layer.order, first, second)
+    win, mean, shortest, longest = kernels.profile_values(layer.offsets, layer.targets, layer.order, first, second,
+                                                          is_misere(variant))
     lengths = None
     if distribution:
         dist = kernels.profile_lengths(layer.offsets, layer.targets, start_id, int(longest[0, start_id]), first,
@@ -251,10 +252,11 @@ def starts(store: Any, variant: Variant, ns: list[int], pairs: list[tuple[str, s
             first, second = profiles.pair(p1, p2)
             if p1 in ONE_MOVE and p2 in ONE_MOVE:
                 length = int(kernels.walk(layer.offsets, layer.targets, start, first, second))
-                p1_wins, mean, shortest, longest = float(length % 2), float(length), length, length
+                # Player 1 moves last when the game has an odd length: its win, or under misère play its loss
+                p1_wins, mean, shortest, longest = float(length % 2 != is_misere(variant)), float(length), length, length
             else:
                 win, means, fewest, most = kernels.profile_values(layer.offsets, layer.targets, layer.order, first,
-                                                                  second)
+                                                                  second, is_misere(variant))
                 p1_wins, mean = float(win[0, start]), float(means[0, start])
                 shortest, longest = int(fewest[0, start]), int(most[0, start])
             rows.append((variant.name, n, p1, p2, p1_wins, 1.0 - p1_wins, mean, shortest, longest))

@@ -101,6 +101,39 @@ def check_summary(variant: Variant, n: int) -> None:
     assert np.allclose(walked.floats[:, 0], solution.expected, rtol=1e-12), (variant.name, n, "expected length")
 
 
+def check_convention(variant: Variant, n: int) -> None:
+    """The engine scores the game's terminal positions as its convention says (a position with no
+    move is lost for the player to move under normal play, won under misère play), and every
+    outcome of layer n follows from them: the full solve against a plain recursion over the
+    game's own moves (play_moves), for two-player games whose moves stay in their layer."""
+    from .engine.contract import is_misere
+
+    if variant.players != 2 or variant.lower_layers(n):
+        return
+    graph, solution, _ = solve_in_memory(variant, n)
+    if len(graph.keys) > SAMPLED:
+        return
+    wins: dict[tuple[int, ...], bool] = {}
+
+    def win(position: tuple[int, ...]) -> bool:
+        stack = [position]
+        while stack:  # children first, without recursion
+            top = stack[-1]
+            children = [child for _, child in variant.play_moves(top)]
+            pending = [child for child in children if child not in wins]
+            if pending:
+                stack.extend(pending)
+                continue
+            wins[top] = any(not wins[child] for child in children) if children else is_misere(variant)
+            stack.pop()
+        return wins[position]
+
+    for i, written in enumerate(layer_positions(variant, graph.keys, trim=True)):
+        position = tuple(int(x) for x in written)
+        assert bool(solution.own("win")[i]) == win(position), (
+            variant.name, n, position, f"the engine's outcome is not the {variant.convention} convention's")
+
+
 def check_partitions(variant: Variant, n: int) -> None:
     """A game that declares layers_are_partitions holds every partition of n into its column
     weights in layer n, no more (verify counts them so)."""
@@ -128,4 +161,5 @@ def conformance(variant: Variant, ns: Iterable[int] = (1, 2, 5, 12), graph_owner
         check_ids_and_keys(variant, n)
         check_partitions(variant, n)
         check_moves(variant, n, graph_owner)
+        check_convention(variant, n)
         check_summary(variant, n)

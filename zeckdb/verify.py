@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import time
 from collections.abc import Callable, Sequence
 
-from .engine.contract import stored_columns
+from .engine.contract import is_misere, stored_columns
 from .settings import current
 from .store import Store
 from .variants import Variant, get_variant
@@ -190,9 +190,12 @@ def _players_sql(v: Variant) -> tuple[str, str]:
     that can force a win and the teams that can (kernels.team_masks' rule), the two-player
     columns NULL."""
     if v.players == 2:
-        return "", """
-            CASE WHEN (outcome = 'win') <> (losing > 0)
-                 THEN 'outcome ' || outcome || ' but ' || losing || ' of its moves reach a loss' END,
+        terminal_wins = "true" if is_misere(v) else "false"  # a terminal's mover: won under misère play
+        return "", f"""
+            CASE WHEN (outcome = 'win') <> (losing > 0 OR (moves = 0 AND {terminal_wins}))
+                 THEN 'outcome ' || outcome || ' but ' || losing || ' of its moves reach a loss'
+                      || CASE WHEN moves = 0 THEN ' (a terminal, {"won" if is_misere(v) else "lost"} for the player to move)'
+                              ELSE '' END END,
             CASE WHEN remoteness IS DISTINCT FROM CASE WHEN moves = 0 THEN 0 WHEN outcome = 'win' THEN 1 + fastest_win
                                                        ELSE 1 + slowest END
                  THEN 'remoteness ' || remoteness || ', its moves give '

@@ -49,6 +49,10 @@ OPTIONAL:
             that find a position among layer_keys without its id.
   family_title  for a member of a family (`black-hole-M`): the family's title,
             with M in it (`zeckdb variants` lists a family once, under it).
+  convention  how a terminal position scores (CONVENTIONS): "normal" (default), the player
+            to move there has lost, the last mover wins; "misere", the player to move there
+            has won, the last mover loses. The engine solves both; the moves, lengths, counts
+            and random-play columns are the game's own either way. Two-player games only.
   players   how many players move in turn, the last mover winning (default 2). With
             more, the engine stores which player can force a win (positions.forcing_seat,
             builds.winner) instead of the two-player columns (variants/players.py).
@@ -105,6 +109,9 @@ Position = tuple[int, ...]
 
 
 MAX_COUNT_COLUMNS = 16  # positions.c1 .. c16
+# how a terminal position scores for the player to move there: lost under normal play (the
+# last mover wins), won under misère play (the last mover loses); docs/games.md
+CONVENTIONS = ("normal", "misere")
 MAX_PLAYERS = 6  # teams: a 64-bit mask over the 2^P seat sets
 
 
@@ -140,6 +147,7 @@ class Solvable(Protocol):
     name: str
     players: int
     reversed: bool  # its moves are the graph's edges backwards
+    convention: str  # CONVENTIONS: how its terminal positions score
 
     @property
     def move_names(self) -> list[str]: ...
@@ -168,6 +176,7 @@ class Summarisable(Protocol):
 
     name: str
     players: int
+    convention: str
     summary_overhead: int
 
     def summary_size(self, n: int) -> int: ...
@@ -206,6 +215,11 @@ MAX_DECLARED_N = 100_000
 MAX_NAME_LENGTH = 64
 
 
+def is_misere(variant: object) -> bool:
+    """Whether a game is played under misère play (its terminal positions win for the player to move)."""
+    return getattr(variant, "convention", "normal") == "misere"
+
+
 def valid_name(name: object) -> bool:
     import re
 
@@ -237,6 +251,12 @@ def check_contract(variant: Variant) -> None:
                         f"{MAX_DECLARED_N:,} any layer of a game can reach (its limits are computed per n)")
     if not 2 <= variant.players <= MAX_PLAYERS:
         problems.append(f"{variant.players} players: the engine solves 2 to {MAX_PLAYERS}")
+    convention = getattr(variant, "convention", None)
+    if convention not in CONVENTIONS:
+        problems.append(f"its convention {shown_text(str(convention))} is not one zeckdb knows "
+                        f"({' or '.join(CONVENTIONS)})")
+    elif convention == "misere" and variant.players != 2:
+        problems.append(f"misère play is defined here for two players, not {variant.players}")
     if len(variant.move_names) > 32767:
         problems.append(f"{len(variant.move_names)} move codes do not fit a SMALLINT")
     if variant.summary_max_n is not None and variant.summary_max_n < variant.min_n:
@@ -280,8 +300,11 @@ class Variant(ABC):
     family_title: str = ""
     #: OPTIONAL: format() keeps at least this many counts (the SQL macro game_text too)
     text_width: int = 0
-    #: OPTIONAL: how many players move in turn (the last mover wins)
+    #: OPTIONAL: how many players move in turn
     players: int = 2
+    #: OPTIONAL: how a terminal position scores (CONVENTIONS): "normal", the player to move there
+    #: has lost (the last mover wins); "misere", has won (the last mover loses). Two players only.
+    convention: str = "normal"
     #: OPTIONAL: the shortest game of n is n - decomposition_terms(n) (the `lengths` query checks it)
     shortest_is_n_minus_terms: bool = False
     #: OPTIONAL: a published bound on the longest game, by name (`lengths` knows `theorem-1.4`)

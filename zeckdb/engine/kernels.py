@@ -115,19 +115,22 @@ def topological_order(offsets, targets):
 
 
 @jit
-def solve(offsets, targets, order, win, remoteness, min_rem, max_rem, games, expected, grundy, n_winning):
+def solve(offsets, targets, order, win, remoteness, min_rem, max_rem, games, expected, grundy, n_winning, misere):
     """Solve the nodes of `order`, a topological order (children first), in place.
 
     Per node: win (player to move wins), remoteness, min and max moves to the end,
     number of complete games (float), expected moves under uniform random play,
-    Grundy value, and number of winning moves. Nodes outside `order` are read,
-    never written: they hold the solved values of lower layers.
+    Grundy value (normal play's: the mex of the moves', whatever the convention), and
+    number of winning moves. A terminal is lost for the player to move, or won under
+    misère play (remoteness 0 either way: the winner hurries, the loser delays). Nodes
+    outside `order` are read, never written: they hold the solved values of lower layers.
     """
     seen = np.zeros(1024, dtype=np.bool_)
     for i in order:
         lo, hi = offsets[i], offsets[i + 1]
         if lo == hi:
             games[i] = 1.0
+            win[i] = misere
             continue
         best_win = 32767  # fewest moves to a win, over children that lose
         best_loss = -1  # most moves to a loss, over children that win
@@ -480,7 +483,7 @@ def exact_length_counts(offsets, targets, start, max_len, limbs, limb_bits):
 
 
 @jit
-def random_play(offsets, targets, order, q, a, b):
+def random_play(offsets, targets, order, q, a, b, misere):
     """Per node of `order`, in place: q, the probability that the player to move wins
     when both move uniformly at random; a, that a perfect player to move beats a
     random one; b, that a perfect player wins when the random one is to move.
@@ -488,8 +491,10 @@ def random_play(offsets, targets, order, q, a, b):
     """
     for i in order:
         lo, hi = offsets[i], offsets[i + 1]
-        if lo == hi:
-            b[i] = 1.0  # the random player cannot move and loses
+        if lo == hi:  # the player to move cannot: lost (normal play) or won (misère play)
+            q[i] = 1.0 if misere else 0.0
+            a[i] = 1.0 if misere else 0.0
+            b[i] = 0.0 if misere else 1.0
             continue
         sq, best, sa = 0.0, 0.0, 0.0
         for e in range(lo, hi):
@@ -522,11 +527,11 @@ def winning_strategies(offsets, targets, order, win, start):
 
 
 @inline_jit
-def solve_from_children(i, kids, lo, hi, ints, floats):
+def solve_from_children(i, kids, lo, hi, ints, floats, misere):
     """Summary mode's values of position i from those of its children kids[lo:hi] (solved):
-    ints[:, 0..2] remoteness (odd: a win), fewest and most moves to the end; with floats
-    (5 columns, else 0) expected moves under uniform random play, complete games and the
-    random-play odds q, a, b (as random_play)."""
+    ints[:, 0..2] remoteness (odd: a win; under misère play, even), fewest and most moves to
+    the end; with floats (5 columns, else 0) expected moves under uniform random play,
+    complete games and the random-play odds q, a, b (as random_play)."""
     keep_floats = floats.shape[1] > 0
     k = hi - lo
     if k == 0:
@@ -536,9 +541,9 @@ def solve_from_children(i, kids, lo, hi, ints, floats):
         if keep_floats:
             floats[i, 0] = 0.0
             floats[i, 1] = 1.0
-            floats[i, 2] = 0.0
-            floats[i, 3] = 0.0
-            floats[i, 4] = 1.0  # the random player cannot move and loses
+            floats[i, 2] = 1.0 if misere else 0.0  # the player to move cannot: won under misère play
+            floats[i, 3] = 1.0 if misere else 0.0
+            floats[i, 4] = 0.0 if misere else 1.0  # the random player cannot move
         return
     best_win = 32767
     best_loss = -1
@@ -553,7 +558,7 @@ def solve_from_children(i, kids, lo, hi, ints, floats):
     for m in range(lo, hi):
         child = kids[m]
         rem = ints[child, 0]
-        if rem % 2 == 0:  # the child is lost for its mover
+        if (rem % 2 == 0) != misere:  # the child is lost for its mover
             wins += 1
             if rem < best_win:
                 best_win = rem
@@ -597,7 +602,7 @@ def teams_of_children(i, kids, lo, hi, players, teams):
 
 
 @jit
-def solve_batch(count, ids, ends, kids, ints, floats, players, teams):
+def solve_batch(count, ids, ends, kids, ints, floats, players, teams, misere):
     """Summary mode (engine/summary.py): a batch of positions that a game's walk stepped
     (contract.SummaryWalk), children first, each solved from its children
     (solve_from_children; teams_of_children where teams is not empty)."""
@@ -605,7 +610,7 @@ def solve_batch(count, ids, ends, kids, ints, floats, players, teams):
     for j in range(count):
         i = ids[j]
         hi = ends[j]
-        solve_from_children(i, kids, lo, hi, ints, floats)
+        solve_from_children(i, kids, lo, hi, ints, floats, misere)
         if teams.shape[0] > 0:
             teams_of_children(i, kids, lo, hi, players, teams)
         lo = hi
@@ -630,11 +635,11 @@ def chunk_spans(count, chunk, moves, ends, starts):
 
 
 @jit
-def solve_block(count, ids, starts, ends, kids, ints, floats, players, teams):
+def solve_block(count, ids, starts, ends, kids, ints, floats, players, teams, misere):
     """solve_batch for a block whose children's spans are starts[j]..ends[j] (chunk_spans)."""
     for j in range(count):
         i = ids[j]
-        solve_from_children(i, kids, starts[j], ends[j], ints, floats)
+        solve_from_children(i, kids, starts[j], ends[j], ints, floats, misere)
         if teams.shape[0] > 0:
             teams_of_children(i, kids, starts[j], ends[j], players, teams)
 
@@ -683,9 +688,9 @@ def profile_lengths(offsets, targets, start, max_len, first, second):
 
 
 @jit
-def best_response(offsets, targets, order, opponent, preference, chosen):
+def best_response(offsets, targets, order, opponent, preference, chosen, misere):
     """The strategy that maximises its player's chance to win against the opponent's fixed edge
-    weights (the last mover wins), over the nodes of `order` (children first): per node, the
+    weights (the last mover wins; under misère play, loses), over the nodes of `order` (children first): per node, the
     value with the best responder to move (mine) and with the opponent to move (theirs), and in
     `chosen` the edge the best responder takes (ties: the lowest `preference`). Returns (mine,
     theirs)."""
@@ -694,9 +699,9 @@ def best_response(offsets, targets, order, opponent, preference, chosen):
     theirs = np.zeros(n, dtype=np.float64)
     for i in order:
         lo, hi = offsets[i], offsets[i + 1]
-        if lo == hi:
-            mine[i] = 0.0  # to move with no move: the opponent moved last
-            theirs[i] = 1.0
+        if lo == hi:  # to move with no move: the opponent moved last
+            mine[i] = 1.0 if misere else 0.0
+            theirs[i] = 0.0 if misere else 1.0
             chosen[i] = -1
             continue
         best, pick, rank = -1.0, -1, 0
@@ -732,11 +737,12 @@ def lowest_edges(offsets, key):
 
 
 @jit
-def profile_values(offsets, targets, order, first, second):
+def profile_values(offsets, targets, order, first, second, misere):
     """The game under two profiles (edge weights `first` and `second`, as profile_lengths takes
     them) from every position at once, over the nodes of `order` (children first). Per node v
     and side s (0: the `first` player to move at v, 1: the other), in one pass over the moves:
-    win[s, v], the probability that the `first` player moves last; mean[s, v], the expected
+    win[s, v], the probability that the `first` player wins (moves last; under misère play, does
+    not); mean[s, v], the expected
     number of moves left; shortest[s, v] and longest[s, v], the fewest and most moves left over
     the games of probability above 0."""
     n = offsets.shape[0] - 1
@@ -746,8 +752,8 @@ def profile_values(offsets, targets, order, first, second):
     longest = np.zeros((2, n), dtype=np.int64)
     for v in order:
         lo, hi = offsets[v], offsets[v + 1]
-        if lo == hi:
-            win[1, v] = 1.0  # the `first` player to move with no move has lost; the other, won
+        if lo == hi:  # the `first` player to move with no move has lost (misère: won); the other, the reverse
+            win[0 if misere else 1, v] = 1.0
             continue
         for s in range(2):
             weights = first if s == 0 else second

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .contract import Solvable
+from .contract import Solvable, is_misere
 from . import kernels
 
 
@@ -114,6 +114,7 @@ class Solution:
     union: Play | None = None  # the graph a game from the start runs on, when it spans layers
     mirror: Solution | None = None  # a solution whose games are this one's, reversed (see `mirrors`)
     players: int = 2
+    backwards: bool = False  # its variant plays the graph's edges backwards (contract: reversed)
 
     @property
     def forcing_seat(self) -> np.ndarray:
@@ -283,12 +284,15 @@ def play_graph(variant: Solvable, graph: Graph) -> Play:
 
 def mirrors(a: Solution, b: Solution) -> bool:
     """True when b plays a's graph backwards from a's only terminal to a's start (and so
-    b's complete games are a's, reversed: same number, same lengths)."""
+    b's complete games are a's, reversed: same number, same lengths), whatever each one's
+    convention."""
     def only_terminal(s: Solution) -> int | None:
         ends = np.flatnonzero(s.max_remaining == 0)
         return int(ends[0]) if len(ends) == 1 else None
 
-    return a.play is not b.play and only_terminal(a) == b.start and only_terminal(b) == a.start
+    # opposite directions of play: a game and its misère twin play the same way, and a layer of
+    # one position is its own start and terminal in both
+    return a.backwards != b.backwards and only_terminal(a) == b.start and only_terminal(b) == a.start
 
 
 def solve_graph(variant: Solvable, graph: Graph, solved: Sequence[Solution] = (),
@@ -301,10 +305,11 @@ def solve_graph(variant: Solvable, graph: Graph, solved: Sequence[Solution] = ()
     size = len(graph.keys)
     values = {name: np.concatenate([np.zeros(size, dtype=dtype), *(lower[low].values[name] for low, _, _ in graph.lower)])
               for name, dtype in NODE_VALUES.items()}
-    kernels.solve(play.offsets, play.targets, play.order,
+    misere = is_misere(variant)
+    kernels.solve(play.offsets, play.targets, play.order,  # type: ignore[call-arg]  # numba's stubs: 11 at most
                   *(values[k] for k in ["win", "remoteness", "min_remaining", "max_remaining", "games", "expected",
-                                        "grundy", "winning_moves"]))
-    kernels.random_play(play.offsets, play.targets, play.order, values["q"], values["a"], values["b"])
+                                        "grundy", "winning_moves"]), misere)
+    kernels.random_play(play.offsets, play.targets, play.order, values["q"], values["a"], values["b"], misere)
     if variant.players != 2:
         check_players(variant.players)
         kernels.team_masks(play.offsets, play.targets, play.order, variant.players, values["teams"])
@@ -319,6 +324,7 @@ def solve_graph(variant: Solvable, graph: Graph, solved: Sequence[Solution] = ()
         p1_wins_p2_perfect=1.0 - float(values["b"][start]),
         play=play,
         players=variant.players,
+        backwards=variant.reversed,
     )
     sol.mirror = next((other for other in solved if mirrors(other, sol)), None)
     if sol.mirror:

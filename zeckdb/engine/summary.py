@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from .contract import Summarisable, Variant
+from .contract import Summarisable, Variant, is_misere
 from .kernels import solve_batch
 from .limits import summary_bytes
 from .solve import seats_of
@@ -117,7 +117,7 @@ def walk_layer(variant: Summarisable, n: int, floats: bool = True, batch: int | 
         if bad < 0:
             raise SummaryOrderError(f"{variant.name}, n = {n}: a move from id {-1 - bad} breaks the game's solving "
                                     "order (a bug of the game's summary_walk)")
-        solve_batch(count, ids, ends, kids, ints, state, variant.players, teams)
+        solve_batch(count, ids, ends, kids, ints, state, variant.players, teams, is_misere(variant))
         edges += int(ends[count - 1])
     return WalkedLayer(walk.start, edges, ints, state, teams)
 
@@ -144,6 +144,7 @@ def _walk_threaded(variant: Summarisable, n: int, floats: bool, threads: int, ba
     walk = variant.summary_walk(n)
     size = walk.size
     ints, state, teams = _state(variant, size, floats)
+    misere = is_misere(variant)
     moves = max(walk.max_moves, 1)
     block = max(1, min(size, batch * threads if batch else BLOCK_POSITIONS, BLOCK_KIDS // moves))
     pieces = threads * PIECES_PER_THREAD if walk.fork is not None else 1
@@ -160,7 +161,7 @@ def _walk_threaded(variant: Summarisable, n: int, floats: bool, threads: int, ba
 
     def solve(count: int, buffer: int) -> int:
         ids, ends, starts, kids = buffers[buffer]
-        solve_block(count, ids, starts, ends, kids, ints, state, variant.players, teams)
+        solve_block(count, ids, starts, ends, kids, ints, state, variant.players, teams, misere)
         return 0
 
     edges = 0
@@ -213,7 +214,8 @@ def _summary(variant: Summarisable, n: int, size: int, edges: int, s: int, ints:
         return None if row is None or not math.isfinite(row[j]) else float(row[j])
 
     return Summary(
-        variant.name, n, size, int(edges), s, 1 if remoteness % 2 else 2, remoteness, int(ints[s, 1]), int(ints[s, 2]),
+        variant.name, n, size, int(edges), s, 1 if (remoteness % 2 == 1) != is_misere(variant) else 2, remoteness,
+        int(ints[s, 1]), int(ints[s, 2]),
         expected_length=value(0), games_approx=value(1), p1_wins_random=value(2), p1_wins_p1_perfect=value(3),
         p1_wins_p2_perfect=None if row is None else 1.0 - float(row[4]),
         seconds=time.perf_counter() - t0,

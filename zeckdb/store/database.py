@@ -23,7 +23,7 @@ from ..executor import Limits, Params, Result, run as execute, stream as execute
 from ..locking import Gate
 from ..settings import current
 from ..tuning import CHECKPOINT_ROWS, STAGED_ROWS
-from .layout import (LAYER_TABLES, LEAN_DERIVED, MOVE_COLUMNS, POSITIONS_TABLES, PROBE_COLUMNS, lean_rows,
+from .layout import (LAYER_TABLES, LEAN_DERIVED, MOVE_COLUMNS, POSITIONS_TABLES, PROBE_COLUMNS, lean_holds, lean_rows,
                      lean_stored, lean_values, name_id, variant_key)
 from .connections import _connect, _rollback, _transaction, close_connection
 from .checksummed import layer_checksum, layer_checksums, summary_rows_checksum
@@ -318,7 +318,8 @@ class Store:
 
         if not staged:
             return
-        lean = [positions_table(s.layer.positions.column_names) == "position_rows" for s in staged]
+        lean = [positions_table(s.layer.positions.column_names) == "position_rows" and lean_holds(s.layer.positions)
+                for s in staged]
         self._insert_layers(con, "position_rows", [(lean_rows(s.layer.positions), {"variant_id": s.variant_id,
                                                                                    "n": s.layer.n})
                                                    for s, is_lean in zip(staged, lean, strict=True) if is_lean])

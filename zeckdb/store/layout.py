@@ -87,6 +87,18 @@ def lean_values(columns: Iterable[str], stored: dict[str, Any]) -> dict[str, Any
                 else stored[c] if c in LEAN_COLUMNS else None) for c in columns}
 
 
+def lean_holds(positions: Any) -> bool:
+    """Whether a layer's positions (a pyarrow.Table of the view's columns) are what
+    position_rows would give back: its derived outcome (a win where a move wins) is every
+    row's. Under misère play a terminal wins with no winning move: such a layer is stored wide."""
+    import pyarrow.compute as pc
+
+    if "outcome" not in positions.column_names:
+        return True
+    wins = pc.equal(pc.cast(positions["outcome"], "string"), "win")
+    return bool(pc.all(pc.equal(wins, pc.greater(positions["winning_moves"], 0))).as_py() is not False)
+
+
 def lean_rows(positions: Any) -> Any:
     """A layer's positions (a pyarrow.Table of the view's columns) as position_rows stores them."""
     import pyarrow.compute as pc

@@ -19,6 +19,7 @@ from .black_hole import M_RANGE, BlackHole
 from .build_up import BuildUp
 from .empty_board import BlackHoleEmptyBoard
 from .nacci import C_RANGE, K_RANGE, Nacci, ReversedNacci
+from . import misere
 from .nim import FibonacciNim
 from .plugins import GROUP as PLUGIN_GROUP, Probe, discovered, load as load_plugin, probe as probe_plugin, probe_all
 from .ordered import Ordered
@@ -127,7 +128,18 @@ def games() -> list[Game]:
         shown = ", ".join(f"{letter} = {value}" for letter, value in zip(family.letters, family.example, strict=True))
         out.append(Game(_family_label(family), family.pattern, [family.member(m) for m in family.accepted],
                         f"{example.family_title or example.title} (start shown: {shown})", example))
+    twins = misere_twins()
+    example = get_variant("zeckendorf" + misere.SUFFIX)
+    out.append(Game(f"GAME{misere.SUFFIX} (every two-player game)", f"GAME{misere.SUFFIX}", twins,
+                    "Any two-player game above under misère play, the last mover losing (start shown: zeckendorf)",
+                    example))
     return out
+
+
+def misere_twins() -> list[str]:
+    """The misère twin of every two-player game of zeckdb's own (families: every member)."""
+    names = [name for name in _REGISTRY] + [family.member(m) for family in _FAMILIES for m in family.accepted]
+    return [name + misere.SUFFIX for name in names if get_variant(name).players == 2]
 
 
 def plugin_catalogue() -> tuple[list[Probe], list[str]]:
@@ -138,7 +150,8 @@ def plugin_catalogue() -> tuple[list[Probe], list[str]]:
 
 def on_request() -> list[str]:
     """The games and families a default build leaves out (built when named), as users read them."""
-    return sorted(ON_REQUEST) + [family.pattern for family in _FAMILIES if not family.default]
+    return sorted(ON_REQUEST) + [family.pattern for family in _FAMILIES if not family.default] + \
+        [f"GAME{misere.SUFFIX}"]
 
 
 def summary_games() -> list[str]:
@@ -162,7 +175,7 @@ def _family_label(family: Family) -> str:
 def _valid_names() -> str:
     families = ", ".join(_family_label(family) for family in _FAMILIES)
     added = "".join(f", {name}" for name in plugins())
-    return f"{', '.join(_REGISTRY)}, {families}{added}"
+    return f"{', '.join(_REGISTRY)}, {families}{added}, and GAME{misere.SUFFIX} for any two-player game of these"
 
 
 def _plain_number(text: str) -> bool:
@@ -181,6 +194,14 @@ def plugins() -> dict[str, Any]:
 def _construct(name: str) -> Variant | None:
     if name in _REGISTRY:
         return _REGISTRY[name]()
+    normal = misere.base_name(name)
+    if normal is not None and name not in plugins():
+        try:
+            base = get_variant(normal)
+        except UnknownVariantError:
+            raise UnknownVariantError(f"unknown variant {name!r}: a misère twin is named after its normal game "
+                                      f"(NAME-misere), and {normal!r} is none: choose one of {_valid_names()}") from None
+        return misere.twin(base)
     if name in plugins():
         return load_plugin(name, plugins()[name])
     for family in _FAMILIES:
@@ -207,4 +228,4 @@ def get_variant(name: str) -> Variant:
 
 
 __all__ = ["PLUGIN_GROUP", "Family", "Game", "Position", "Probe", "Variant", "catalog", "games", "get_variant",
-           "plugin_catalogue", "plugins", "probe_plugin", "summary_games", "variant_names"]
+           "misere_twins", "plugin_catalogue", "plugins", "probe_plugin", "summary_games", "variant_names"]
