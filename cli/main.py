@@ -524,9 +524,9 @@ def _say_cut(shown: int) -> None:
 def sql(
     statement: str = typer.Argument(..., metavar="SQL", help="The SQL to run, or - to read it from standard input."),
     param: list[str] | None = typer.Option(None, "--param", metavar="VALUE", show_default=False,
-                                           help="A value for the statement's next ? (repeatable, in order): "
-                                           "an integer or a decimal number is bound as a number, anything "
-                                           "else as text."),
+                                           help="A value for the statement's next ? (repeatable, in order), or "
+                                           "name=value for its $name: an integer or a decimal number is bound "
+                                           "as a number, anything else as text."),
     fmt: str = FormatOption,
     timeout: float | None = TimeoutOption,
     max_rows: int | None = MaxRowsOption,
@@ -553,9 +553,30 @@ def sql(
 
         raise UsageError(f"the SQL is over {most:,} characters (ZECKDB_SQL_MAX_CHARS): send a shorter statement")
     shown, total = api.run_sql_apart(db, text, fmt, lambda piece: typer.echo(piece, nl=False), **limits,
-                                     params=[_param_value(value) for value in param] if param else None)
+                                     params=_sql_params(text, param))
     if total is None or total > shown:
         _say_cut(shown)
+
+
+def _sql_params(statement: str, values: list[str] | None) -> list[Any] | dict[str, Any] | None:
+    """The --param values: in order for the statement's ?, or as name=value where it names its
+    parameters ($name)."""
+    import re
+
+    from zeckdb.errors import UsageError
+
+    if not values:
+        return None
+    if not re.search(r"\$[A-Za-z_]", statement):
+        return [_param_value(value) for value in values]
+    named: dict[str, Any] = {}
+    for value in values:
+        name, sep, given = value.partition("=")
+        if not sep or not name.isidentifier():
+            raise UsageError(f"bad --param {value[:40]!r}: the statement names its parameters ($name): give each as "
+                             "--param name=value, e.g. --param n=40")
+        named[name] = _param_value(given)
+    return named
 
 
 def _param_value(text: str) -> int | float | str:

@@ -209,3 +209,19 @@ def test_one_vocabulary_the_flags_names(small_db, tmp_path):
     import json
 
     assert json.loads((tmp_path / "out" / "manifest.json").read_text()) == manifest.to_json()
+
+
+def test_bind_parameters_as_python_writes_them(small_db):
+    """DB-API users pass a tuple, NumPy users np.int64: both bind; NaN and infinity, which
+    DuckDB binds as no number, are refused in one line."""
+    import numpy as np
+
+    from zeckdb.errors import UsageError
+
+    with zeckdb.open(small_db) as db:
+        sql = "SELECT count(*) FROM builds WHERE variant = ? AND n <= ?"
+        assert db.sql(sql, ("zeckendorf", np.int64(5))).rows == db.sql(sql, ["zeckendorf", 5]).rows == [(5,)]
+        assert db.sql("SELECT list_sum(?)", [(np.int32(1), 2.5)]).rows == [(3.5,)]
+        for bad in (float("nan"), float("inf"), np.float64("-inf")):
+            with pytest.raises(UsageError, match="give a finite number"):
+                db.sql("SELECT ?", [bad])

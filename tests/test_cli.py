@@ -478,3 +478,15 @@ def test_a_reader_that_leaves_early_ends_the_command_quietly(tiny_db):
                           timeout=300)
     assert done.stdout.strip() and "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
     assert done.returncode == 1 and done.stderr == ""
+
+
+def test_sql_takes_named_parameters_as_name_value(capsys, small_db):
+    """zeckdb query took --param KEY=VALUE, zeckdb sql only values for ?: a statement naming its
+    parameters ($name) takes --param name=value, and a bare value gets a line saying so."""
+    code, out, err = run(capsys, "sql", "SELECT winner FROM builds WHERE variant = $v AND n = $n", "--param",
+                         "v=zeckendorf", "--param", "n=7", "-f", "csv", "--db", str(small_db))
+    assert code == 0 and out.splitlines() == ["winner", "2"], err
+    code, out, err = run(capsys, "sql", "SELECT $n AS n", "--param", "7", "--db", str(small_db))
+    assert code == 2 and not out and "give each as --param name=value" in err and len(err.splitlines()) == 1
+    code, out, err = run(capsys, "sql", "SELECT ? AS v", "--param", "a=b", "-f", "csv", "--db", str(small_db))
+    assert code == 0 and out.splitlines() == ["v", "a=b"]  # for a ?, any text is a value

@@ -114,6 +114,9 @@ def test_sql_takes_bind_parameters(server):
                 {"sql": "SELECT ?", "params": [2 ** 70]}, {"sql": "SELECT ?, ?", "params": [1]}]:
         code, body, _ = post_sql(server, bad)
         assert code == 400 and set(body) == {"error"} and "\n" not in body["error"], (bad, body)
+    for number in (b"Infinity", b"-Infinity", b"NaN"):  # JSON's extensions: they bound as NULL
+        code, body, _ = post_sql(server, b'{"sql": "SELECT ? AS x", "params": [' + number + b"]}")
+        assert code == 400 and "give a finite number" in body["error"], (number, body)
 
 
 def test_a_slow_query_does_not_stall_lookups(server):

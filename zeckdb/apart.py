@@ -31,7 +31,7 @@ def run_in_child(db: Path, sql: str, limits: Limits, fmt: str, write: Any, memor
     its rows rendered there (render.StreamedRender) and handed to `write` piece by piece as they
     come (so that neither process holds them all); returns (rows shown, every row's count, None
     where counting the rest hit the time limit). Errors come back as the child raised them."""
-    check_params(params)
+    params = check_params(params)
     if len(sql) <= CHECK_HERE_CHARS:
         check_here(sql)
     # A fork of the fork server: a fresh interpreter that has imported what the child runs and

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 import functools
 import sys
+import math
 import threading
 import re
 import time
@@ -347,11 +348,15 @@ MAX_PARAMS = 1000
 _SCALARS = (type(None), bool, int, float, str)
 
 
-def check_params(params: Params) -> None:
-    """Refuse parameters that are not a list or dict of plain values (None, booleans, numbers,
-    texts, or a list of them: `list_contains(?, n)`), or more than MAX_PARAMS of them."""
+def check_params(params: Any) -> Params:
+    """The parameters as plain values, or a UsageError: a list (a tuple too, as DB-API users
+    write it) or a dict of None, booleans, numbers (NumPy's too), texts, or a list of them
+    (`list_contains(?, n)`), at most MAX_PARAMS. A number that is not finite (NaN, infinity:
+    JSON's too) is refused: DuckDB would bind it as NULL, or compare it as no number is."""
     if params is None:
-        return
+        return None
+    if isinstance(params, tuple):
+        params = list(params)
     if not isinstance(params, list | dict):
         raise UsageError(f"bad parameters {type(params).__name__}: give a list of values for the statement's ? "
                          "(or a dict for its $name)")
@@ -360,12 +365,26 @@ def check_params(params: Params) -> None:
         raise UsageError(f"{len(values):,} parameters: a statement takes at most {MAX_PARAMS:,}")
     if isinstance(params, dict) and not all(isinstance(k, str) and k.isidentifier() for k in params):
         raise UsageError("bad parameter names: give names as the statement writes them after $ (letters, digits, _)")
-    for value in values:
-        items = value if isinstance(value, list) and len(value) <= MAX_PARAMS else [value]
-        if not all(isinstance(item, _SCALARS) and (not isinstance(item, int) or -2**63 <= item < 2**63)
-                   for item in items):
-            raise UsageError(f"bad parameter {str(value)[:40]!r}: a parameter is a number, a text, a boolean, "
-                             "None (integers of 64 bits at most) or a list of them")
+    plain = [_plain_value(value) for value in values]
+    return dict(zip(params, plain, strict=True)) if isinstance(params, dict) else plain
+
+
+def _plain_value(value: Any, inside_list: bool = False) -> Any:
+    """One parameter as a plain value (a list of them: each item), or a UsageError."""
+    if isinstance(value, list | tuple) and not inside_list and len(value) <= MAX_PARAMS:
+        return [_plain_value(item, inside_list=True) for item in value]
+    if isinstance(value, np.generic):  # NumPy's scalars: np.int64(3) binds as 3
+        value = value.item()
+    if not isinstance(value, _SCALARS) or (isinstance(value, int) and not -2**63 <= value < 2**63):
+        return _refused(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise UsageError(f"bad parameter {value!r}: give a finite number (NaN and infinity bind as no number)")
+    return value
+
+
+def _refused(value: Any) -> Any:
+    raise UsageError(f"bad parameter {str(value)[:40]!r}: a parameter is a number, a text, a boolean, "
+                     "None (integers of 64 bits at most) or a list of them")
 
 
 def stream(con: duckdb.DuckDBPyConnection, sql: str, params: Params, limits: Limits,
@@ -377,7 +396,7 @@ def stream(con: duckdb.DuckDBPyConnection, sql: str, params: Params, limits: Lim
     when counting the rest ran into the time limit); `on_types` hears the columns' DuckDB types."""
     statement = check_statement(con, sql)
     query = statement.query
-    check_params(params)
+    params = check_params(params)
     _check_placeholders(statement.named_parameters, params)
     names = None
     if limits.max_rows is not None:
