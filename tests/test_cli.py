@@ -490,3 +490,17 @@ def test_sql_takes_named_parameters_as_name_value(capsys, small_db):
     assert code == 2 and not out and "give each as --param name=value" in err and len(err.splitlines()) == 1
     code, out, err = run(capsys, "sql", "SELECT ? AS v", "--param", "a=b", "-f", "csv", "--db", str(small_db))
     assert code == 0 and out.splitlines() == ["v", "a=b"]  # for a ?, any text is a value
+
+
+@pytest.mark.parametrize("args, says", [
+    (["position", "zeckendorff", "--start", "5"], "unknown variant 'zeckendorff': did you mean zeckendorf? choose one"),
+    (["position", "reversed-misre", "--start", "5"], "did you mean reversed-misere?"),
+    (["query", "winers"], "unknown query 'winers': did you mean winners? choose one"),
+    (["plot", "winers", "--variant", "zeckendorf", "--out", "x.png"], "unknown plot 'winers': did you mean winners?"),
+    (["play", "zeckendorf", "--start", "7", "--p1", "randm"], "unknown profile 'randm' for --p1: did you mean random?"),
+    (["position", "qqqq", "--start", "5"], "unknown variant 'qqqq': choose one of"),  # nothing close: no guess
+])
+def test_a_typo_gets_the_closest_name(capsys, small_db, tmp_path, monkeypatch, args, says):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, *args, "--db", str(small_db))
+    assert code != 0 and not out and says in err and len(err.splitlines()) == 1, err

@@ -22,6 +22,15 @@ def opt(name: str) -> str:
     return f"{_MARK}{name}{_MARK}"
 
 
+def did_you_mean(given: str, known: list[str]) -> str:
+    """ "did you mean X? " for the known name closest to a mistyped one (as Click suggests for an
+    option), or nothing when none is close."""
+    import difflib
+
+    close = difflib.get_close_matches(given, known, n=1, cutoff=0.75)
+    return f"did you mean {close[0]}? " if close else ""
+
+
 def as_keyword(name: str) -> str:
     return f"parameter {name[6:]}" if name.startswith("param:") else name
 

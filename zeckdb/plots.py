@@ -12,7 +12,7 @@ import math
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .errors import QueryLimitError, UsageError, opt
+from .errors import QueryLimitError, UsageError, did_you_mean, opt
 from .executor import Limits
 from .queries import run_query
 from .settings import current
@@ -301,7 +301,7 @@ def profiles(store: Store, game: Variant, ns: list[int] | None) -> Plot:
 def make(store: Store, kind: str, game: Variant, ns: list[int] | None = None, measure: str = "P") -> Plot:
     """One of KINDS, after checking that the arguments fit it."""
     if kind not in KINDS:
-        raise UsageError(f"unknown plot {kind[:30]!r}: choose one of {', '.join(KINDS)}")
+        raise UsageError(f"unknown plot {kind[:30]!r}: {did_you_mean(kind, list(KINDS))}choose one of {', '.join(KINDS)}")
     if kind in ("length-distribution", "remoteness") and not ns:
         raise UsageError(f"{kind} needs n (e.g. {opt('n')} 20)")
     if kind == "remoteness" and len(ns or []) != 1:

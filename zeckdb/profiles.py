@@ -32,7 +32,7 @@ import numpy as np
 
 from .engine import kernels
 from .engine.contract import Position, Variant, is_misere
-from .errors import QueryLimitError, UsageError, opt
+from .errors import QueryLimitError, UsageError, did_you_mean, opt
 
 PROFILES = ("perfect", "random", "best-response", "combine-largest", "combine-smallest", "split-largest",
             "split-smallest")
@@ -86,7 +86,8 @@ class Layer:
 def check_profiles(variant: Variant, p1: str, p2: str) -> None:
     for name, profile in ((opt("p1"), p1), (opt("p2"), p2)):
         if profile not in PROFILES:
-            raise UsageError(f"unknown profile {profile[:30]!r} for {name}: choose one of {', '.join(PROFILES)}")
+            raise UsageError(f"unknown profile {profile[:30]!r} for {name}: {did_you_mean(profile, list(PROFILES))}"
+                             f"choose one of {', '.join(PROFILES)}")
         if profile in DETERMINISTIC and variant.name != "zeckendorf":
             raise UsageError(f"{profile} is a preference of the Zeckendorf game's moves (combine or split, by place): "
                              f"{variant.name} has other moves; choose perfect, random or best-response")

@@ -39,7 +39,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from . import resources
-from .errors import NotBuiltError, UnknownQueryError, UsageError, opt
+from .errors import NotBuiltError, UnknownQueryError, UsageError, did_you_mean, opt
 from .executor import Limits, Params, Result
 from .ranges import format_ns, parse_count
 from .store import Store
@@ -164,7 +164,8 @@ def get_query(name: str) -> NamedQuery:
     path = resources.sql_dir() / f"{name}.sql"
     if not re.fullmatch(r"[a-z0-9-]{1,64}", name) or not path.exists():
         names = ", ".join(q.name for q in list_queries())
-        raise UnknownQueryError(f"unknown query {name[:64]!r}: choose one of {names} (`zeckdb query` lists them)")
+        raise UnknownQueryError(f"unknown query {name[:64]!r}: {did_you_mean(name, [q.name for q in list_queries()])}"
+                                f"choose one of {names} (`zeckdb query` lists them)")
     return _parse(path)
 
 

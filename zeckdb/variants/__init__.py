@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UnknownVariantError
+from ..errors import UnknownVariantError, did_you_mean
 from ..engine.contract import Position, Variant, check_contract
 from .accelerated import Accelerated
 from .black_hole import M_RANGE, BlackHole
@@ -172,6 +172,12 @@ def _family_label(family: Family) -> str:
     return f"{family.pattern} ({ranges})"
 
 
+def _all_names() -> list[str]:
+    """Every name a game can be asked for by (the twins' too), for suggestions."""
+    names = variant_names(all_members=True) + list(plugins())
+    return names + [name + misere.SUFFIX for name in names]
+
+
 def _valid_names() -> str:
     families = ", ".join(_family_label(family) for family in _FAMILIES)
     added = "".join(f", {name}" for name in plugins())
@@ -199,8 +205,9 @@ def _construct(name: str) -> Variant | None:
         try:
             base = get_variant(normal)
         except UnknownVariantError:
-            raise UnknownVariantError(f"unknown variant {name!r}: a misère twin is named after its normal game "
-                                      f"(NAME-misere), and {normal!r} is none: choose one of {_valid_names()}") from None
+            raise UnknownVariantError(f"unknown variant {name[:64]!r}: {did_you_mean(name, _all_names())}a misère "
+                                      f"twin is named after its normal game (NAME-misere), and {normal[:64]!r} is "
+                                      f"none: choose one of {_valid_names()}") from None
         return misere.twin(base)
     if name in plugins():
         return load_plugin(name, plugins()[name])
@@ -221,7 +228,8 @@ def get_variant(name: str) -> Variant:
     if name not in _instances:
         variant = _construct(name)
         if variant is None:
-            raise UnknownVariantError(f"unknown variant {name!r}: choose one of {_valid_names()}")
+            raise UnknownVariantError(f"unknown variant {name[:64]!r}: {did_you_mean(name, _all_names())}"
+                                      f"choose one of {_valid_names()}")
         check_contract(variant)
         _instances[name] = variant
     return _instances[name]
