@@ -259,14 +259,36 @@ def test_creating_a_database_never_touches_a_file_beside_it(capsys, tmp_path, co
                                                                  "data.duckdb.new.locks"])
 
 
-def test_a_creation_killed_between_its_link_and_its_cleanup_is_finished_by_the_next_command(capsys, tmp_path):
-    """The new file is linked into place from zeckdb's own folder and that folder removed: a kill
-    in between leaves the database with a second name there, which zeckdb removes (its own)."""
+def test_a_creation_killed_between_its_link_and_its_cleanup_is_finished_by_the_next_build(capsys, tmp_path):
+    """The new file is linked into place from zeckdb's own folder (with its mark) and that folder
+    removed: a kill in between leaves the database with a second name there. A reader says to
+    finish it with a build and removes nothing; the next build removes it (zeckdb's own)."""
+    from zeckdb.store.paths import CREATION_MARK
+
     path = tmp_path / "x.duckdb"
     assert run(capsys, "build", "--variant", "zeckendorf", "--n", "1..4", "--db", str(path))[0] == 0
     leftover = tmp_path / ".x.duckdb.new-abcd1234"
     leftover.mkdir()
+    (leftover / CREATION_MARK).write_bytes(b"")
     os.link(path, leftover / "x.duckdb")
-    code, _, err = run(capsys, "status", "--db", str(path))
+    code, out, err = run(capsys, "status", "--db", str(path))
+    assert code != 0 and "was being created when its build stopped: run `zeckdb build`" in err, err
+    assert (leftover / "x.duckdb").exists()  # a read-only command removes nothing
+    code, _, err = run(capsys, "build", "--variant", "zeckendorf", "--n", "1..5", "--db", str(path))
     assert code == 0, err
     assert not leftover.exists() and path.stat().st_nlink == 1
+
+
+@pytest.mark.parametrize("command", [["status"], ["build", "--variant", "zeckendorf", "--n", "1..5"]])
+def test_a_folder_of_the_users_named_like_zeckdbs_own_is_never_removed(capsys, tmp_path, command):
+    """A read-only command removed a folder the user made whose name matched `.X.duckdb.new-*`
+    (and the hard link in it): without zeckdb's mark it is the user's, and stays, the database's
+    second name refused in one line as any hard link is."""
+    path = tmp_path / "x.duckdb"
+    assert run(capsys, "build", "--variant", "zeckendorf", "--n", "1..4", "--db", str(path))[0] == 0
+    mine = tmp_path / ".x.duckdb.new-backup"
+    mine.mkdir()
+    os.link(path, mine / "x.duckdb")
+    code, _, err = run(capsys, *command, "--db", str(path))
+    assert code != 0 and "has 2 names (hard links)" in err and len(err.splitlines()) == 1, err
+    assert (mine / "x.duckdb").exists() and path.stat().st_nlink == 2

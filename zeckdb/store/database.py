@@ -103,7 +103,7 @@ class Store:
     def open_write(cls, db: str | os.PathLike | None = None, on_wait: Callable[[], None] | None = None) -> Store:
         """Open (creating or upgrading) a database as its only writer; a second writer is
         refused, readers are waited for (on_wait is called once when that takes long)."""
-        path = resolve_db_path(db)
+        path = resolve_db_path(db, creating=True)
         _check_writable(path)
         gate = Gate(path, create=True)
         try:

@@ -17,12 +17,18 @@ if TYPE_CHECKING:
     pass
 
 
-def resolve_db_path(db: str | os.PathLike | None) -> Path:
+# The file zeckdb writes into the folder in which it creates a database (schema._create): the
+# mark by which a folder left by a killed creation is known as zeckdb's, not one a user made.
+CREATION_MARK = ".zeckdb-creating"
+
+
+def resolve_db_path(db: str | os.PathLike | None, creating: bool = False) -> Path:
     """The database's real path: --db if given, else $ZECKDB_DB, else ./zeckdb.duckdb, its
     symbolic links resolved, as DuckDB resolves them, so that its side files (the write-ahead
     log, the lock folder) are the ones DuckDB and every other zeckdb process use. Refused: what
     exists and is no regular file (a folder, a FIFO, a device), and the name of a side file of
-    a database that exists (`X.duckdb.wal` beside X.duckdb)."""
+    a database that exists (`X.duckdb.wal` beside X.duckdb). `creating`: for the commands that
+    create and write databases (Store.open_write), which may clear what a killed creation left."""
     import stat
 
     from ..outputs import DATABASE_SIDE_FILES
@@ -42,7 +48,7 @@ def resolve_db_path(db: str | os.PathLike | None) -> Path:
         raise DatabaseError(f"{shown} is {kind}, not a database file: pass {opt('db')} with a database file "
                             "(or a new file name)")
     if mode is not None:
-        _check_one_name(path, shown)
+        _check_one_name(path, shown, creating)
     for place in [path, *path.parents]:
         for suffix in (*DATABASE_SIDE_FILES, ".locks"):
             owner = place.with_name(place.name.removesuffix(suffix)) if place.name.endswith(suffix) else None
@@ -53,7 +59,7 @@ def resolve_db_path(db: str | os.PathLike | None) -> Path:
     return path
 
 
-def _check_one_name(path: Path, shown: str) -> None:
+def _check_one_name(path: Path, shown: str, creating: bool) -> None:
     """DuckDB keeps a database's write-ahead log, and zeckdb its lock folder, beside the name it
     was opened by: through two names of one file (a hard link) a build and a reader would not
     take turns, and a log written through one name would be stranded at the other's. A file
@@ -62,28 +68,45 @@ def _check_one_name(path: Path, shown: str) -> None:
         names = os.stat(path).st_nlink
     except OSError:
         return
-    if names > 1:
+    if names > 1 and creating:
         _drop_creation_leftovers(path)
         names = os.stat(path).st_nlink
+    if names > 1 and _creation_leftovers(path):
+        raise DatabaseError(f"{shown} was being created when its build stopped: run `zeckdb build` (with {opt('db')}) "
+                            "to finish it, then read it")
     if names > 1:
         raise DatabaseError(f"{shown} has {names} names (hard links): DuckDB's log and zeckdb's locks go beside each "
                             "name, so two names of one database would damage it; give it one name (copy it with "
                             f"`cp {path.name} NEW.duckdb`, or remove the other link) and pass {opt('db')} with it")
 
 
-def _drop_creation_leftovers(path: Path) -> None:
-    """The second name a creation killed between its link and its cleanup left (_create): the
-    file's name inside zeckdb's own folder `.NAME.new-XXXXXXXX/` beside it, removed with it."""
+def _creation_leftovers(path: Path) -> list[Path]:
+    """The folders a creation killed between its link and its cleanup left (_create): zeckdb's
+    own `.NAME.new-XXXXXXXX/` beside the file, holding its mark and the file's second name and
+    nothing else. A folder of that name that a user made (no mark, or more in it) is not one."""
     try:
         mine = os.stat(path)
-        leftovers = [p for p in path.parent.glob(f".{glob.escape(path.name)}.new-*") if p.is_dir() and not p.is_symlink()]
+        folders = [p for p in path.parent.glob(f".{glob.escape(path.name)}.new-*") if p.is_dir() and not p.is_symlink()]
     except OSError:
-        return
-    for folder in leftovers:
-        inside = folder / path.name
+        return []
+    found = []
+    for folder in folders:
         try:
-            if os.path.samestat(os.stat(inside, follow_symlinks=False), mine):
-                inside.unlink()
-                folder.rmdir()
+            if sorted(os.listdir(folder)) == sorted([CREATION_MARK, path.name]) and \
+                    os.path.samestat(os.stat(folder / path.name, follow_symlinks=False), mine) and \
+                    not (folder / CREATION_MARK).is_symlink():
+                found.append(folder)
+        except OSError:
+            continue
+    return found
+
+
+def _drop_creation_leftovers(path: Path) -> None:
+    """What _creation_leftovers finds, removed: the file's second name, the mark, the folder."""
+    for folder in _creation_leftovers(path):
+        try:
+            (folder / path.name).unlink()
+            (folder / CREATION_MARK).unlink()
+            folder.rmdir()
         except OSError:
             continue

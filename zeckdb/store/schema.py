@@ -18,6 +18,7 @@ from ..executor import quieted
 from ..locking import Gate
 from ..settings import current
 from .connections import REBUILD_HINT, _connect, _open_error, _transaction, close_connection
+from .paths import CREATION_MARK
 
 if TYPE_CHECKING:
     pass
@@ -202,6 +203,7 @@ def _create(path: Path) -> None:
     except OSError as exc:
         raise DatabaseError(f"cannot create {path}: {exc.strerror}") from None
     try:
+        (folder / CREATION_MARK).write_bytes(b"")  # known as zeckdb's if a kill leaves it (paths._creation_leftovers)
         partial = folder / path.name
         _write_head_schema(partial, path)
         appeared = DatabaseError(f"{path} appeared while zeckdb created it (another program?): run the command "
