@@ -504,3 +504,16 @@ def test_a_typo_gets_the_closest_name(capsys, small_db, tmp_path, monkeypatch, a
     monkeypatch.chdir(tmp_path)
     code, out, err = run(capsys, *args, "--db", str(small_db))
     assert code != 0 and not out and says in err and len(err.splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown"])
+def test_terminal_control_sequences_in_a_table_are_shown_escaped(capsys, small_db, fmt):
+    """Text from a crafted database reached the terminal raw: CSI was stripped (by Click, and only
+    off a terminal), OSC 52 (which writes some terminals' clipboard) not at all. A table shows
+    every control character escaped, in cells and column names."""
+    sql = ("SELECT chr(27) || ']52;c;aGVsbG8=' || chr(7) AS osc, chr(27) || '[2J' AS csi, chr(155) || 'm' AS c1, "
+           "'ok' AS \"x\u001b[1m\"")
+    code, out, err = run(capsys, "sql", sql, "-f", fmt, "--db", str(small_db))
+    assert code == 0, err
+    assert not any(ord(ch) < 32 and ch != "\n" or 127 <= ord(ch) < 160 for ch in out), repr(out)
+    assert "\\x1b]52;c;aGVsbG8=\\x07" in out and "\\x1b[2J" in out and "\\x9bm" in out and "x\\x1b[1m" in out

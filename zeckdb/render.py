@@ -7,6 +7,7 @@ from decimal import Decimal
 import io
 import json
 import math
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,20 @@ def plain(value: Any) -> Any:
     return str(value)
 
 
+# C0 and C1 control characters: a text from a database file someone else made can hold terminal
+# escape sequences (CSI colours, OSC 52 writing the clipboard); shown escaped in tables
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _visible(text: str) -> str:
+    """A cell or column name for a table read by a person: every control character escaped (\\x1b)."""
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _cell(value: Any) -> str:
+    return _visible(_text(value))
+
+
 def _text(value: Any) -> str:
     if value is None:
         return ""
@@ -50,7 +65,8 @@ def render(columns: list[str], rows: list[tuple], fmt: str = "table") -> str:
         writer.writerow(columns)
         writer.writerows([[_text(v) for v in row] for row in rows])
         return buf.getvalue().rstrip("\n")
-    cells = [[_text(v) for v in row] for row in rows]
+    cells = [[_cell(v) for v in row] for row in rows]
+    columns = [_visible(c) for c in columns]
     if fmt == "markdown":
         def md(values: list[str]) -> str:
             return "| " + " | ".join(v.replace("|", "\\|") for v in values) + " |"
@@ -90,7 +106,8 @@ class StreamedRender:
             lines = text.split("\n")
             self.write("\n".join(lines if first else lines[2:]) + ("\n" if rows or first else ""))
         else:
-            cells = [[_text(v) for v in row] for row in rows]
+            cells = [[_cell(v) for v in row] for row in rows]
+            columns = [_visible(c) for c in columns]
             if first:
                 self.widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(columns)]
                 self.numeric = [bool(rows) and all(_is_number(row[i]) for row in rows) for i in range(len(columns))]
