@@ -68,7 +68,10 @@ def test_no_catalog_function_view_or_macro_shows_the_host(hidden):
                 "SELECT current_setting('home_directory')", "SELECT * FROM pragma_user_agent()",
                 "SELECT * FROM query('SELECT * FROM duckdb_settings()')", "SELECT * FROM query_table('builds')",
                 "SELECT * FROM json_execute_serialized_sql(json_serialize_sql('SELECT 1'))",
-                "EXPLAIN SELECT * FROM duckdb_extensions()", "SUMMARIZE SELECT * FROM duckdb_temporary_files()"]:
+                "EXPLAIN SELECT * FROM duckdb_extensions()", "SUMMARIZE SELECT * FROM duckdb_temporary_files()",
+                # the versions and the memory limit the service says it hides
+                "SELECT version()", "SELECT * FROM pragma_version()", "PRAGMA version",
+                "SELECT memory_limit FROM pragma_database_size()", "SELECT * FROM duckdb_memory()"]:
         with Store.open_read(hidden) as store:
             text = answer(store, sql)
         assert "is refused" in text, (sql, text)

@@ -54,6 +54,7 @@ HOST_REVEALING = frozenset({
     "pragma_user_agent", "pragma_platform", "duckdb_secrets", "which_secret", "duckdb_temporary_files",
     "duckdb_external_file_cache", "duckdb_logs", "duckdb_logs_parsed", "duckdb_log_contexts",
     "enable_logging", "disable_logging", "truncate_duckdb_logs", "write_log",
+    "version", "pragma_version", "pragma_database_size", "duckdb_memory",  # versions, the memory limit and use
 })
 # table functions that run SQL given as a string, out of reach of the parser's classification
 SQL_FROM_TEXT = frozenset({"query", "query_table", "json_execute_serialized_sql"})
