@@ -292,3 +292,25 @@ def test_a_folder_of_the_users_named_like_zeckdbs_own_is_never_removed(capsys, t
     code, _, err = run(capsys, *command, "--db", str(path))
     assert code != 0 and "has 2 names (hard links)" in err and len(err.splitlines()) == 1, err
     assert (mine / "x.duckdb").exists() and path.stat().st_nlink == 2
+
+
+@pytest.mark.parametrize("command", [["status"], ["export", "OUT"], ["verify"], ["position", "zeckendorf", "--start", "4"],
+                                     ["build", "--variant", "zeckendorf", "--n", "1..6"]])
+def test_a_file_whose_columns_are_not_zeckdbs_is_named_so(capsys, tmp_path, monkeypatch, command):
+    """A crafted file whose builds.n is text made export call it a bug of zeckdb's ("please report
+    it") and status raise a traceback: a table whose columns are not those zeckdb writes is a file
+    zeckdb did not write, or a damaged one, said in one line, nothing written."""
+    import duckdb
+
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "crafted.duckdb"
+    assert run(capsys, "build", "--variant", "zeckendorf", "--n", "1..5", "--db", str(path))[0] == 0
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE text_n AS SELECT * REPLACE (n::VARCHAR AS n) FROM builds")
+        con.execute("DROP TABLE builds")
+        con.execute("ALTER TABLE text_n RENAME TO builds")
+    before = digest(path)
+    code, out, err = run(capsys, *command, "--db", str(path))
+    assert code != 0 and "Traceback" not in err and len(err.splitlines()) == 1, err
+    assert "is not a database zeckdb wrote, or is damaged: its column builds.n is VARCHAR, zeckdb writes INTEGER" in err
+    assert "report" not in err and digest(path) == before and not (tmp_path / "OUT").exists()

@@ -83,12 +83,40 @@ def _connect_checked(path: Path, read_only: bool, deadline: float | None = 0.0,
     con = _connect(path, read_only, deadline, on_wait, memory_limit)
     try:
         _check_schema(path, *_schema_state(con))
+        _check_columns(con, path)
         if not read_only:
             _restore_definitions(con, path, SCHEMA_HEAD)
     except BaseException:
         close_connection(con)
         raise
     return con
+
+
+COLUMNS_SQL = ("SELECT table_name, column_name, data_type FROM information_schema.columns c "
+               "JOIN information_schema.tables t USING (table_catalog, table_schema, table_name) "
+               "WHERE t.table_type = 'BASE TABLE' AND table_catalog = current_database() AND table_schema = 'main'")
+
+
+@functools.cache
+def head_columns() -> frozenset[tuple[str, str, str]]:
+    """(table, column, type) of every column of the head revision's tables (migrations/head.sql,
+    made in memory)."""
+    from ..resources import migrations_dir
+
+    with duckdb.connect() as con:
+        con.execute((migrations_dir() / HEAD_SCHEMA_FILE).read_text(encoding="utf-8"))
+        return frozenset(con.execute(COLUMNS_SQL).fetchall())
+
+
+def _check_columns(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """A one-line error for a file whose tables have not the columns and types zeckdb writes:
+    one made by someone else (builds.n as text), or damaged; never a bug of zeckdb's to report."""
+    found = {(table, column): kind for table, column, kind in con.execute(COLUMNS_SQL).fetchall()}
+    for table, column, kind in sorted(head_columns()):
+        if found.get((table, column)) != kind:
+            what = (f"its table {table} has no column {column}" if (table, column) not in found else
+                    f"its column {table}.{column} is {found[table, column]}, zeckdb writes {kind}")
+            raise DatabaseError(f"{path} is not a database zeckdb wrote, or is damaged: {what}; {REBUILD_HINT}")
 
 
 def _restore_definitions(con: duckdb.DuckDBPyConnection, path: Path, revision: str) -> None:
