@@ -53,8 +53,14 @@ def _show_version(value: bool) -> None:
 
 @app.callback()
 def _options(version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True,
-                                          help="Print zeckdb's version and exit.")) -> None:
-    pass
+                                          help="Print zeckdb's version and exit."),
+             db: str | None = typer.Option(None, "--db", metavar="FILE", show_default=False,
+                                           help="The database file of the command that follows (as its own --db; "
+                                           "default: $ZECKDB_DB or ./zeckdb.duckdb).")) -> None:
+    if db is not None:  # an explicit option beats the environment: the one Settings of this run
+        from zeckdb.settings import activate
+
+        activate(api.settings().changed(db=db))
 
 
 db_app = typer.Typer(help="Manage the database schema (Alembic migrations).", no_args_is_help=True,
@@ -262,13 +268,25 @@ def variants(
 
 
 @app.command()
-def status(db: str | None = DbOption) -> None:
+def status(db: str | None = DbOption, fmt: str = FormatOption) -> None:
     """List what the database holds: per variant the n built, positions, edges, and
-    which n hold only their summary (built with --summary-only)."""
+    which n hold only their summary (built with --summary-only); --format json gives the
+    service's /v1/status object, csv and markdown one row per variant."""
+    from dataclasses import asdict, fields
 
+    from zeckdb.render import plain, render
+
+    _check_format(fmt)
     with api.open(db) as database:
         info = database.status()
     rows = info.variants
+    if fmt == "json":
+        typer.echo(json.dumps(plain(info.to_json())))
+        return
+    if fmt != "table":
+        names = [f.name for f in fields(api.VariantStatus)]
+        typer.echo(render(names, [tuple(asdict(r).values()) for r in rows], fmt))
+        return
     typer.echo(f"database {info.database}: {info.size_bytes / 1e6:,.1f} MB, schema revision {info.schema_revision}")
     if info.build_running:
         typer.echo("a build is writing it: below is what it has committed so far")
@@ -812,8 +830,10 @@ def db_current(db: str | None = DbOption) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning zeckdb errors into one line and an exit status."""
-    try:
-        app(args=argv, prog_name="zeckdb", standalone_mode=True)
+    import contextvars
+
+    try:  # in a context of its own: the settings an option before the command sets end with it
+        contextvars.copy_context().run(app, args=argv, prog_name="zeckdb", standalone_mode=True)
     except ZeckdbError as exc:
         _echo_err(f"zeckdb: error: {exc.worded(as_flag)}")
         sys.exit(exc.exit_code)

@@ -520,3 +520,31 @@ def test_terminal_control_sequences_in_a_table_are_shown_escaped(capsys, small_d
     assert code == 0, err
     assert not any(ord(ch) < 32 and ch != "\n" or 127 <= ord(ch) < 160 for ch in out), repr(out)
     assert "\\x1b]52;c;aGVsbG8=\\x07" in out and "\\x1b[2J" in out and "\\x9bm" in out and "x\\x1b[1m" in out
+
+
+def test_the_database_option_may_come_before_the_command(capsys, small_db, tmp_path):
+    """`zeckdb --db X status`, a common habit, was refused: the option before the command is the
+    command's --db (it beats $ZECKDB_DB), and ends with the command."""
+    code, out, err = run(capsys, "--db", str(small_db), "status")
+    assert code == 0 and "zeckendorf" in out, err
+    code, out, err = run(capsys, "--db", str(small_db), "position", "zeckendorf", "--start", "7", "--json")
+    assert code == 0 and json.loads(out)["outcome"] == "loss", err
+    code, out, err = run(capsys, "status", "--db", str(tmp_path / "none.duckdb"))  # the next command: its own
+    assert code == 1 and "no database at" in err
+
+
+def test_status_in_json_and_csv(capsys, small_db):
+    """zeckdb status had no --format json (the service's /v1/status had): the same object, and a
+    row per variant in csv."""
+    from zeckdb import api
+
+    code, out, err = run(capsys, "status", "-f", "json", "--db", str(small_db))
+    assert code == 0, err
+    shown = json.loads(out)
+    with api.open(small_db) as db:
+        assert shown["variants"] == db.status().to_json()["variants"]
+    assert shown["schema_revision"] == "0015" and shown["build_running"] is False
+    code, out, err = run(capsys, "status", "-f", "csv", "--db", str(small_db))
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == "variant,ns,summary_ns,positions,edges,seconds"
+    assert any(line.startswith("zeckendorf,1..40,,") for line in lines), lines[:5]

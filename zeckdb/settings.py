@@ -209,6 +209,12 @@ def using(settings: Settings | None) -> Iterator[None]:
         _ACTIVE.reset(token)
 
 
+def activate(settings: Settings) -> None:
+    """Make `settings` the ones current() gives for the rest of this thread's context (and the
+    pools it makes): the command line's door, for an option given before the command."""
+    _ACTIVE.set(settings)
+
+
 def pool(workers: int, name: str = "") -> ThreadPoolExecutor:
     """A thread pool whose threads see the settings the creating thread sees (a library call's)."""
     return ThreadPoolExecutor(workers, thread_name_prefix=name, initializer=_start_thread, initargs=(_ACTIVE.get(),))
