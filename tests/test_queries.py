@@ -406,3 +406,17 @@ def test_commands_that_compile_nothing_import_no_compiler():
             done = subprocess.run([sys.executable, "-c", script, *args, "--db", str(db)] if args != ["variants"]
                                   else [sys.executable, "-c", script, *args], capture_output=True, text=True, check=True)
             assert done.stdout.strip().splitlines()[-1] == "[]", (args, done.stdout[-300:], done.stderr)
+
+
+def test_a_running_fraction_over_holes_is_null(tmp_path):
+    """In a file holding only n = 20..23, winners showed p1_fraction 1.0 or 0.0 at n = 20, a
+    fraction of the n stored, not of n <= 20: it is NULL until every n from 1 is stored."""
+    path = tmp_path / "holes.duckdb"
+    zeckdb.build(path, ["reversed"], "20..23", summary_only=True)
+    zeckdb.build(path, ["zeckendorf"], "1..4")
+    with zeckdb.open(path) as db:
+        rows = db.query("winners").rows
+    assert [(r[0], r[1], r[3]) for r in rows if r[0] == "reversed"] == [("reversed", n, None) for n in range(20, 24)]
+    wins = [1 if ref.solve("zeckendorf", (n,))["win"] else 0 for n in range(1, 5)]
+    assert [r[3] for r in rows if r[0] == "zeckendorf"] == pytest.approx(
+        [sum(wins[:n]) / n for n in range(1, 5)])
