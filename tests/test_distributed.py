@@ -493,3 +493,20 @@ def test_a_cluster_without_workers_stops_the_build_in_one_line(tmp_path, capsys,
                              "--address", address, "--n", "1..5", "--variant", "zeckendorf", "--db", str(db))
     assert code == 1 and not out and err.count("\n") == 1, err
     assert "the cluster has had no worker for 2 s" in err and "run the same command again to resume" in err
+
+
+def test_a_shard_folder_another_driver_holds_is_refused(tmp_path):
+    """Two builds given one --shards folder: one died with a 30-line traceback when the other
+    ingested and removed the shards it was reading. One driver at a time holds the folder; the
+    other is refused in one line before it submits anything (no cluster is needed to see it)."""
+    from zeckdb.distributed import build_distributed, folder_lock
+    from zeckdb.errors import UsageError
+    from zeckdb.store import Store
+
+    shards = tmp_path / "shared.shards"
+    shards.mkdir()
+    with Store.open_write(tmp_path / "a.duckdb") as store, folder_lock(shards):
+        with pytest.raises(UsageError, match=r"in use by another build \(one driver at a time\)"):
+            build_distributed(store, None, {}, shards)
+    with Store.open_write(tmp_path / "b.duckdb") as store:  # released: the next driver takes it
+        assert build_distributed(store, None, {}, shards) == ([], 0, 0)

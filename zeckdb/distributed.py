@@ -31,7 +31,9 @@ stores are tasks of their own. Why Dask: docs/scaling.md.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from functools import partial
+import os
 from pathlib import Path
 import shutil
 import time
@@ -211,8 +213,34 @@ def build_distributed(store: Store, client: Any, todo: dict[int, list], shards: 
     """Run the planned layers (builder.plan) on the cluster; ingest the n that finish, those
     finished meanwhile in one transaction (unless shards_only). With `reuse` (not --force),
     the layers a run before left whole in the folder are ingested, not solved again.
-    Returns the (variant, n) layers built, their positions and the moves stored."""
+    Returns the (variant, n) layers built, their positions and the moves stored. One driver
+    at a time holds the folder (folder_lock): a second is refused in one line."""
     shards.mkdir(parents=True, exist_ok=True)
+    with folder_lock(shards):
+        return _build_distributed(store, client, todo, shards, shards_only, progress, reuse)
+
+
+@contextmanager
+def folder_lock(shards: Path) -> Iterator[None]:
+    """The shard folder held by this driver alone while the block runs (an exclusive flock on
+    the folder itself): two builds given one --shards folder ingested and removed each
+    other's shards. A folder another driver holds is refused in one line."""
+    import fcntl
+
+    fd = os.open(shards, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UsageError(f"the shard folder {shards} is in use by another build (one driver at a time): wait for "
+                             f"it to finish, or give this build another folder ({opt('shards')} DIR)") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _build_distributed(store: Store, client: Any, todo: dict[int, list], shards: Path, shards_only: bool,
+                       progress: Callable[[int, str], None] | None, reuse: bool) -> tuple[list[tuple[str, int]], int, int]:
     futures, ready = _submitted(store, client, todo, shards, reuse and not shards_only)
     store.let_go()
     built, positions, edges = [], 0, 0
