@@ -186,13 +186,26 @@ def build(
 
 
 class _Progress:
-    """A progress bar on a terminal, plain log lines otherwise (api.Progress)."""
+    """A progress bar on a terminal, plain log lines otherwise (api.Progress): a line at each
+    tenth of the work, and at least every LOG_SECONDS while the work goes on (a log file of a
+    long build shows it alive, even inside one long layer)."""
+
+    LOG_SECONDS = 30.0
 
     def __init__(self) -> None:
         self.bar: Any = None  # a rich Progress on a terminal
+        self.stopped: Any = None  # the log lines' heartbeat, stopped with the work
 
     def start(self, total: int, verb: str) -> None:
         self.total, self.verb, self.done, self.logged_tenth = total, verb, 0, 0
+        self.began = self.logged_at = time.monotonic()
+        self.description = ""
+        if not sys.stderr.isatty():
+            import threading
+
+            self.lock = threading.Lock()
+            self.stopped = threading.Event()
+            threading.Thread(target=self._heartbeat, name="zeckdb-progress", daemon=True).start()
         if sys.stderr.isatty():
             from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -206,11 +219,31 @@ class _Progress:
         self.done += positions
         if self.bar is not None:
             self.bar.update(self.task, advance=positions, description=description)
-        elif self.done * 10 >= (self.logged_tenth + 1) * self.total:  # log each tenth of the work
-            self.logged_tenth = self.done * 10 // max(self.total, 1)
-            _echo_err(f"{self.verb} {description}: {100 * self.done // max(self.total, 1)}% of the work done")
+            return
+        with self.lock:
+            self.description = description
+            tenth = self.done * 10 >= (self.logged_tenth + 1) * self.total
+            if tenth or time.monotonic() - self.logged_at >= self.LOG_SECONDS:
+                self.logged_tenth = self.done * 10 // max(self.total, 1)
+                self._log()
+
+    def _log(self, still: bool = False) -> None:
+        """One line (the caller holds the lock)."""
+        self.logged_at = time.monotonic()
+        elapsed = f", {int(self.logged_at - self.began) // 60}:{int(self.logged_at - self.began) % 60:02d} elapsed"
+        where = f" {self.description}" if self.description else ""
+        _echo_err(f"{self.verb}{where}: {100 * self.done // max(self.total, 1)}% of the work done"
+                  + (f"{elapsed}, still working" if still else ""))
+
+    def _heartbeat(self) -> None:
+        while not self.stopped.wait(self.LOG_SECONDS / 3):
+            with self.lock:
+                if time.monotonic() - self.logged_at >= self.LOG_SECONDS:
+                    self._log(still=True)
 
     def stop(self) -> None:
+        if self.stopped is not None:
+            self.stopped.set()
         if self.bar is not None:
             self.bar.stop()
             self.bar = None

@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -548,3 +549,28 @@ def test_status_in_json_and_csv(capsys, small_db):
     lines = out.splitlines()
     assert code == 0 and lines[0] == "variant,ns,summary_ns,positions,edges,seconds"
     assert any(line.startswith("zeckendorf,1..40,,") for line in lines), lines[:5]
+
+
+def test_a_log_of_a_long_build_shows_it_alive(capsys, tmp_path, monkeypatch):
+    """With output to a file, a 41-minute build printed 10 lines, the first 6 minutes in: a line
+    comes at each tenth of the work and at least every LOG_SECONDS, inside a long layer too."""
+    import importlib
+
+    from zeckdb import builder
+
+    cli = importlib.import_module("zeckdb.cli.main")
+
+    real = builder._compute_layer
+
+    def slow(n, *args, **kwargs):
+        if n == 3:
+            time.sleep(1.2)  # a long layer: the heartbeat speaks while it is solved
+        return real(n, *args, **kwargs)
+
+    monkeypatch.setattr(builder, "_compute_layer", slow)
+    monkeypatch.setattr(cli._Progress, "LOG_SECONDS", 0.3)
+    code, _, err = run(capsys, "build", "--variant", "zeckendorf", "--n", "1..6", "--db", str(tmp_path / "p.duckdb"))
+    assert code == 0, err
+    lines = [line for line in err.splitlines() if "of the work done" in line]
+    assert any("still working" in line and "elapsed" in line for line in lines), lines
+    assert lines[-1].endswith("100% of the work done"), lines
