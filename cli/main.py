@@ -641,6 +641,18 @@ def _param_value(text: str) -> int | float | str:
     return text
 
 
+def _say_checksum_only(layers: list[tuple[str, int, int]]) -> None:
+    """Which summary layers verify compared with their checksum alone, and how to check them in full."""
+    by_game: dict[str, list[int]] = {}
+    for name, n, _ in layers:
+        by_game.setdefault(name, []).append(n)
+    largest = max(positions for _, _, positions in layers)
+    shown = "; ".join(f"{name} n = {format_ns(ns)}" for name, ns in by_game.items())
+    _echo_err(f"zeckdb: checked by their summary checksum only (too large to solve again): {shown}; a checksum anyone "
+              f"who changed a row can recompute: to solve them again, give ZECKDB_VERIFY_RESOLVE_POSITIONS={largest} "
+              "(or more) and --variant/--n for them")
+
+
 @app.command()
 def verify(
     variant: list[str] | None = typer.Option(None, "--variant", metavar="VARIANT", show_default=False,
@@ -668,8 +680,11 @@ def verify(
     if report.unknown:
         _echo_err(f"zeckdb: not checked: {', '.join(report.unknown)}, whose game is not installed here (a plugin?); "
                   "install it to check its layers")
+    if report.checksum_only:
+        _say_checksum_only(report.checksum_only)
     if report.ok:
-        typer.echo("every check passed" + (f" (but {', '.join(report.unknown)})" if report.unknown else ""))
+        but = [*report.unknown, *(["the summary layers named above, by checksum only"] if report.checksum_only else [])]
+        typer.echo("every check passed" + (f" (but {'; '.join(but)})" if but else ""))
         return
     _echo_err("zeckdb: verify found mismatches; the first of them:")
     for c in report.checks:

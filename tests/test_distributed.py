@@ -505,8 +505,8 @@ def test_a_shard_folder_another_driver_holds_is_refused(tmp_path):
 
     shards = tmp_path / "shared.shards"
     shards.mkdir()
-    with Store.open_write(tmp_path / "a.duckdb") as store, folder_lock(shards):
-        with pytest.raises(UsageError, match=r"in use by another build \(one driver at a time\)"):
-            build_distributed(store, None, {}, shards)
+    with (Store.open_write(tmp_path / "a.duckdb") as store, folder_lock(shards),
+          pytest.raises(UsageError, match=r"in use by another build \(one driver at a time\)")):
+        build_distributed(store, None, {}, shards)
     with Store.open_write(tmp_path / "b.duckdb") as store:  # released: the next driver takes it
         assert build_distributed(store, None, {}, shards) == ([], 0, 0)

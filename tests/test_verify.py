@@ -240,3 +240,21 @@ def test_the_last_net_says_damaged_only_where_the_file_may_be(tmp_path):
     with pytest.raises(duckdb.Error) as damaged:
         duckdb.connect(str(tmp_path / "bad.duckdb"))
     assert _may_be_damage(damaged.value)
+
+
+def test_summary_layers_checked_by_checksum_only_are_named(tmp_path, capsys, monkeypatch):
+    """A tampered summary layer too large to solve again passed as "every check passed", though
+    compared only with a checksum anyone can recompute: verify names those layers and how to
+    solve them again."""
+    from .conftest import run
+
+    path = tmp_path / "s.duckdb"
+    assert run(capsys, "build", "--summary-only", "--variant", "zeckendorf", "--n", "20..22", "--db", str(path))[0] == 0
+    monkeypatch.setenv("ZECKDB_VERIFY_RESOLVE_POSITIONS", "10")
+    code, out, err = run(capsys, "verify", "--db", str(path))
+    assert code == 0 and "every check passed (but the summary layers named above, by checksum only)" in out
+    assert "checked by their summary checksum only (too large to solve again): zeckendorf n = 20..22" in err
+    assert "ZECKDB_VERIFY_RESOLVE_POSITIONS=" in err
+    monkeypatch.delenv("ZECKDB_VERIFY_RESOLVE_POSITIONS")
+    code, out, err = run(capsys, "verify", "--db", str(path))  # the default: small enough, solved again
+    assert code == 0 and out.strip().endswith("every check passed") and "checksum only" not in err

@@ -53,6 +53,9 @@ class Report:
     # games the database holds that this installation does not know (a plugin not installed
     # here): their layers are not checked, beyond their summary checksums
     unknown: list[str] = field(default_factory=list)
+    # summary layers too large to solve again (over verify_resolve_positions): compared with
+    # their summary checksum only, which anyone who changed the row can recompute
+    checksum_only: list[tuple[str, int, int]] = field(default_factory=list)  # (variant, n, positions)
 
     @property
     def ok(self) -> bool:
@@ -103,11 +106,12 @@ def verify(store: Store, games: Sequence[Variant] | None = None, ns: list[int] |
         if progress:
             progress(len(batch), f"{name} n={batch[-1]}")
     _check_summary_checksums(store, [(name, n) for name, n, _ in layers] + summaries, checks["summary checksums"])
-    _check_summary_layers(store, [layer for layer in summaries if layer[0] not in unknown], checks["summary layers"])
+    skipped = _check_summary_layers(store, [layer for layer in summaries if layer[0] not in unknown],
+                                    checks["summary layers"])
     _check_catalog(store, names, checks["catalog"])
     return Report([(name, n) for name, n, _ in layers if name not in unknown]
                   + [layer for layer in summaries if layer[0] not in unknown],
-                  list(checks.values()), time.perf_counter() - t0, unknown)
+                  list(checks.values()), time.perf_counter() - t0, unknown, skipped)
 
 
 def _known(name: str) -> bool:
@@ -565,17 +569,20 @@ def _check_summary_checksums(store: Store, layers: list[tuple[str, int]], check:
                            "checksum recorded with them (changed by hand?)")
 
 
-def _check_summary_layers(store: Store, layers: list[tuple[str, int]], check: Check) -> None:
-    """Summary layers solved again (engine.summary) where small enough, compared with their row."""
+def _check_summary_layers(store: Store, layers: list[tuple[str, int]], check: Check) -> list[tuple[str, int, int]]:
+    """Summary layers solved again (engine.summary) where small enough, compared with their row;
+    the (variant, n, positions) of those too large, checked by their checksum alone."""
     import math
 
     from .engine.summary import solve_summary
 
     fields = ["positions", "edges", "start_id", "winner", "min_length", "max_length", "start_remoteness", "teams"]
     most = current().verify_resolve_positions
+    skipped = []
     for name, n in layers:
         v = get_variant(name)
         if v.summary_refusal is not None or v.summary_size(n) > most:
+            skipped.append((name, n, v.summary_size(n) if v.summary_refusal is None else 0))
             continue
         (row,) = store.build_rows(name, [n])
         played = store.rows("SELECT p1_wins_random, p1_wins_p1_perfect, p1_wins_p2_perfect FROM random_play "
@@ -593,6 +600,7 @@ def _check_summary_layers(store: Store, layers: list[tuple[str, int]], check: Ch
                 break
         if wrong:
             check.fail(f"{name} n={n}: " + "; ".join(wrong))
+    return skipped
 
 
 def _check_catalog(store: Store, names: list[str] | None, check: Check) -> None:
