@@ -600,3 +600,33 @@ def test_the_writer_reaches_no_file_but_the_database(tmp_path):
                           f"COPY (SELECT 1) TO '{tmp_path / 'out.csv'}'", f"ATTACH '{tmp_path / 'x.duckdb'}' AS x"):
             with pytest.raises(duckdb.PermissionException):
                 store._con.execute(statement)
+
+
+def test_revision_0016_names_each_games_convention_and_keeps_every_row(tmp_path, capsys):
+    """0016 adds variants.convention ('normal' for every game before it) and derives the lean
+    rows' outcome by it: a file the previous release wrote comes back with every position as
+    it was; a downgrade drops the misère games' layers (that release would read their lean
+    rows as normal play's) and keeps the others whole."""
+    from alembic import command
+
+    from zeckdb.builder import build
+
+    from .conftest import run
+
+    path = tmp_path / "sixteen.duckdb"
+    with Store.open_write(path) as store:
+        build(store, as_games(["zeckendorf", "reversed", "zeckendorf-misere"]), list(range(1, 11)))
+    every = "SELECT variant, n, id, outcome, remoteness, winning_moves FROM positions ORDER BY ALL"
+    with duckdb.connect(str(path)) as con:
+        before = con.execute(every).fetchall()
+        assert con.execute("SELECT count(*) FROM position_rows_wide").fetchone() == (0,)  # the twin's rows lean too
+    command.downgrade(_alembic_config(path), "0015")  # as the previous release reads it
+    with duckdb.connect(str(path)) as con:
+        assert con.execute(every).fetchall() == [r for r in before if r[0] != "zeckendorf-misere"]
+        assert con.execute("SELECT count(*) FROM builds WHERE variant = 'zeckendorf-misere'").fetchone() == (0,)
+    assert upgrade(path) == ("0015", SCHEMA_HEAD)
+    code, out, err = run(capsys, "verify", "--db", str(path))
+    assert code == 0 and "every check passed" in out, err
+    with duckdb.connect(str(path)) as con:
+        assert con.execute("SELECT DISTINCT convention FROM variants").fetchall() == [("normal",)]
+        assert con.execute(every).fetchall() == [r for r in before if r[0] != "zeckendorf-misere"]

@@ -175,7 +175,8 @@ def test_every_command_works_on_a_twin(db, capsys, tmp_path):
 
 
 @pytest.mark.parametrize("name, says", [
-    ("zeckendorff-misere", "unknown variant 'zeckendorff-misere': a misère twin is named after its normal game"),
+    ("zeckendorff-misere", "unknown variant 'zeckendorff-misere': did you mean zeckendorf-misere? a misère twin is "
+                           "named after its normal game"),
     ("zeckendorf-p3-misere", "misère play is defined for two-player games, and zeckendorf-p3 has 3 players"),
     ("zeckendorf-misere-misere", "zeckendorf-misere is played under misère play already"),
 ])

@@ -238,7 +238,8 @@ def game_record(v: Variant) -> GameRecord:
     """A game's description as the store registers it: its facts, move names and columns."""
     facts = dict(title=v.title, source=v.source, graph=v.graph_name, reversed=v.reversed, max_n=v.max_n,
                  bins=len(v.columns), players=v.players, shortest_is_n_minus_terms=v.shortest_is_n_minus_terms,
-                 longest_bound=v.longest_bound, text_width=v.text_width, forcing_bound=v.forcing_bound)
+                 longest_bound=v.longest_bound, text_width=v.text_width, forcing_bound=v.forcing_bound,
+                 convention=v.convention)
     return GameRecord(v.name, v.graph_name, facts, list(v.move_names),
                       list(zip(v.columns, v.column_weights, strict=True)))
 

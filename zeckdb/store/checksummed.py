@@ -32,7 +32,9 @@ def layer_checksums(con: duckdb.DuckDBPyConnection, table: str, name: str, ns: l
 
     if table == "positions":
         variant_id = name_id(con, "variant", name)
-        sources = [(t, *variant_key(t, name, variant_id), [shown_column(t, c) for c in COLUMNS[table]
+        misere = con.execute("SELECT count(*) FROM variants WHERE variant = ? AND convention = 'misere'",
+                             [name]).fetchall() == [(1,)]  # fetched whole: the connection's next result follows
+        sources = [(t, *variant_key(t, name, variant_id), [shown_column(t, c, misere) for c in COLUMNS[table]
                                                            if t == "position_rows_wide" or c in LEAN_COLUMNS])
                    for t in POSITIONS_TABLES]
     else:

@@ -64,6 +64,7 @@ class Store:
         self._rows_since_checkpoint = 0  # a writer's: rows committed since its last checkpoint
         self._positions_table: dict[str, str] = {}  # per variant, the table its rows were last found in
         self._ids: dict[tuple[str, str], int] = {}  # ids of variants and graphs found so far (Store._stored_id)
+        self._conventions: dict[str, bool] = {}  # per variant, whether it is of misère play (Store._misere)
 
     def _connection_waiting(self) -> duckdb.DuckDBPyConnection:
         """The open connection; a writer that has let go waits here for the readers to leave
@@ -318,8 +319,8 @@ class Store:
 
         if not staged:
             return
-        lean = [positions_table(s.layer.positions.column_names) == "position_rows" and lean_holds(s.layer.positions)
-                for s in staged]
+        lean = [positions_table(s.layer.positions.column_names) == "position_rows"
+                and lean_holds(s.layer.positions, self._misere(s.layer.variant)) for s in staged]
         self._insert_layers(con, "position_rows", [(lean_rows(s.layer.positions), {"variant_id": s.variant_id,
                                                                                    "n": s.layer.n})
                                                    for s, is_lean in zip(staged, lean, strict=True) if is_lean])
@@ -574,7 +575,8 @@ class Store:
             if key is None:
                 continue
             # LEAN_DERIVED's rules (the outcome's as a flag: its ENUM expression costs more)
-            read = (["(winning_moves > 0)::TINYINT", LEAN_DERIVED["remoteness"].sql]
+            wins = "winning_moves > 0 OR legal_moves = 0" if self._misere(variant) else "winning_moves > 0"
+            read = ([f"({wins})::TINYINT", LEAN_DERIVED["remoteness"].sql]
                     if lean else ["coalesce((outcome = 'win')::TINYINT, -1)", "coalesce(remoteness, -1)",
                                   "coalesce(forcing_seat, -1)"])
             rows = self._connection_waiting().execute(
@@ -605,6 +607,15 @@ class Store:
                                "remoteness": remoteness if remoteness >= 0 else None,
                                "forcing_seat": seat if seat >= 0 else None}
         return found
+
+    def _misere(self, variant: str) -> bool:
+        """Whether the variant is stored as a game of misère play (variants.convention): the
+        outcome of its position_rows follows it (layout.outcome_sql)."""
+        if variant not in self._conventions:
+            found = self._connection_waiting().execute("SELECT convention FROM variants WHERE variant = ?",
+                                                       [variant]).fetchall()
+            self._conventions[variant] = bool(found) and found[0][0] == "misere"
+        return self._conventions[variant]
 
     def _stored_id(self, kind: str, name: str) -> int | None:
         """The id a variant or graph is stored by (name_id), kept once found: an id is never
@@ -644,7 +655,7 @@ class Store:
             for row in rows:
                 values = dict(zip(read, row[2:], strict=True))
                 found[row[0], row[1]] = {"n": row[0], "id": row[1],
-                                         **(lean_values(columns, values) if lean else values)}
+                                         **(lean_values(columns, values, self._misere(variant)) if lean else values)}
             if len(found) == wanted:
                 break
         return found

@@ -43,10 +43,11 @@ class Derived(NamedTuple):
     value: Callable[..., Any]  # the same in Python, for a lookup's few rows: a query plans expressions slowly
 
 
-# position_rows stores a variant as its variant_ids.variant_id and these columns by others
+# position_rows stores a variant as its variant_ids.variant_id and these columns by others; the
+# outcome as the view derives it for a game of normal play (misère play: outcome_sql, lean_values)
 LEAN_DERIVED = {
     "outcome": Derived("CASE WHEN winning_moves > 0 THEN 'win'::ENUM('win', 'loss') ELSE 'loss'::ENUM('win', 'loss') END",
-                       ("winning_moves",), lambda winning: "win" if winning > 0 else "loss"),
+                       ("winning_moves", "legal_moves"), lambda winning, moves: "win" if winning > 0 else "loss"),
     "remoteness": Derived("min_remaining + remoteness_over_min", ("min_remaining", "remoteness_over_min"), operator.add),
     "max_remaining": Derived("min_remaining + max_over_min", ("min_remaining", "max_over_min"), operator.add),
     "is_terminal": Derived("legal_moves = 0", ("legal_moves",), lambda moves: moves == 0),
@@ -66,12 +67,22 @@ def name_id(con: duckdb.DuckDBPyConnection, kind: str, name: str) -> int | None:
     return found[0][0] if found else None
 
 
-def shown_column(table: str, column: str) -> str:
-    """SQL reading the column `column` of the view positions from one of the tables behind it."""
+def outcome_sql(misere: bool) -> str:
+    """The outcome of a position_rows row, as the view derives it (revision 0016): a win where
+    some move wins, or, under misère play, where there is no move."""
+    wins = "winning_moves > 0 OR legal_moves = 0" if misere else "winning_moves > 0"
+    return f"CASE WHEN {wins} THEN 'win'::ENUM('win', 'loss') ELSE 'loss'::ENUM('win', 'loss') END"
+
+
+def shown_column(table: str, column: str, misere: bool = False) -> str:
+    """SQL reading the column `column` of the view positions from one of the tables behind it
+    (`misere`: the variant's convention, which the outcome of position_rows follows)."""
     if table == "position_rows_wide":
         return column
     if column not in LEAN_COLUMNS:
         return f"NULL AS {column}"
+    if column == "outcome":
+        return f"{outcome_sql(misere)} AS outcome"
     return f"{LEAN_DERIVED[column].sql} AS {column}" if column in LEAN_DERIVED else column
 
 
@@ -81,22 +92,29 @@ def lean_stored(columns: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(s for group in stored for s in group))
 
 
-def lean_values(columns: Iterable[str], stored: dict[str, Any]) -> dict[str, Any]:
-    """These columns of the view positions from a row of position_rows (lean_stored's columns)."""
-    return {c: (LEAN_DERIVED[c].value(*(stored[s] for s in LEAN_DERIVED[c].stored)) if c in LEAN_DERIVED
-                else stored[c] if c in LEAN_COLUMNS else None) for c in columns}
+def lean_values(columns: Iterable[str], stored: dict[str, Any], misere: bool = False) -> dict[str, Any]:
+    """These columns of the view positions from a row of position_rows (lean_stored's columns;
+    `misere`: the variant's convention, which its outcome follows)."""
+    out = {c: (LEAN_DERIVED[c].value(*(stored[s] for s in LEAN_DERIVED[c].stored)) if c in LEAN_DERIVED
+               else stored[c] if c in LEAN_COLUMNS else None) for c in columns}
+    if misere and "outcome" in out and stored["legal_moves"] == 0:
+        out["outcome"] = "win"  # a terminal: the player to move there has won
+    return out
 
 
-def lean_holds(positions: Any) -> bool:
+def lean_holds(positions: Any, misere: bool = False) -> bool:
     """Whether a layer's positions (a pyarrow.Table of the view's columns) are what
-    position_rows would give back: its derived outcome (a win where a move wins) is every
-    row's. Under misère play a terminal wins with no winning move: such a layer is stored wide."""
+    position_rows would give back: the outcome it derives (outcome_sql: a win where a move
+    wins, or under misère play where there is none) is every row's; else it is stored wide."""
     import pyarrow.compute as pc
 
     if "outcome" not in positions.column_names:
         return True
     wins = pc.equal(pc.cast(positions["outcome"], "string"), "win")
-    return bool(pc.all(pc.equal(wins, pc.greater(positions["winning_moves"], 0))).as_py() is not False)
+    derived = pc.greater(positions["winning_moves"], 0)
+    if misere:
+        derived = pc.or_(derived, pc.equal(positions["legal_moves"], 0))
+    return bool(pc.all(pc.equal(wins, derived)).as_py() is not False)
 
 
 def lean_rows(positions: Any) -> Any:
