@@ -287,8 +287,8 @@ def test_lookups_follow_moves_into_lower_layers(capsys, small_db):
 
 
 @pytest.mark.parametrize("args, message", [
-    (("position", "black-hole-13", "--start", "5"), "unknown variant 'black-hole-13': choose one of "
-                                                     f"{', '.join(GAMES)}, black-hole-M (M = 2..12)"),
+    (("position", "black-hole-13", "--start", "5"), "unknown variant 'black-hole-13': did you mean black-hole-3? "
+                                                     f"choose one of {', '.join(GAMES)}, black-hole-M (M = 2..12)"),
     (("position", "fibonacci-nim", "10,11"), "position (10,11): at most r = 10 chips can be taken, so k <= r"),
     (("position", "fibonacci-nim", "10"), "write it as r,k"),
     (("position", "black-hole-empty-board-4", "0,1,0,3"),

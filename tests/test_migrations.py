@@ -630,3 +630,16 @@ def test_revision_0016_names_each_games_convention_and_keeps_every_row(tmp_path,
     with duckdb.connect(str(path)) as con:
         assert con.execute("SELECT DISTINCT convention FROM variants").fetchall() == [("normal",)]
         assert con.execute(every).fetchall() == [r for r in before if r[0] != "zeckendorf-misere"]
+
+
+def test_the_head_columns_read_from_head_sql_are_duckdbs():
+    """zeckdb.store.schema.head_columns reads the head's column types from head.sql as text (a
+    DuckDB made in memory for it cost every worker hundreds of MB): what DuckDB reports of a
+    database made from head.sql is the same, every table and column."""
+    from zeckdb.resources import migrations_dir
+    from zeckdb.store.schema import COLUMNS_SQL, head_columns
+
+    with duckdb.connect() as con:
+        con.execute((migrations_dir() / "head.sql").read_text())
+        assert head_columns() == frozenset(con.execute(COLUMNS_SQL).fetchall())
+    assert ("builds", "n", "INTEGER") in head_columns() and len(head_columns()) > 100
