@@ -236,6 +236,17 @@ def test_a_plugin_with_a_name_that_is_no_game_name_or_absurd_limits_is_refused(t
     with pytest.raises(ContractError, match="its name '../../x' is not a game name"):
         check_contract(Escaping())
 
+    class Negative(type(zeckendorf)):  # type: ignore[misc]
+        column_weights = (1, -2, 3, 5, 8, 13, 21, 34, 55, 89, 144)
+
+    class Unbounded(type(zeckendorf)):  # type: ignore[misc]
+        column_weights = (1, 0, 3, 5, 8, 13, 21, 34, 55, 89, 144)  # layers_are_partitions, as the game says
+
+    with pytest.raises(ContractError, match="its column weights are not whole numbers of 0 or more"):
+        check_contract(Negative())
+    with pytest.raises(ContractError, match="layers_are_partitions with a column of weight 0"):
+        check_contract(Unbounded())
+
 
 def test_a_plugin_failing_while_it_builds_is_one_line_naming_it(tmp_path):
     site = tmp_path / "site"

@@ -14,14 +14,19 @@ REQUIRED by the engine (build, store):
                            ...; or the bins' values). Listed in variant_columns; the
                            tables store the k-th column as ck whatever its name
   column_weights           per column, its weight: a position's layer n is the weighted sum
-                           of its counts (chip games: the bin values)
+                           of its counts (chip games: the bin values). A weight is 0 or
+                           more: a count of weight 0 does not add to n (a marker, not a
+                           quantity; `zeckdb verify` sums the others), and a game whose
+                           layers_are_partitions has none (its layers would be unbounded)
   max_n                    the largest n the variant can be built for
   move_names               name of each move code, in this variant's direction
   start(n)                 the start position of n
   id_of(position)          its id: its index in layer_keys(layer_of(position))
   layer_keys(n)            every key of layer n, in id order (the stored order)
   decode(keys)             keys -> (len, len(columns)) count matrix
-  graph_edges(n, keys)     for ascending keys, the edges as (src index, dst key, code)
+  graph_edges(n, keys)     for any ascending subset of layer n's keys (the whole layer when a
+                           build solves it, one key when a lookup plays a position), the
+                           edges as (src index into `keys`, dst key, code)
 
 REQUIRED by the lookups (position, line, the service, simulate):
   parse(text)              a position as the user writes it -> tuple of ints (default: counts)
@@ -98,6 +103,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+import numbers
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -237,13 +243,7 @@ def check_contract(variant: Variant) -> None:
         if not valid_name(value):
             problems.append(f"its {what} {shown_text(str(value))} is not a game name (lower-case letters, digits and "
                             f"single hyphens, a letter first, at most {MAX_NAME_LENGTH} characters)")
-    if len(variant.columns) > MAX_COUNT_COLUMNS:
-        problems.append(f"it has {len(variant.columns)} count columns, the database stores at most {MAX_COUNT_COLUMNS}")
-    names = list(variant.columns)
-    if len(set(names)) != len(names) or not all(isinstance(c, str) and c for c in names):
-        problems.append("its column names are not distinct, non-empty texts")
-    if len(variant.column_weights) != len(variant.columns):
-        problems.append(f"its {len(variant.columns)} columns have {len(variant.column_weights)} weights")
+    problems += _column_problems(variant)
     if not 0 <= variant.min_n <= variant.max_n:
         problems.append(f"its n range {variant.min_n}..{variant.max_n} is empty")
     if variant.max_n > MAX_DECLARED_N or (variant.summary_max_n or 0) > MAX_DECLARED_N:
@@ -251,18 +251,40 @@ def check_contract(variant: Variant) -> None:
                         f"{MAX_DECLARED_N:,} any layer of a game can reach (its limits are computed per n)")
     if not 2 <= variant.players <= MAX_PLAYERS:
         problems.append(f"{variant.players} players: the engine solves 2 to {MAX_PLAYERS}")
-    convention = getattr(variant, "convention", None)
-    if convention not in CONVENTIONS:
-        problems.append(f"its convention {shown_text(str(convention))} is not one zeckdb knows "
-                        f"({' or '.join(CONVENTIONS)})")
-    elif convention == "misere" and variant.players != 2:
-        problems.append(f"misère play is defined here for two players, not {variant.players}")
+    problems += _convention_problems(variant)
     if len(variant.move_names) > 32767:
         problems.append(f"{len(variant.move_names)} move codes do not fit a SMALLINT")
     if variant.summary_max_n is not None and variant.summary_max_n < variant.min_n:
         problems.append("its summary_max_n is below its first n")
     if problems:
         raise ContractError(f"the game {name} breaks the variant contract: {'; '.join(problems)}")
+
+
+def _column_problems(variant: Variant) -> list[str]:
+    """What breaks the contract in a game's count columns and their weights."""
+    problems = []
+    if len(variant.columns) > MAX_COUNT_COLUMNS:
+        problems.append(f"it has {len(variant.columns)} count columns, the database stores at most {MAX_COUNT_COLUMNS}")
+    names = list(variant.columns)
+    if len(set(names)) != len(names) or not all(isinstance(c, str) and c for c in names):
+        problems.append("its column names are not distinct, non-empty texts")
+    if len(variant.column_weights) != len(variant.columns):
+        problems.append(f"its {len(variant.columns)} columns have {len(variant.column_weights)} weights")
+    if any(not isinstance(w, numbers.Integral) or isinstance(w, bool) or w < 0 for w in variant.column_weights):
+        problems.append("its column weights are not whole numbers of 0 or more")
+    elif getattr(variant, "layers_are_partitions", False) and 0 in variant.column_weights:
+        problems.append("it says layers_are_partitions with a column of weight 0, whose count n would not bound")
+    return problems
+
+
+def _convention_problems(variant: Variant) -> list[str]:
+    """What breaks the contract in a game's convention (CONVENTIONS; misère play: two players)."""
+    convention = getattr(variant, "convention", None)
+    if convention not in CONVENTIONS:
+        return [f"its convention {shown_text(str(convention))} is not one zeckdb knows ({' or '.join(CONVENTIONS)})"]
+    if convention == "misere" and variant.players != 2:
+        return [f"misère play is defined here for two players, not {variant.players}"]
+    return []
 
 
 def stored_columns(variant: Variant) -> list[str]:
