@@ -307,37 +307,31 @@ def test_two_writers_of_one_shard_each_put_a_whole_file_in_place(tmp_path):
 
 
 @pytest.mark.parametrize("kind", ["positions", "edges", "summary"])
-def test_the_driver_stores_the_checksums_a_worker_sends_and_verify_checks_them(tmp_path, local_db, kind):
-    """A worker hashes the rows it writes, so the driver does not: what it sends is stored
-    as sent (the rows are the local build's, so are their checksums), and a worker whose
-    checksum is not its rows' is caught by verify. No cluster: the worker's task runs here."""
-    from zeckdb.builder import game_record
-    from zeckdb.distributed import read_shards, solve_to_shards
-    from zeckdb.store import Store
-    from zeckdb.variants import get_variant
+def test_the_checksums_a_worker_ships_are_the_rows_and_a_lie_is_refused(tmp_path, local_db, kind):
+    """A worker hashes the rows it writes and ships the checksums with its task's result: they
+    are the local build's. The driver hashes the rows it reads against them: a worker whose
+    checksum is not its rows' (or rows changed on the way) is refused before anything is
+    stored. No cluster: the worker's task runs here."""
+    from zeckdb.distributed import ClusterError, read_shards, solve_to_shards
 
     # as the local build did: its games that share a graph layer solved together
     steps = [("zeckendorf", True, False), ("reversed", True, False)]
-    assert solve_to_shards(str(tmp_path / "shards"), 12, steps, []) == ["zeckendorf", "reversed"]
-    layer = read_shards(tmp_path / "shards", "zeckendorf", "zeckendorf", 12, replace=False, with_graph=True)
-    assert layer.checksums is not None and set(layer.checksums) == {"positions", "edges", "summary"}
+    receipts = solve_to_shards(str(tmp_path / "shards"), 12, steps, [])
+    assert [r["variant"] for r in receipts] == ["zeckendorf", "reversed"]
+    shipped = receipts[0]["checksums"]
     recorded = ("SELECT positions_checksum, edges_checksum, summary_checksum FROM builds "
                 "WHERE variant = 'zeckendorf' AND n = 12")
-    assert [tuple(layer.checksums[k] for k in ("positions", "edges", "summary"))] == _rows(local_db, recorded)
-    layer.checksums[kind] ^= 1  # a worker that lies, or whose rows changed on the way
-    db = tmp_path / "z.duckdb"
-    with Store.open_write(db) as store:
-        store.register_variant(game_record(get_variant("zeckendorf")))
-        store.write_layers([layer])
-    assert tuple(layer.checksums[k] for k in ("positions", "edges", "summary")) in _rows(db, recorded)
-    report = zeckdb.open(db).verify()
-    failed = {c.name for c in report.checks if c.failed}
-    assert failed == {"summary checksums" if kind == "summary" else "checksums"}
+    assert [tuple(shipped[k] for k in ("positions", "edges", "summary"))] == _rows(local_db, recorded)
+    layer = read_shards(tmp_path / "shards", "zeckendorf", "zeckendorf", 12, False, True, shipped)
+    assert layer.checksums == shipped
+    lie = {**shipped, kind: shipped[kind] ^ 1}  # a worker that lies, or whose rows changed on the way
+    with pytest.raises(ClusterError, match=rf"\({kind} differ: changed on disk"):
+        read_shards(tmp_path / "shards", "zeckendorf", "zeckendorf", 12, False, True, lie)
 
 
 def test_shards_without_checksums_are_hashed_by_the_driver(tmp_path, local_db):
-    """Shards from a worker that sends no checksums (an older zeckdb): the store hashes the
-    rows, and the layer's checksums are the local build's."""
+    """Shards from a worker that sends no checksums (an older zeckdb): the driver hashes the
+    rows it reads, and the layer's checksums are the local build's."""
     import pyarrow.parquet as pq
 
     from zeckdb.builder import game_record
@@ -350,7 +344,7 @@ def test_shards_without_checksums_are_hashed_by_the_driver(tmp_path, local_db):
     builds = shards / "builds" / "variant=zeckendorf" / "n=12" / "part-0.parquet"
     pq.write_table(pq.read_table(builds).drop_columns(list(CHECKSUMS.values())), builds)
     layer = read_shards(shards, "zeckendorf", "zeckendorf", 12, replace=False, with_graph=True)
-    assert layer.checksums == {}
+    assert set(layer.checksums or {}) == {"positions", "edges", "summary"}  # hashed on reading
     db = tmp_path / "z.duckdb"
     with Store.open_write(db) as store:
         store.register_variant(game_record(get_variant("zeckendorf")))
@@ -510,3 +504,47 @@ def test_a_shard_folder_another_driver_holds_is_refused(tmp_path):
         build_distributed(store, None, {}, shards)
     with Store.open_write(tmp_path / "b.duckdb") as store:  # released: the next driver takes it
         assert build_distributed(store, None, {}, shards) == ([], 0, 0)
+
+
+@pytest.mark.parametrize("tamper", ["duplicate rows", "flip a winner", "escape in the start"])
+def test_shards_that_are_not_what_their_task_wrote_are_refused(tmp_path, tamper):
+    """A full build on a cluster ingested whatever its shard folder held: duplicated position
+    rows, a flipped winner with its summary checksum recomputed, a start position holding
+    terminal escapes. The driver now hashes the rows it reads against the checksums the task
+    shipped with its result (not through the folder), and refuses a layer that differs."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from zeckdb.builder import LowerLayers, Step, _compute, analyse, layer_tables
+    from zeckdb.distributed import ClusterError, _shard, _write_shards, read_shards
+    from zeckdb.store import summary_rows_checksum
+    from zeckdb.variants import get_variant
+
+    from . import reference as ref
+
+    game = get_variant("zeckendorf")
+    todo = {9: [Step(game, True)]}
+    records, _ = _compute(9, todo[9], {"zeckendorf": set()}, LowerLayers(todo))
+    for job in analyse(records):
+        job()
+    root = tmp_path / "shards"
+    shipped = _write_shards(root, layer_tables(records[0]))
+    honest = read_shards(root, "zeckendorf", "zeckendorf", 9, False, True, shipped)
+    assert honest.checksums == shipped and len(honest.positions) == len(ref.positions("zeckendorf", 9))
+    if tamper == "duplicate rows":
+        path = _shard(root, "positions", "zeckendorf", 9)
+        rows = pq.read_table(path)
+        pq.write_table(pa.concat_tables([rows, rows]), path)
+    else:
+        path = _shard(root, "builds", "zeckendorf", 9)
+        row = pq.read_table(path).to_pylist()[0]
+        if tamper == "flip a winner":
+            row["winner"] = 3 - row["winner"]
+        else:
+            row["start_position"] = "\x1b]52;c;aGVsbG8=\x07(9)"
+        checksum_free = {k: v for k, v in row.items() if not k.endswith("_checksum")}
+        row["summary_checksum"] = summary_rows_checksum("zeckendorf", 9, checksum_free, honest.random_play,
+                                                        honest.length_rows())  # recomputed, as a forger would
+        pq.write_table(pa.Table.from_pylist([row], schema=pq.read_schema(path)), path)
+    with pytest.raises(ClusterError, match=r"the shards of zeckendorf n = 9 in .* do not hold the rows its task wrote"):
+        read_shards(root, "zeckendorf", "zeckendorf", 9, False, True, shipped)

@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterator
 from . import interrupts
 from .errors import ClusterError, UsageError, opt
 from .settings import Settings, current, pool as settings_pool, using
-from .store import LayerTables, Store
+from .store import LayerTables, Store, rows_checksums
 from .tuning import SHARD_COMPRESSION, TABLES_AHEAD, THREADED_LAYER
 
 if TYPE_CHECKING:
@@ -62,16 +62,20 @@ WORKERLESS_SECONDS = 60.0
 
 
 def solve_to_shards(root: str, n: int, steps: list[tuple[str, bool, bool]], graph_stored: list[str],
-                    settings: Settings | None = None) -> list[str]:
+                    settings: Settings | None = None) -> list[dict[str, Any]]:
     """On a worker: solve layer n of each (variant, write, replace) step and write the layers
-    to write as shards under root; the variants written, in order. `graph_stored`: the graphs
+    to write as shards under root; a receipt of each layer written, in order: its variant and
+    the checksums of the rows written (store.rows_checksums), which travel to the driver with
+    the task's result, not through the shard folder (the driver checks the shards it reads
+    against them: a folder on a shared filesystem is writable by others). `graph_stored`: the graphs
     whose layer n is stored already (its edges are not written again). `settings`: the
     driver's, which govern the task (its threads, its limits), not the worker's environment."""
     with using(settings):
         return _solve_to_shards(root, n, steps, graph_stored)
 
 
-def _solve_to_shards(root: str, n: int, steps: list[tuple[str, bool, bool]], graph_stored: list[str]) -> list[str]:
+def _solve_to_shards(root: str, n: int, steps: list[tuple[str, bool, bool]],
+                     graph_stored: list[str]) -> list[dict[str, Any]]:
     from .builder import LowerLayers, Step, _compute, analyse, layer_tables
     from .variants import get_variant
 
@@ -90,16 +94,15 @@ def _solve_to_shards(root: str, n: int, steps: list[tuple[str, bool, bool]], gra
         for job in analyse(records):
             job()
         for record in records:
-            _write_shards(Path(root), layer_tables(record))
-            written.append(record.variant.name)
+            written.append({"variant": record.variant.name, "checksums": _write_shards(Path(root), layer_tables(record))})
     return written
 
 
-def _write_shards(root: Path, layer: LayerTables) -> None:
+def _write_shards(root: Path, layer: LayerTables) -> dict[str, int]:
+    """Write a layer's shards; the checksums of its rows (store.rows_checksums)."""
     import pyarrow as pa
 
     from .export import write_part
-    from .store import rows_checksums
 
     # the builds row with the layer's checksums, hashed here: the driver only ingests the rows
     checksums = rows_checksums(layer)
@@ -116,6 +119,7 @@ def _write_shards(root: Path, layer: LayerTables) -> None:
         if rows is not None:
             owner = layer.graph if TABLE_PARTITIONS[table] == "graph" else layer.variant
             write_part(rows, _shard(root, table, owner, layer.n), compression=SHARD_COMPRESSION)
+    return checksums
 
 
 def _shard_folder(root: Path, table: str, owner: str, n: int) -> Path:
@@ -152,9 +156,29 @@ def unwritten(root: Path, todo: dict[int, list[Step]]) -> dict[int, list[Step]]:
     return left
 
 
-def read_shards(root: Path, variant: str, graph: str, n: int, replace: bool, with_graph: bool) -> LayerTables:
+def read_shards(root: Path, variant: str, graph: str, n: int, replace: bool, with_graph: bool,
+                shipped: dict[str, int] | None = None) -> LayerTables:
     """A layer's shards as the store's LayerTables (what a local build hands the writer); with
-    its graph layer's edges if `with_graph` (variants sharing a graph: the first one of n)."""
+    its graph layer's edges if `with_graph` (variants sharing a graph: the first one of n).
+    Checked before the store takes them: the rows read hash to the checksums their task
+    `shipped` with its result (for a layer a run before left, which shipped nothing here, to
+    those its own builds shard records); a layer whose shards do not is refused in one line."""
+    layer = _read_shards(root, variant, graph, n, replace, with_graph)
+    found = rows_checksums(layer)
+    if shipped is not None:  # every checksum the task shipped, and no table it did not write
+        wrong = sorted(kind for kind in {*shipped, *found} if shipped.get(kind) != found.get(kind))
+    else:  # those its builds shard records (a shard of an older zeckdb records none)
+        wrong = sorted(kind for kind, value in (layer.checksums or {}).items() if found.get(kind) != value)
+    if wrong:
+        whose = "its task wrote" if shipped is not None else "their builds shard records"
+        raise ClusterError(f"the shards of {variant} n = {n} in {root} do not hold the rows {whose} ({', '.join(wrong)} "
+                           "differ: changed on disk, or written by another build?): nothing of them is stored; remove "
+                           "that layer's shards and run the build again")
+    layer.checksums = found
+    return layer
+
+
+def _read_shards(root: Path, variant: str, graph: str, n: int, replace: bool, with_graph: bool) -> LayerTables:
     import pyarrow.parquet as pq
 
     def table(name: str, owner: str):
@@ -246,29 +270,32 @@ def _build_distributed(store: Store, client: Any, todo: dict[int, list], shards:
     built, positions, edges = [], 0, 0
     readers = settings_pool(TABLES_AHEAD, "zeckdb-shards")
 
-    def batches() -> Iterator[list[tuple[int, list[Step], list[str]]]]:
-        """(n, its steps, the variants written) of the n whose shards are there: those a run
-        before left, then those of the tasks that finished meanwhile, as they finish."""
+    def batches() -> Iterator[list[tuple[int, list[Step], dict[str, dict[str, int] | None]]]]:
+        """(n, its steps, the variants written with the checksums their task shipped) of the n
+        whose shards are there: those a run before left (nothing shipped), then those of the
+        tasks that finished meanwhile, as they finish."""
         if ready:
-            yield ready
+            yield [(n, steps, dict.fromkeys(names)) for n, steps, names in ready]
         for finished in _as_finished(client, list(futures), store.let_go):
-            yield [(*futures[f], _result(f, futures[f][0])) for f in sorted(finished, key=lambda f: futures[f][0])]
+            yield [(*futures[f], _receipts(_result(f, futures[f][0])))
+                   for f in sorted(finished, key=lambda f: futures[f][0])]
 
     try:
         for batch in batches():
             # every n finished meanwhile goes in at once: the fewer statements, the less the ingest costs
-            layers: list[tuple[str, str, int, bool, bool]] = []  # variant, graph, n, replace, with its graph layer
+            # variant, graph, n, replace, with its graph layer, the checksums its task shipped
+            layers: list[tuple[str, str, int, bool, bool, dict[str, int] | None]] = []
             for n, steps, written in batch:
                 graphs: set[str] = set()  # the worker wrote a graph layer's edges with the first variant playing it
                 for s in steps:
                     if s.variant.name in written:
                         g = s.variant.graph_name
-                        layers.append((s.variant.name, g, n, s.replace, g not in graphs))
+                        layers.append((s.variant.name, g, n, s.replace, g not in graphs, written[s.variant.name]))
                         graphs.add(g)
             ingested: list[tuple[str, str, int, int, int]] = []
             if shards_only:  # the rows stay in their shards: only what counts them is read
                 ingested += [shard_counts(shards, variant, g, n, with_graph)
-                             for variant, g, n, _, with_graph in layers]
+                             for variant, g, n, _, with_graph, _ in layers]
             else:  # each layer is read from its shards while DuckDB inserts the layers before it
                 reads = [partial(read_shards, shards, *layer) for layer in layers]
                 store.write_layers(_noted(interrupts.made_ahead(readers, reads, TABLES_AHEAD), ingested))
@@ -413,6 +440,13 @@ def _as_finished(client: Any, futures: list[Any], idle: Callable[[], None]) -> I
     finally:
         for future in pending:
             future.cancel()
+
+
+def _receipts(result: list[Any]) -> dict[str, dict[str, int] | None]:
+    """A task's receipts (solve_to_shards) by variant; a worker of an older zeckdb sends only
+    the variants' names (nothing shipped: its shards are checked against themselves)."""
+    return {r: None for r in result if isinstance(r, str)} | \
+        {r["variant"]: r["checksums"] for r in result if isinstance(r, dict)}
 
 
 def _result(future: Any, n: int) -> Any:
