@@ -44,6 +44,16 @@ def zeckdb(site: Path, *args: str) -> subprocess.CompletedProcess:
                           env=env, timeout=600)
 
 
+def install(site: Path, module: str, text: str, entry: str) -> None:
+    """A plugin package in `site`: its module and a dist-info naming its entry point."""
+    site.mkdir(exist_ok=True)
+    (site / f"{module}.py").write_text(text)
+    info = site / f"{module}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module.replace('_', '-')}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[zeckdb.games]\n{entry}\n")
+
+
 def test_a_plugin_game_is_built_looked_up_and_verified(plugin, tmp_path):
     db = str(tmp_path / "p.duckdb")
     listed = zeckdb(plugin, "variants", "-f", "json")
@@ -196,17 +206,11 @@ def test_a_plugin_printing_as_it_loads_leaves_the_commands_output_alone(tmp_path
     """A plugin that prints at import broke `zeckdb variants -f json`: its prints go to
     standard error, the listing and the build's output stay what they are."""
     site = tmp_path / "site"
-    site.mkdir()
-    (site / "zeckdb_noisy.py").write_text(
-        "print('hello from the noisy plugin')\n"
-        "from zeckdb.variants.zeckendorf import Zeckendorf\n\n\n"
-        "class Noisy(Zeckendorf):\n"
-        "    name = 'noisy'\n"
-        "    title = 'The Zeckendorf game, printing as it loads'\n")
-    info = site / "zeckdb_noisy-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: zeckdb-noisy\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[zeckdb.games]\nnoisy = zeckdb_noisy:Noisy\n")
+    install(site, "zeckdb_noisy", "print('hello from the noisy plugin')\n"
+            "from zeckdb.variants.zeckendorf import Zeckendorf\n\n\n"
+            "class Noisy(Zeckendorf):\n"
+            "    name = 'noisy'\n"
+            "    title = 'The Zeckendorf game, printing as it loads'\n", "noisy = zeckdb_noisy:Noisy")
     listed = zeckdb(site, "variants", "-f", "json")
     assert listed.returncode == 0, listed.stderr
     games = {g["variant"]: g for g in json.loads(listed.stdout)}  # no print in the JSON
@@ -400,16 +404,6 @@ def test_the_carry_game_passes_the_conformance_checks_and_a_false_partition_clai
                          env={**os.environ, "PYTHONPATH": str(carry)}, timeout=300)
     assert out.stdout.strip() == "conforms", out.stderr
     assert "layers_are_partitions, but layer 5 holds 3 positions and n has 4 partitions" in out.stderr
-
-
-def install(site: Path, module: str, text: str, entry: str) -> None:
-    """A plugin package in `site`: its module and a dist-info naming its entry point."""
-    site.mkdir(exist_ok=True)
-    (site / f"{module}.py").write_text(text)
-    info = site / f"{module}-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module.replace('_', '-')}\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(f"[zeckdb.games]\n{entry}\n")
 
 
 def test_a_hanging_plugin_never_holds_the_services_requests(tmp_path):

@@ -221,7 +221,8 @@ def run_query(store: Store, name: str, game: Variant | None = None, ns: list[int
 def _blank_undeclared(result: Result, columns: tuple[str, ...]) -> None:
     """NULL in `columns` wherever the row's game does not declare them (Variant.query_columns):
     the golden ratio's distance means nothing for a game that has no golden ratio."""
-    from .variants import UnknownVariantError, get_variant
+    from .errors import UnknownVariantError
+    from .variants import get_variant
 
     at = [i for i, name in enumerate(result.columns) if name in columns]
     if not at or "variant" not in result.columns:

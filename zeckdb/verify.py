@@ -116,7 +116,7 @@ def verify(store: Store, games: Sequence[Variant] | None = None, ns: list[int] |
 
 def _known(name: str) -> bool:
     """Whether this installation knows the game `name` (a plugin may not be installed here)."""
-    from .variants import UnknownVariantError
+    from .errors import UnknownVariantError
 
     try:
         get_variant(name)
