@@ -160,6 +160,8 @@ FAULTY = {  # a plugin module's text -> what loading its game says
     "import os\nos._exit(0)": "ended its process while it loaded (exit status 0)",
     "def Broken():\n    return 42": "gives a int, not a Variant",
     "import time\ntime.sleep(3600)": "did not load within 3 s (plugin_load_seconds)",
+    # writes on the pipe its probe reports on (its descriptor is on the probe's command line)
+    "import os, sys\nos.write(int(sys.argv[2]), b'not json')": "garbled its probe's report while it loaded",
 }
 LOAD_SECONDS = "3"  # the faulty plugins' deadline (ZECKDB_PLUGIN_LOAD_SECONDS), short for the test
 

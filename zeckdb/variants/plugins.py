@@ -50,8 +50,8 @@ class Probe:
 
 @functools.cache
 def discovered(reserved: frozenset[str] = frozenset()) -> dict[str, Any]:
-    """The installed plugins (name -> entry point), none of them loaded; a name zeckdb uses
-    itself (`reserved`, or any name `taken` says is zeckdb's) is left out."""
+    """The installed plugins (name -> entry point), none of them loaded; a name in `reserved`
+    (zeckdb's own games) is left out."""
     from importlib.metadata import entry_points
 
     found: dict[str, Any] = {}
@@ -187,10 +187,11 @@ def _run_probe(name: str, point: Any) -> Probe | ContractError:
     if not text:
         return ContractError(f"{_named(name, point)} ended its process while it loaded (exit status "
                              f"{child.returncode})")
-    said = json.loads(text)
-    if "error" in said:
-        return ContractError(said["error"])
-    return Probe(**said)
+    try:  # the child's own report; a plugin could have written on the pipe too
+        said = json.loads(text)
+        return ContractError(str(said["error"])) if "error" in said else Probe(**said)
+    except (ValueError, TypeError, KeyError):
+        return ContractError(f"{_named(name, point)} garbled its probe's report while it loaded")
 
 
 def _read_all(fd: int) -> bytes:
