@@ -24,7 +24,7 @@ from ..locking import Gate
 from ..settings import current
 from ..tuning import CHECKPOINT_ROWS, STAGED_ROWS
 from .layout import (LAYER_TABLES, LEAN_DERIVED, MOVE_COLUMNS, POSITIONS_TABLES, PROBE_COLUMNS, lean_holds, lean_rows,
-                     lean_stored, lean_values, name_id, variant_key)
+                     lean_stored, lean_values, lean_wins_sql, name_id, stored_misere, variant_key)
 from .connections import _connect, _rollback, _transaction, close_connection
 from .checksummed import layer_checksum, layer_checksums, summary_rows_checksum
 from .paths import resolve_db_path
@@ -575,8 +575,7 @@ class Store:
             if key is None:
                 continue
             # LEAN_DERIVED's rules (the outcome's as a flag: its ENUM expression costs more)
-            wins = "winning_moves > 0 OR legal_moves = 0" if self._misere(variant) else "winning_moves > 0"
-            read = ([f"({wins})::TINYINT", LEAN_DERIVED["remoteness"].sql]
+            read = ([f"({lean_wins_sql(self._misere(variant))})::TINYINT", LEAN_DERIVED["remoteness"].sql]
                     if lean else ["coalesce((outcome = 'win')::TINYINT, -1)", "coalesce(remoteness, -1)",
                                   "coalesce(forcing_seat, -1)"])
             rows = self._connection_waiting().execute(
@@ -612,9 +611,7 @@ class Store:
         """Whether the variant is stored as a game of misère play (variants.convention): the
         outcome of its position_rows follows it (layout.outcome_sql)."""
         if variant not in self._conventions:
-            found = self._connection_waiting().execute("SELECT convention FROM variants WHERE variant = ?",
-                                                       [variant]).fetchall()
-            self._conventions[variant] = bool(found) and found[0][0] == "misere"
+            self._conventions[variant] = stored_misere(self._connection_waiting(), variant)
         return self._conventions[variant]
 
     def _stored_id(self, kind: str, name: str) -> int | None:

@@ -43,11 +43,34 @@ class Derived(NamedTuple):
     value: Callable[..., Any]  # the same in Python, for a lookup's few rows: a query plans expressions slowly
 
 
+def lean_wins_sql(misere: bool) -> str:
+    """Whether a position_rows row is a win, as the view derives it (revision 0016): some move
+    wins, or, under misère play (the variant's convention), there is no move."""
+    return "winning_moves > 0 OR legal_moves = 0" if misere else "winning_moves > 0"
+
+
+def outcome_sql(misere: bool) -> str:
+    """The outcome of a position_rows row, as the view shows it (lean_wins_sql)."""
+    return f"CASE WHEN {lean_wins_sql(misere)} THEN 'win'::ENUM('win', 'loss') ELSE 'loss'::ENUM('win', 'loss') END"
+
+
+def lean_outcome(winning_moves: int, legal_moves: int, misere: bool = False) -> str:
+    """lean_wins_sql in Python, for a lookup's few rows."""
+    return "win" if winning_moves > 0 or (misere and legal_moves == 0) else "loss"
+
+
+def stored_misere(con: duckdb.DuckDBPyConnection, variant: str) -> bool:
+    """Whether the file stores `variant` as a game of misère play (variants.convention), which
+    the outcome of its position_rows follows; fetched whole, so the connection's next result
+    may follow."""
+    return con.execute("SELECT count(*) FROM variants WHERE variant = ? AND convention = 'misere'",
+                       [variant]).fetchall() == [(1,)]
+
+
 # position_rows stores a variant as its variant_ids.variant_id and these columns by others; the
-# outcome as the view derives it for a game of normal play (misère play: outcome_sql, lean_values)
+# outcome as a game of normal play has it (misère play: outcome_sql and lean_values take the convention)
 LEAN_DERIVED = {
-    "outcome": Derived("CASE WHEN winning_moves > 0 THEN 'win'::ENUM('win', 'loss') ELSE 'loss'::ENUM('win', 'loss') END",
-                       ("winning_moves", "legal_moves"), lambda winning, moves: "win" if winning > 0 else "loss"),
+    "outcome": Derived(outcome_sql(False), ("winning_moves", "legal_moves"), lean_outcome),
     "remoteness": Derived("min_remaining + remoteness_over_min", ("min_remaining", "remoteness_over_min"), operator.add),
     "max_remaining": Derived("min_remaining + max_over_min", ("min_remaining", "max_over_min"), operator.add),
     "is_terminal": Derived("legal_moves = 0", ("legal_moves",), lambda moves: moves == 0),
@@ -65,13 +88,6 @@ def name_id(con: duckdb.DuckDBPyConnection, kind: str, name: str) -> int | None:
     when it has none, so has no rows stored by it."""
     found = con.execute(f"SELECT {kind}_id FROM {kind}_ids WHERE {kind} = ?", [name]).fetchall()
     return found[0][0] if found else None
-
-
-def outcome_sql(misere: bool) -> str:
-    """The outcome of a position_rows row, as the view derives it (revision 0016): a win where
-    some move wins, or, under misère play, where there is no move."""
-    wins = "winning_moves > 0 OR legal_moves = 0" if misere else "winning_moves > 0"
-    return f"CASE WHEN {wins} THEN 'win'::ENUM('win', 'loss') ELSE 'loss'::ENUM('win', 'loss') END"
 
 
 def shown_column(table: str, column: str, misere: bool = False) -> str:
@@ -97,8 +113,8 @@ def lean_values(columns: Iterable[str], stored: dict[str, Any], misere: bool = F
     `misere`: the variant's convention, which its outcome follows)."""
     out = {c: (LEAN_DERIVED[c].value(*(stored[s] for s in LEAN_DERIVED[c].stored)) if c in LEAN_DERIVED
                else stored[c] if c in LEAN_COLUMNS else None) for c in columns}
-    if misere and "outcome" in out and stored["legal_moves"] == 0:
-        out["outcome"] = "win"  # a terminal: the player to move there has won
+    if "outcome" in out:
+        out["outcome"] = lean_outcome(stored["winning_moves"], stored["legal_moves"], misere)
     return out
 
 
