@@ -271,10 +271,11 @@ def variants(name: str | None = None, plugins: bool = True) -> list[GameInfo]:
     The installed plugins' games come last (not with plugins=False), as each one's probe
     reports it: none is loaded into this process for a listing, and one that does not load
     is left out (plugin_failures names it)."""
-    from .variants import plugin_catalogue, plugins as installed
+    from .engine.limits import build_memory, summary_memory
+    from .variants import plugin_catalogue, plugins as installed, probe_plugin
 
     if name is not None and name in installed():
-        return [_plugin_info(probe) for probe in _probe_of(name)]
+        return [_plugin_info(probe_plugin(name, installed()[name]))]
     listed = games()
     if name is not None:
         chosen = [g for g in listed if name in (g.label, g.family) or name in g.members]
@@ -289,17 +290,11 @@ def variants(name: str | None = None, plugins: bool = True) -> list[GameInfo]:
         elif chosen and chosen[0].family:
             chosen = [Game(m, None, [m], get_variant(m).title, get_variant(m)) for m in chosen[0].members]
         listed = chosen
-    out = [_game_info(g) for g in listed]
+    budgets = (build_memory(), summary_memory())
+    out = [_game_info(g, budgets) for g in listed]
     if name is None and plugins:
         out += [_plugin_info(probe) for probe in plugin_catalogue()[0]]
     return out
-
-
-def _probe_of(name: str) -> list[Probe]:
-    """The plugin game `name` as its probe reports it (a ContractError if it does not load)."""
-    from .variants import plugins, probe_plugin
-
-    return [probe_plugin(name, plugins()[name])]
 
 
 def _span(first: int, values: list[int | None]) -> str | None:
@@ -311,10 +306,10 @@ def _span(first: int, values: list[int | None]) -> str | None:
     return f"{first}..{low}" if low == high else f"{first}..{low} to {first}..{high}"
 
 
-def _game_info(g: Game) -> GameInfo:
-    from .engine.limits import build_memory, reach, summary_memory
+def _game_info(g: Game, budgets: tuple[int, int]) -> GameInfo:
+    """A catalogue entry as listed, its reach within the memory budgets (full build, summary mode)."""
+    from .engine.limits import reach
 
-    budgets = (build_memory(), summary_memory())
     reached = [reach(get_variant(m), *budgets) for m in g.members]
     first = g.example.min_n
     return GameInfo(g.label, g.family, g.members if g.family else None, g.title,

@@ -237,7 +237,7 @@ THREADS_PER_CORE = 8  # the most threads a setting gets per usable core: more on
 
 def thread_count(settings: Settings | None = None) -> int:
     """The threads setting, else the cores this process may use; at most THREADS_PER_CORE a
-    usable core (threads_capped says when that cut it)."""
+    usable core (thread_cap: a build says when that cut what was asked)."""
     chosen = (settings or current()).threads
     return min(chosen, thread_cap()) if chosen is not None else usable_cores()
 

@@ -110,6 +110,7 @@ def walk_layer(variant: Summarisable, n: int, floats: bool = True, batch: int | 
     ids = np.empty(batch, dtype=np.int64)
     ends = np.empty(batch, dtype=np.int64)
     kids = np.empty(batch * moves, dtype=np.int64)
+    misere = is_misere(variant)
     edges = 0
     for first in range(0, size, batch):
         count = min(batch, size - first)
@@ -117,7 +118,7 @@ def walk_layer(variant: Summarisable, n: int, floats: bool = True, batch: int | 
         if bad < 0:
             raise SummaryOrderError(f"{variant.name}, n = {n}: a move from id {-1 - bad} breaks the game's solving "
                                     "order (a bug of the game's summary_walk)")
-        solve_batch(count, ids, ends, kids, ints, state, variant.players, teams, is_misere(variant))
+        solve_batch(count, ids, ends, kids, ints, state, variant.players, teams, misere)
         edges += int(ends[count - 1])
     return WalkedLayer(walk.start, edges, ints, state, teams)
 

@@ -137,9 +137,13 @@ def games() -> list[Game]:
 
 
 def misere_twins() -> list[str]:
-    """The misère twin of every two-player game of zeckdb's own (families: every member)."""
-    names = [name for name in _REGISTRY] + [family.member(m) for family in _FAMILIES for m in family.accepted]
-    return [name + misere.SUFFIX for name in names if get_variant(name).players == 2]
+    """The misère twin of every two-player game of zeckdb's own (families: every member). A
+    family's members have its example's players: only the examples are made (the command
+    line's help lists the games at every start)."""
+    names = [name for name in _REGISTRY if get_variant(name).players == 2]
+    names += [family.member(m) for family in _FAMILIES if get_variant(family.member(family.example)).players == 2
+              for m in family.accepted]
+    return [name + misere.SUFFIX for name in names]
 
 
 def plugin_catalogue() -> tuple[list[Probe], list[str]]:
