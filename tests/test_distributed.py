@@ -354,14 +354,21 @@ def test_shards_without_checksums_are_hashed_by_the_driver(tmp_path, local_db):
     assert _rows(db, recorded) == _rows(local_db, recorded)
 
 
-def test_an_unreachable_scheduler_is_one_line_and_touches_nothing(tmp_path, capsys, monkeypatch):
-    import zeckdb.distributed
-
-    monkeypatch.setattr(zeckdb.distributed, "CONNECT_SECONDS", 2)
-    db = tmp_path / "z.duckdb"  # the connection gives up after CONNECT_SECONDS (a hang meets the suite's timeout)
-    code, out, err = run(capsys, "build", "--executor", "dask", "--address", f"tcp://127.0.0.1:{_free_port()}",
-                         "--n", "5", "--variant", "zeckendorf", "--db", str(db))
-    assert code != 0 and not out and "cannot reach a Dask scheduler at" in err and err.count("\n") == 1, err
+@pytest.mark.parametrize("peer", ["nothing listens", "a silent peer"])
+def test_an_unreachable_scheduler_is_one_line_and_touches_nothing(tmp_path, capsys, monkeypatch, peer):
+    """Nothing listening, or a peer that accepts and never speaks (it held the driver for as
+    long as the peer lived): one line within the setting's bound either way."""
+    monkeypatch.setenv("ZECKDB_CLUSTER_CONNECT_SECONDS", "2")
+    db = tmp_path / "z.duckdb"  # the connection gives up after its setting's seconds (a hang meets the suite's timeout)
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        if peer == "a silent peer":
+            silent.listen(8)  # the kernel completes the connection; nothing ever answers on it
+        code, out, err = run(capsys, "build", "--executor", "dask", "--address",
+                             f"tcp://127.0.0.1:{silent.getsockname()[1]}", "--n", "5", "--variant", "zeckendorf",
+                             "--db", str(db))
+    said = "did not answer as a Dask scheduler within 7 s" if peer == "a silent peer" else "cannot reach a Dask scheduler at"
+    assert code != 0 and not out and said in err and err.count("\n") == 1, err
     assert not db.exists()
 
 
@@ -458,6 +465,40 @@ def test_a_worker_killed_mid_task_loses_nothing(tmp_path):
         assert victim in [w.pid for w in workers]
     assert build.returncode == 0 and "summarised zeckendorf for n = 150..163" in out, err
     assert _rows(db, SUMMARY_ROWS) == _rows(local, SUMMARY_ROWS)
+
+
+def test_a_frozen_worker_is_named_in_one_line_and_the_build_goes_on(tmp_path):
+    """A worker frozen (SIGSTOP) holding a task stalled the build with no word for as long as it
+    stayed frozen. The driver now names it once it has been silent for the
+    cluster_silent_seconds setting, and the build finishes when the worker wakes."""
+    import threading
+
+    db = tmp_path / "cluster.duckdb"
+    zeckdb_command = str(Path(sys.executable).with_name("zeckdb"))
+    with _cluster(tmp_path) as (address, _), distributed.Client(address, timeout=30) as client:
+        pids = client.run(os.getpid)
+        build = subprocess.Popen([zeckdb_command, "build", "--summary-only", "--executor", "dask", "--address", address,
+                                  "--n", "150..163", "--variant", "zeckendorf", "--db", str(db)],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 env={**os.environ, "ZECKDB_CLUSTER_SILENT_SECONDS": "2"})
+        said: list[str] = []
+        reader = threading.Thread(target=lambda: said.extend(build.stderr), daemon=True)  # type: ignore[arg-type]
+        reader.start()
+        try:
+            victim = _stop_a_worker_holding_a_task(client, pids, build)
+            frozen = next(a for a, pid in pids.items() if pid == victim)
+            deadline = time.monotonic() + 120  # the bound is 2 s of silence; the rest is room for a busy machine
+            while not any("has not been heard from" in line for line in said) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            os.kill(victim, signal.SIGCONT)
+            out = build.stdout.read()  # type: ignore[union-attr]
+            build.wait(timeout=300)
+            reader.join(timeout=30)
+        finally:
+            build.kill()
+    named = [line for line in said if "has not been heard from" in line]
+    assert len(named) == 1 and f"the Dask worker {frozen} has not been heard from for" in named[0], said
+    assert build.returncode == 0 and "summarised zeckendorf for n = 150..163" in out, said
 
 
 def _stop_a_worker_holding_a_task(client, pids: dict[str, int], build: subprocess.Popen) -> int:

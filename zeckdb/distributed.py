@@ -33,9 +33,11 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from functools import partial
+import logging
 import os
 from pathlib import Path
 import shutil
+import threading
 import time
 from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Iterator
@@ -55,7 +57,6 @@ TABLE_PARTITIONS = {"positions": "variant", "edges": "graph", "length_distributi
                     "random_play": "variant", "graph_layers": "graph"}
 # a layer's checksums (LayerTables.checksums) as columns of its builds shard, as the builds table names them
 CHECKSUMS = {"positions": "positions_checksum", "edges": "edges_checksum", "summary": "summary_checksum"}
-CONNECT_SECONDS = 10
 # a build whose cluster has had no worker for this long stops (what it committed is kept):
 # without a worker Dask would wait for one forever
 WORKERLESS_SECONDS = 60.0
@@ -218,17 +219,37 @@ def remove_shards(root: Path, variant: str, graph: str, n: int) -> None:
 
 
 def connect(address: str):
-    """A Dask client of the scheduler at `address`, or a one-line error."""
+    """A Dask client of the scheduler at `address`, or a one-line error within the
+    cluster_connect_seconds setting (and a little more: Dask's own bound, then ours), whether
+    nothing listens there or a peer accepts and never speaks (Dask's bound covers only the first)."""
     try:
         from distributed import Client
     except ImportError:
         raise UsageError(f"{opt('executor')} dask needs Dask's distributed package: pip install "
                          "'zeckdb[distributed]'") from None
-    try:
-        return Client(address, timeout=CONNECT_SECONDS)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise UsageError(f"cannot reach a Dask scheduler at {address!r} ({type(exc).__name__}): start one with "
-                         "`dask scheduler` and pass its address, e.g. tcp://127.0.0.1:8786") from None
+    seconds = current().cluster_connect_seconds
+    got: list[Any] = []
+
+    def make() -> None:
+        try:
+            got.append(Client(address, timeout=seconds))
+        except Exception as exc:  # noqa: BLE001 (handed to the caller's thread)
+            got.append(exc)
+
+    # a daemon thread: a peer that never answers holds it, not the build nor the process's exit
+    attempt = threading.Thread(target=make, name="zeckdb-connect", daemon=True)
+    attempt.start()
+    attempt.join(seconds + 5)
+    if not got:
+        raise UsageError(f"the peer at {address!r} accepted the connection but did not answer as a Dask scheduler "
+                         f"within {seconds + 5:g} s: give the address `dask scheduler` prints "
+                         "(e.g. tcp://127.0.0.1:8786)")
+    if isinstance(got[0], (OSError, TimeoutError, ValueError)):
+        raise UsageError(f"cannot reach a Dask scheduler at {address!r} ({type(got[0]).__name__}): start one with "
+                         "`dask scheduler` and pass its address, e.g. tcp://127.0.0.1:8786")
+    if isinstance(got[0], Exception):
+        raise got[0]
+    return got[0]
 
 
 def build_distributed(store: Store, client: Any, todo: dict[int, list], shards: Path, shards_only: bool = False,
@@ -419,9 +440,10 @@ def summarise_on_cluster(store: Store, client: Any, jobs: list[SummaryJob],
 
 def _as_finished(client: Any, futures: list[Any], idle: Callable[[], None]) -> Iterator[list[Any]]:
     """The futures as they finish, those finished at once together. While none does for
-    IDLE_SECONDS, `idle` runs (the writer lets the file go to readers) and the cluster is
-    watched: one without workers for WORKERLESS_SECONDS stops the build. Those left are
-    cancelled when the caller stops (Ctrl-C, a failed task)."""
+    IDLE_SECONDS, `idle` runs (the writer lets the file go to readers). The cluster is watched
+    throughout (_WorkerWatch): a worker gone silent is named, a cluster without workers for
+    WORKERLESS_SECONDS stops the build. Those left are cancelled when the caller stops
+    (Ctrl-C, a failed task)."""
     from distributed import wait
 
     from .tuning import IDLE_SECONDS
@@ -436,6 +458,7 @@ def _as_finished(client: Any, futures: list[Any], idle: Callable[[], None]) -> I
                 idle()
                 watch.check()
                 continue
+            watch.check()
             yield list(done)
     finally:
         for future in pending:
@@ -461,18 +484,51 @@ def _result(future: Any, n: int) -> Any:
 
 
 class _WorkerWatch:
-    """Stops a build whose cluster has had no worker for WORKERLESS_SECONDS."""
+    """Names, in one line each, the workers not heard from for the cluster_silent_seconds
+    setting (a frozen worker holds its tasks until the scheduler gives it up: Dask's
+    distributed.scheduler.worker-ttl, 5 minutes by default), and stops a build whose cluster
+    has had no worker for WORKERLESS_SECONDS.
+
+    A worker is heard from when the scheduler's `last_seen` of it (its heartbeats) changes;
+    the silence is timed on this machine's clock, never compared with the scheduler's."""
 
     def __init__(self, client: Any):
         self.client = client
         self.since: float | None = None
+        self.silent_seconds = current().cluster_silent_seconds
+        self.heard: dict[str, tuple[Any, float]] = {}  # worker -> (its last_seen, when that changed here)
+        self.named: set[str] = set()
+        self.checked = 0.0
 
     def check(self) -> None:
-        if self.client.nthreads():
+        from .tuning import IDLE_SECONDS
+
+        now = time.monotonic()
+        if now - self.checked < IDLE_SECONDS:
+            return
+        self.checked = now
+        workers = self.client.scheduler_info(n_workers=-1).get("workers", {})
+        self._listen(workers, now)
+        if workers:
             self.since = None
             return
-        now = time.monotonic()
         self.since = self.since if self.since is not None else now
         if now - self.since >= WORKERLESS_SECONDS:
             raise ClusterError(f"the cluster has had no worker for {WORKERLESS_SECONDS:.0f} s; the layers committed "
                                "so far are kept: start workers and run the same command again to resume")
+
+    def _listen(self, workers: dict[str, dict[str, Any]], now: float) -> None:
+        heard = {}
+        for address, info in workers.items():
+            seen = info.get("last_seen")
+            before = self.heard.get(address)
+            heard[address] = before if before is not None and before[0] == seen else (seen, now)
+            if heard[address][1] == now:
+                self.named.discard(address)
+            elif now - heard[address][1] >= self.silent_seconds and address not in self.named:
+                self.named.add(address)
+                logging.getLogger("zeckdb").warning(
+                    "zeckdb: the Dask worker %s has not been heard from for %.0f s (frozen, overloaded or cut off): "
+                    "its tasks wait for it until the scheduler gives it up (Dask's distributed.scheduler.worker-ttl) "
+                    "and runs them on another worker", address, now - heard[address][1])
+        self.heard = heard

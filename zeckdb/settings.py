@@ -83,6 +83,11 @@ class Settings:
     plugin_load_seconds: float = _setting(20.0, "seconds an installed game plugin has to load (in a process of its "
                                           "own, then in zeckdb's); past them it is left out, named in one line",
                                           low=1, high=3600)
+    cluster_connect_seconds: float = _setting(10.0, "seconds a Dask scheduler has to answer a build's connection "
+                                              "(`--address`); past them the build stops in one line, touching "
+                                              "nothing", low=1, high=3600)
+    cluster_silent_seconds: float = _setting(60.0, "seconds a Dask worker may go unheard (frozen, overloaded or cut "
+                                             "off) before a build names it in one line", low=1, high=86_400)
     # -- the command line's queries, plots and checks -----------------------------------------
     sql_timeout: float = _setting(60.0, "seconds a query of zeckdb sql or zeckdb query may run", low=0.1,
                                   high=86_400, option="sql/query --timeout")
