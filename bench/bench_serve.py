@@ -18,8 +18,11 @@ seconds: a hundred clients (--hostile-clients) sending expensive SQL back to bac
 joins, recursive CTEs, huge aggregates and results, `range` over 10^12) or asking for
 plots, and 200 silent connections (--silent), while one client looks up starts; the
 lookups are measured first without the load, then with it, in the same run, with the
-server's memory, its answers and the lookups' latency against their targets. Client and
-server share the machine's cores.
+server's memory, its answers and the lookups' latency against their targets. Then slow
+bodies (--slow seconds): 64 POSTs from each of 10 loopback addresses (--slow-addresses,
+--slow-each) sending their bodies a byte at a time, more than the server's 512 places, while
+one client looks up starts on a new connection each time, measured without and with them.
+Client and server share the machine's cores.
 
     python bench/bench_serve.py --db core.duckdb --only-hostile --hostile 60
 """
@@ -175,6 +178,9 @@ def main() -> None:
     parser.add_argument("--hostile-clients", type=int, default=100, help="clients of the hostile load (a fifth of "
                         "them ask for plots)")
     parser.add_argument("--silent", type=int, default=200, help="silent connections held during the hostile load")
+    parser.add_argument("--slow", type=float, default=30.0, help="seconds of slow bodies from many addresses (0: none)")
+    parser.add_argument("--slow-addresses", type=int, default=10, help="loopback addresses sending slow bodies")
+    parser.add_argument("--slow-each", type=int, default=64, help="slow bodies held from each address")
     args = parser.parse_args()
     counts = [int(c) for c in args.clients.split(",")]
     with tempfile.TemporaryDirectory(dir=".") as tmp:
@@ -187,6 +193,45 @@ def main() -> None:
             run_mixes(db, paths, max_n, counts, args)
         if args.hostile:
             run_hostile(db, max_n, args)
+        if args.slow:
+            run_slow_bodies(db, max_n, args)
+
+
+def run_slow_bodies(db: Path, max_n: int, args: argparse.Namespace) -> None:
+    """Slow POST bodies from several loopback addresses fill the server's connection places
+    (at its defaults: 512 places, 64 per address) while one client looks up starts, each
+    lookup on a new connection; the lookups are measured first without the bodies, then with them."""
+    from hostile import fresh_lookups, hold_slow_bodies
+
+    port = free_port()
+    server = start_server(db, port, args.sql_timeout)
+    addresses = [f"127.0.0.{i}" for i in range(2, 2 + args.slow_addresses)]
+    runs = {}
+    try:
+        for name, attackers in (("no slow bodies", []), (f"{len(addresses)} x {args.slow_each} slow bodies", addresses)):
+            stop, seen, turned_away = threading.Event(), [], [0]
+            threads = [threading.Thread(target=hold_slow_bodies, args=(port, a, args.slow_each, stop, turned_away))
+                       for a in attackers]
+            for t in threads:
+                t.start()
+            time.sleep(3.0 if attackers else 0.0)  # the bodies take their places first
+            looker = threading.Thread(target=fresh_lookups, args=(port, stop, max_n, seen))
+            run_for([looker], stop, args.slow)
+            for t in threads:
+                t.join()
+            runs[name] = (seen, turned_away[0])
+        alive = server.poll() is None
+    finally:
+        server.terminate()
+        server.wait()
+    print(f"\nslow bodies from {len(addresses)} loopback addresses, {args.slow_each} each (a byte every 0.2 s, "
+          f"reopened when closed), for {args.slow:g} s; 1 client looking up starts, a new connection each:")
+    for name, (seen, turned_away) in runs.items():
+        ok = sorted(t for t, status in seen if status == 200)
+        p99 = 1000 * ok[min(len(ok) - 1, int(0.99 * len(ok)))] if ok else float("nan")
+        print(f"  {name:<26} {len(seen):>6} lookups, answered {len(ok)} ({len(ok) / max(1, len(seen)):.1%}), "
+              f"{len(ok) / args.slow:.0f}/s, p99 {p99:.1f} ms; slow bodies turned away {turned_away}")
+    print(f"  server up after: {alive}")
 
 
 def run_hostile(db: Path, max_n: int, args: argparse.Namespace) -> None:
@@ -196,7 +241,8 @@ def run_hostile(db: Path, max_n: int, args: argparse.Namespace) -> None:
     server = start_server(db, port, args.sql_timeout, "--memory-limit", args.memory_limit)
     clients, plots, silent = args.hostile_clients, args.hostile_clients // 5, args.silent
     try:
-        idle = attack(port, server.pid, min(args.hostile, 20.0), clients=0, max_n=max_n)
+        idle_seconds = min(args.hostile, 20.0)
+        idle = attack(port, server.pid, idle_seconds, clients=0, max_n=max_n)
         print(f"\nhostile load: {clients - plots} clients of expensive SQL and {plots} of plots, back to back, and "
               f"{silent} silent connections, for {args.hostile:g} s (SQL time limit {args.sql_timeout:g} s, "
               f"--memory-limit {args.memory_limit}, 2 workers), 1 client looking up starts meanwhile", flush=True)
@@ -205,10 +251,13 @@ def run_hostile(db: Path, max_n: int, args: argparse.Namespace) -> None:
     finally:
         server.terminate()
         server.wait()
-    print("  lookups, side by side in one run:")
-    for name, run in (("idle", idle), (f"{clients} hostile clients", o)):
-        print(f"    {name:<22} {len(run.lookups):>6} lookups, failed {sum(s != 200 for _, s in run.lookups)}, "
-              f"p50 {run.lookup_ms(0.5):.1f} ms, p99 {run.lookup_ms(0.99):.1f} ms")
+    print("  lookups, side by side in one run (a client pausing 20 ms between lookups):")
+    rates = {}
+    for name, run, seconds in (("idle", idle, idle_seconds), (f"{clients} hostile clients", o, args.hostile)):
+        rates[name] = len(run.lookups) / seconds
+        print(f"    {name:<22} {len(run.lookups):>6} lookups, {rates[name]:.1f}/s, failed "
+              f"{sum(s != 200 for _, s in run.lookups)}, p50 {run.lookup_ms(0.5):.1f} ms, p99 {run.lookup_ms(0.99):.1f} ms")
+    print(f"    the lookup rate under the load against idle: ratio {rates[name] / rates['idle']:.2f}")
     answered = ", ".join(f"{status}: {count}" for status, count in sorted(o.statuses.items(), key=str))
     print(f"  SQL answers by status: {answered}; non-JSON errors: {len(o.bad_bodies)}; server up after: {alive}")
     print(f"  slowest SQL answer {o.slowest_sql:.2f} s against its limit {args.sql_timeout:g} s "

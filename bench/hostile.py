@@ -14,6 +14,8 @@ import random
 import threading
 import time
 
+ATTACKER_ADDRESSES = 8  # 127.0.0.2 and up; the lookups come from 127.0.0.1
+
 EXPENSIVE = [
     "SELECT count(*) FROM positions a, positions b",
     "WITH RECURSIVE t(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM t) SELECT count(*) FROM t",
@@ -31,7 +33,7 @@ class Outcome:
     statuses: dict[object, int] = field(default_factory=dict)  # SQL answers by HTTP status (or exception name)
     bad_bodies: list[str] = field(default_factory=list)  # SQL error answers that were not {"error": ...}
     slowest_sql: float = 0.0  # seconds
-    lookups: list[tuple[float, int]] = field(default_factory=list)  # (seconds, status)
+    lookups: list[tuple[float, object]] = field(default_factory=list)  # (seconds, status)
     peak_rss_mib: float = 0.0  # the server's processes together (the service and its SQL workers)
     peak_main_rss_mib: float = 0.0  # the service's own process (lookups)
 
@@ -75,14 +77,16 @@ def attack(port: int, server_pid: int, seconds: float, clients: int = 8, max_n: 
     lock = threading.Lock()
 
     def attacker(i: int) -> None:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        # from loopback addresses of their own, a dozen clients each (the server caps one address's connections)
+        source = (f"127.0.0.{2 + i % ATTACKER_ADDRESSES}", 0)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120, source_address=source)
         while not stop.is_set():
             t0 = time.monotonic()
             try:
                 status, body = _heavy_request(conn, i, i < plots, max_n)
             except (OSError, http.client.HTTPException) as exc:
                 status, body = type(exc).__name__, b""
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120, source_address=source)
             took = time.monotonic() - t0
             with lock:
                 outcome.statuses[status] = outcome.statuses.get(status, 0) + 1
@@ -98,7 +102,11 @@ def attack(port: int, server_pid: int, seconds: float, clients: int = 8, max_n: 
         while not stop.is_set():
             path = f"/v1/{rnd.choice(['zeckendorf', 'reversed'])}/starts/{rnd.randint(5, max_n)}"
             t0 = time.monotonic()
-            status, _ = _request(conn, "GET", path)
+            try:
+                status: object = _request(conn, "GET", path)[0]
+            except (OSError, http.client.HTTPException) as exc:  # counted as failed, and the next on a new connection
+                status = type(exc).__name__
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
             outcome.lookups.append((time.monotonic() - t0, status))
             stop.wait(lookup_pause)
 
@@ -143,7 +151,8 @@ def _heavy_request(conn: http.client.HTTPConnection, i: int, plot: bool, max_n: 
 
 
 def hold_silent(port: int, count: int, stop: threading.Event) -> None:
-    """Keep `count` connections open and silent, opening new ones as the server closes them."""
+    """Keep `count` connections open and silent, opening new ones as the server closes them,
+    from loopback addresses of their own (fifty each)."""
     import socket
 
     held: list = []
@@ -151,7 +160,8 @@ def hold_silent(port: int, count: int, stop: threading.Event) -> None:
         held = [s for s in held if not _closed(s)]
         while len(held) < count:
             try:
-                held.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+                source = (f"127.0.1.{len(held) // 50 + 1}", 0)
+                held.append(socket.create_connection(("127.0.0.1", port), timeout=5, source_address=source))
             except OSError:
                 break
         stop.wait(0.2)
@@ -170,3 +180,56 @@ def _closed(sock) -> bool:
         return sock.recv(1, 0x40) == b""  # MSG_DONTWAIT
     except OSError:
         return True
+
+
+SLOW_HEAD = (b"POST /v1/sql HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
+             b"Content-Length: 1000000\r\n\r\n{")
+
+
+def hold_slow_bodies(port: int, address: str, count: int, stop: threading.Event, turned_away: list[int]) -> None:
+    """From one loopback address, keep `count` POSTs open, each sending its body a byte every
+    0.2 s; reopen one whenever the server closes it (adding 1 to turned_away[0])."""
+    import select
+    import socket
+
+    held: list = []
+    while not stop.is_set():
+        readable = set(select.select(held, [], [], 0)[0]) if held else set()
+        kept = []
+        for s in held:
+            try:
+                if s in readable:  # an answer (408) or a close: either way the place is lost
+                    raise ConnectionError
+                s.send(b" ")
+                kept.append(s)
+            except OSError:
+                s.close()
+                turned_away[0] += 1
+        while len(kept) < count:
+            try:
+                s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(address, 0))
+                s.sendall(SLOW_HEAD)
+            except OSError:
+                turned_away[0] += 1
+                break
+            kept.append(s)
+        held = kept
+        stop.wait(0.2)
+    for s in held:
+        s.close()
+
+
+def fresh_lookups(port: int, stop: threading.Event, max_n: int, seen: list[tuple[float, object]]) -> None:
+    """Look up random starts back to back, each on a new connection (as a new visitor would),
+    appending (seconds, status or the exception's name) to `seen`."""
+    rnd = random.Random(2)
+    while not stop.is_set():
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        t0 = time.monotonic()
+        try:
+            status: object = _request(conn, "GET", f"/v1/zeckendorf/starts/{rnd.randint(5, max_n)}")[0]
+        except (OSError, http.client.HTTPException) as exc:
+            status = type(exc).__name__
+        finally:
+            conn.close()
+        seen.append((time.monotonic() - t0, status))

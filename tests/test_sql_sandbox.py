@@ -326,3 +326,21 @@ def test_duckdbs_progress_bar_never_reaches_standard_output(capfd, watched):
             assert len(database.sql(LONG_QUERY).rows) == 1
     out, err = capfd.readouterr()
     assert "%" not in out and "%" not in err, out[:200]
+
+
+def test_a_refused_statement_opens_no_database(monkeypatch):
+    """The service checks every statement it is sent on its event loop: a crowd of refused ones
+    opened an in-memory database each and left the lookups no turn. The parser's database is
+    made once per process."""
+    import duckdb
+
+    from zeckdb import api
+
+    opened = []
+    real = duckdb.connect
+    monkeypatch.setattr(duckdb, "connect", lambda *a, **k: opened.append(1) or real(*a, **k))
+    for _ in range(50):
+        with pytest.raises(api.UsageError, match="is refused"):
+            api.check_sql("SELECT * FROM read_text('/etc/passwd')")
+        api.check_sql("SELECT 1")
+    assert len(opened) <= 1, len(opened)

@@ -10,6 +10,7 @@ import multiprocessing
 from multiprocessing.connection import Connection
 import os
 from pathlib import Path
+import threading
 import time
 from typing import Any
 
@@ -79,15 +80,33 @@ def check_here(sql: str) -> None:
     refused by its kind or its names is refused at once, without a process started for it. The
     child checks it again, on the database's sandboxed connection, and that connection refuses
     what reading would reach outside the database."""
-    import duckdb
-
     from .executor import check_statement
 
-    con = duckdb.connect()  # in memory, nothing attached: the statement is parsed, never run
-    try:
-        check_statement(con, sql)
-    finally:
-        con.close()
+    check_statement(_parser(), sql)
+
+
+_parsers = threading.local()  # (the process it was made in, a cursor of that process's parser database)
+_parser_database: tuple[int, Any] | None = None
+_parser_lock = threading.Lock()
+
+
+def _parser() -> Any:
+    """This thread's cursor of one in-memory DuckDB, nothing attached, that only ever parses:
+    opening a database for every check cost far more than the check, and the service checks
+    every statement it is sent on its event loop, refused ones included. Made anew in a forked
+    child (a DuckDB database does not survive a fork)."""
+    import duckdb
+
+    global _parser_database
+    mine = getattr(_parsers, "cursor", None)
+    if mine is not None and mine[0] == os.getpid():
+        return mine[1]
+    with _parser_lock:
+        if _parser_database is None or _parser_database[0] != os.getpid():
+            _parser_database = (os.getpid(), duckdb.connect(config={"threads": 1}))
+        cursor = _parser_database[1].cursor()
+    _parsers.cursor = (os.getpid(), cursor)
+    return cursor
 
 
 def _run_one(conn: Connection, db: str, sql: str, params: Params, limits: Limits, fmt: str, memory_limit: str,

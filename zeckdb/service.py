@@ -14,8 +14,9 @@ the lookups' threads, and one that finds no turn in time (serve_queue_seconds) i
 (Too Many Requests) and a JSON error, so lookups keep their threads, cores and memory.
 Every SQL request is bounded in time, memory, rows and bytes.
 
-The connection itself is bounded too (serve, _Guard): at most serve_max_connections at once
-(one more is closed at once), and at most serve_max_client_connections from one address, a request's head
+The connection itself is bounded too (serve, _Guard, guarded_protocol): at most serve_max_connections
+at once (one more takes the place of a connection still waiting for its request, from the
+address that holds the most), and at most serve_max_client_connections from one address, a request's head
 must arrive within serve_header_seconds, its body within serve_body_seconds (408 past them), an
 idle connection is closed after serve_keep_alive_seconds, a body is read only up to
 serve_max_body_bytes (413 past it, as soon as its length says so), and every answer carries a Content-Security-Policy
@@ -361,31 +362,43 @@ class _Guard:
 
 
 def guarded_protocol(max_connections: int, header_seconds: float, max_client_connections: int | None = None) -> type:
-    """uvicorn's HTTP/1.1 protocol with the limits it lacks: a connection beyond max_connections,
-    or beyond max_client_connections from one address, is closed at once, and one whose request
-    head has not arrived within header_seconds (a silent socket, a head sent a byte at a time)
-    is closed."""
+    """uvicorn's HTTP/1.1 protocol with the limits it lacks.
+
+    - A connection beyond max_client_connections from one address is closed at once.
+    - A connection beyond max_connections takes the place of a waiting one: of the connections
+      still waiting for their request's head or body, the one whose address holds the most
+      connections, and of those the one that has waited longest, is closed. Slow senders from
+      many addresses thus cannot keep an honest client out: its request arrives at once, so it
+      is neither the longest waiting nor, unless it holds more connections than they do, from
+      the fullest address. With nothing waiting (every connection being answered), the newcomer
+      is closed instead.
+    - A connection whose request head has not arrived within header_seconds (a silent socket, a
+      head sent a byte at a time) is closed.
+    """
     per_client = max_client_connections or max_connections
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class Guarded(H11Protocol):
         _head_timer: Any = None
         _awaiting: Any = None  # the request cycle in place when the next head was awaited
+        _waiting_since: float | None = None  # when it began to wait for a head or a body; None while answered
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
-            if len(self.connections) > max_connections or self._from_this_client() > per_client:
+            over_share = sum(_address(other) == _address(self) for other in self.connections) > per_client
+            crowded = not over_share and len(self.connections) > max_connections
+            going = _first_to_go(self.connections, self) if crowded else None
+            if going is not None:
+                going.transport.close()
+            if over_share or (crowded and going is None):
                 transport.close()
                 return
             self._await_head()
 
-        def _from_this_client(self) -> int:
-            host = self.client[0] if self.client else None
-            return sum(1 for other in self.connections if (getattr(other, "client", None) or (None,))[0] == host)
-
         def _await_head(self) -> None:
             self._stop_timer()
             self._awaiting = self.cycle
+            self._waiting_since = self.loop.time()
             self._head_timer = self.loop.call_later(header_seconds, self._head_late)
 
         def _head_late(self) -> None:
@@ -402,6 +415,8 @@ def guarded_protocol(max_connections: int, header_seconds: float, max_client_con
             super().data_received(data)
             if self.cycle is not self._awaiting:  # a head arrived: a request is under way
                 self._stop_timer()
+                if not self.cycle.more_body:  # and it is whole: it is being answered
+                    self._waiting_since = None
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
@@ -413,6 +428,23 @@ def guarded_protocol(max_connections: int, header_seconds: float, max_client_con
             super().connection_lost(exc)
 
     return Guarded
+
+
+def _address(connection: Any) -> Any:
+    client = getattr(connection, "client", None)
+    return client[0] if client else None
+
+
+def _first_to_go(connections: Any, newcomer: Any) -> Any:
+    """Of the connections still waiting for a request's head or body (guarded_protocol's
+    `_waiting_since`), the one to close for the newcomer: from the address that holds the most
+    connections, the one that has waited longest; None if none waits."""
+    held: dict[Any, int] = {}
+    for other in connections:
+        held[_address(other)] = held.get(_address(other), 0) + 1
+    waiting = [other for other in connections if other is not newcomer and not other.transport.is_closing()
+               and getattr(other, "_waiting_since", None) is not None]
+    return min(waiting, key=lambda other: (-held[_address(other)], other._waiting_since), default=None)
 
 
 def _variants_built(listed: list[api.GameInfo], layers: dict[str, tuple[list[int], list[int]]]) -> list[dict[str, Any]]:

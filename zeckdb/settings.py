@@ -120,7 +120,8 @@ class Settings:
                                           low=0.0, high=600, option="serve --queue-seconds")
     serve_memory_limit: str = _setting("2GB", "DuckDB's memory limit for the service's queries (a query over it "
                                        "gets 408)", option="serve --memory-limit", memory=True)
-    serve_max_connections: int = _setting(512, "connections open at once; one more is closed at once", low=4,
+    serve_max_connections: int = _setting(512, "connections open at once; one more takes the place of one still waiting "
+                                          "for its request (the fullest address's, longest waiting first)", low=4,
                                           high=100_000, option="serve --max-connections")
     serve_header_seconds: float = _setting(10.0, "seconds a connection has to send a request's head", low=0.1,
                                            high=3600, option="serve --header-timeout")
