@@ -381,14 +381,27 @@ def test_profile_kernels_on_a_graph_worked_by_hand():
     targets = np.array([1, 2, 3])
     order = kernels.topological_order(offsets, targets)
     random = np.array([0.5, 0.5, 1.0])
-    win, mean, shortest, longest = kernels.profile_values(offsets, targets, order, random, random, False)
-    assert (win[0, 0], mean[0, 0], shortest[0, 0], longest[0, 0]) == (0.5, 1.5, 1, 2)
-    assert (win[0, 2], win[1, 2]) == (0.0, 1.0)  # no move: whoever is to move has lost
+    win, lose, mean, shortest, longest = kernels.profile_values(offsets, targets, order, random, random, False)
+    assert (win[0, 0], lose[0, 0], mean[0, 0], shortest[0, 0], longest[0, 0]) == (0.5, 0.5, 1.5, 1, 2)
+    assert (win[0, 2], win[1, 2], lose[0, 2], lose[1, 2]) == (0.0, 1.0, 1.0, 0.0)  # no move: the one to move has lost
     to_two = kernels.lowest_edges(offsets, np.array([1, 0, 0]))
     assert to_two.tolist() == [0.0, 1.0, 1.0] and kernels.walk(offsets, targets, 0, to_two, to_two) == 1
     tied = kernels.lowest_edges(offsets, np.array([5, 5, 0]))  # a tie goes to the first move
     assert tied.tolist() == [1.0, 0.0, 1.0] and kernels.walk(offsets, targets, 0, tied, tied) == 2
     assert kernels.profile_values(offsets, targets, order, tied, tied, False)[0][0, 0] == 0.0
+
+
+def test_a_sure_win_leaves_the_loser_no_chance_at_all():
+    """Ten moves of weight 0.1, each to a position with no move: Player 1 wins every game. The
+    float sum of the ten chances is 0.9999999999999999, and 1 minus it printed 1.1e-16 as
+    Player 2's chance; the loser's chance is its own sum, of nothing."""
+    offsets, targets = np.array([0, 10, 10]), np.array([1] * 10)
+    order = kernels.topological_order(offsets, targets)
+    tenths = np.full(10, 0.1)
+    win, lose, *_ = kernels.profile_values(offsets, targets, order, tenths, tenths, False)
+    assert win[0, 0] == sum([0.1] * 10) != 1.0 and lose[0, 0] == 0.0
+    win, lose, *_ = kernels.profile_values(offsets, targets, order, tenths, tenths, True)  # misère: the reverse
+    assert win[0, 0] == 0.0 and lose[0, 0] == sum([0.1] * 10)
 
 
 def test_each_numba_cache_has_its_own_compile_turns(tmp_path):

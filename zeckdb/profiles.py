@@ -198,8 +198,8 @@ def play(store: Any, variant: Variant, position: Position, n: int, start_id: int
     check_profiles(variant, p1, p2)
     layer = load(store, variant, n)
     first, second = Profiles(layer, variant).pair(p1, p2)
-    win, mean, shortest, longest = kernels.profile_values(layer.offsets, layer.targets, layer.order, first, second,
-                                                          is_misere(variant))
+    win, lose, mean, shortest, longest = kernels.profile_values(layer.offsets, layer.targets, layer.order, first,
+                                                                second, is_misere(variant))
     lengths = None
     if distribution:
         dist = kernels.profile_lengths(layer.offsets, layer.targets, start_id, int(longest[0, start_id]), first,
@@ -212,8 +212,8 @@ def play(store: Any, variant: Variant, position: Position, n: int, start_id: int
         if first[e] > 0:
             moves.append({"move": variant.move_names[int(layer.codes[e])], "position": list(child),
                           "text": variant.format(child), "probability": float(first[e])})
-    p1_wins = float(win[0, start_id])
-    return PlayResult(variant.name, list(position), variant.format(position), n, p1, p2, p1_wins, 1.0 - p1_wins,
+    return PlayResult(variant.name, list(position), variant.format(position), n, p1, p2, float(win[0, start_id]),
+                      float(lose[0, start_id]),
                       float(mean[0, start_id]), int(shortest[0, start_id]), int(longest[0, start_id]), lengths,
                       moves)
 
@@ -255,12 +255,13 @@ def starts(store: Any, variant: Variant, ns: list[int], pairs: list[tuple[str, s
                 length = int(kernels.walk(layer.offsets, layer.targets, start, first, second))
                 # Player 1 moves last when the game has an odd length: its win, or under misère play its loss
                 p1_wins, mean, shortest, longest = float(length % 2 != is_misere(variant)), float(length), length, length
+                p2_wins = 1.0 - p1_wins  # 0 or 1: one game
             else:
-                win, means, fewest, most = kernels.profile_values(layer.offsets, layer.targets, layer.order, first,
-                                                                  second, is_misere(variant))
-                p1_wins, mean = float(win[0, start]), float(means[0, start])
+                win, lose, means, fewest, most = kernels.profile_values(layer.offsets, layer.targets, layer.order,
+                                                                        first, second, is_misere(variant))
+                p1_wins, p2_wins, mean = float(win[0, start]), float(lose[0, start]), float(means[0, start])
                 shortest, longest = int(fewest[0, start]), int(most[0, start])
-            rows.append((variant.name, n, p1, p2, p1_wins, 1.0 - p1_wins, mean, shortest, longest))
+            rows.append((variant.name, n, p1, p2, p1_wins, p2_wins, mean, shortest, longest))
     types = [pa.string(), pa.int32(), pa.string(), pa.string(), pa.float64(), pa.float64(), pa.float64(), pa.int32(),
              pa.int32()]
     columns = list(zip(*rows, strict=True)) if rows else [()] * len(types)

@@ -741,12 +741,14 @@ def profile_values(offsets, targets, order, first, second, misere):
     """The game under two profiles (edge weights `first` and `second`, as profile_lengths takes
     them) from every position at once, over the nodes of `order` (children first). Per node v
     and side s (0: the `first` player to move at v, 1: the other), in one pass over the moves:
-    win[s, v], the probability that the `first` player wins (moves last; under misère play, does
-    not); mean[s, v], the expected
-    number of moves left; shortest[s, v] and longest[s, v], the fewest and most moves left over
-    the games of probability above 0."""
+    win[s, v] and lose[s, v], the probabilities that the `first` player wins (moves last; under
+    misère play, does not) and loses, each summed over its own games (1 - win would print the
+    rounding of win as a chance where none is); mean[s, v], the expected number of moves left;
+    shortest[s, v] and longest[s, v], the fewest and most moves left over the games of
+    probability above 0."""
     n = offsets.shape[0] - 1
     win = np.zeros((2, n), dtype=np.float64)
+    lose = np.zeros((2, n), dtype=np.float64)
     mean = np.zeros((2, n), dtype=np.float64)
     shortest = np.zeros((2, n), dtype=np.int64)
     longest = np.zeros((2, n), dtype=np.int64)
@@ -754,23 +756,26 @@ def profile_values(offsets, targets, order, first, second, misere):
         lo, hi = offsets[v], offsets[v + 1]
         if lo == hi:  # the `first` player to move with no move has lost (misère: won); the other, the reverse
             win[0 if misere else 1, v] = 1.0
+            lose[1 if misere else 0, v] = 1.0
             continue
         for s in range(2):
             weights = first if s == 0 else second
-            w, m, fewest, most = 0.0, 0.0, np.iinfo(np.int64).max, -1
+            w, x, m, fewest, most = 0.0, 0.0, 0.0, np.iinfo(np.int64).max, -1
             for e in range(lo, hi):
                 p = weights[e]
                 if p > 0.0:
                     c = targets[e]
                     w += p * win[1 - s, c]
+                    x += p * lose[1 - s, c]
                     m += p * mean[1 - s, c]
                     fewest = min(fewest, shortest[1 - s, c])
                     most = max(most, longest[1 - s, c])
             win[s, v] = w
+            lose[s, v] = x
             mean[s, v] = 1.0 + m
             shortest[s, v] = 1 + fewest
             longest[s, v] = 1 + most
-    return win, mean, shortest, longest
+    return win, lose, mean, shortest, longest
 
 
 @jit
