@@ -32,6 +32,20 @@ def test_length_distribution_is_the_reference_one(capsys, small_db, tmp_path):
         assert got.keys() == want.keys() and all(abs(got[k] - float(want[k])) < 1e-6 for k in want)  # stored as REAL
 
 
+def test_the_length_axis_ends_where_the_mass_does(capsys, small_db, tmp_path):
+    """The axis ran to the longest game, half the plot empty (bars of 1e-10). It now shows the
+    lengths from the first to the last bar of at least a thousandth of the tallest, and says
+    what lies outside; --data keeps every length."""
+    image, rows = plot(capsys, small_db, tmp_path, "length-distribution", "--variant", "reversed", "--n", "40",
+                       out="lengths.svg")
+    got = {int(r["length"]): float(r["probability"]) for r in rows}
+    assert got.keys() == ref.remaining_lengths("reversed", ref.start("reversed", 40))[0].keys()  # every length
+    top = max(got.values())
+    shown = [x for x, p in sorted(got.items()) if p >= top / 1000]
+    assert (shown[0], shown[-1]) != (min(got), max(got))  # this n has tails to cut
+    assert f"lengths {shown[0]}-{shown[-1]} shown of {min(got)}-{max(got)}" in image.read_text()
+
+
 def test_the_svg_names_variant_n_and_source(capsys, small_db, tmp_path):
     image, rows = plot(capsys, small_db, tmp_path, "length-distribution", "--variant", "reversed", "--n", "15",
                        "--measure", "mu", out="lengths.svg")

@@ -25,6 +25,7 @@ PROFILE_PAIRS = [("perfect", "random"), ("random", "perfect"), ("best-response",
                  ("random", "random")]
 SUFFIXES = (".png", ".svg")
 MAX_PANELS = 12
+VISIBLE = 1e-3  # a bar below this share of the tallest is under a pixel high: the axis ends where such bars begin
 PHI = (1 + 5 ** 0.5) / 2
 EXACT = "exact: every game counted from the solved game graph (zeckdb)"
 
@@ -103,19 +104,33 @@ def length_distribution(store: Store, game: Variant, ns: list[int], measure: str
         mean = sum(x * p for x, p in zip(lengths, probs, strict=False))
         var = sum((x - mean) ** 2 * p for x, p in zip(lengths, probs, strict=False))
         ax.bar(lengths, probs, width=0.85, color="#4a78c2", label="exact distribution")
+        lo, hi = _visible(lengths, probs)
+        ax.set_xlabel("length of the game (moves)")
+        if (lo, hi) != (lengths[0], lengths[-1]):  # the rest would be bars no eye sees, half the axis empty
+            ax.set_xlim(lo - 1, hi + 1)
+            outside = sum(p for x, p in zip(lengths, probs, strict=False) if not lo <= x <= hi)
+            ax.set_xlabel(f"length of the game (moves)\nlengths {lo}-{hi} shown of {lengths[0]}-{lengths[-1]} "
+                          f"({outside:.2g} of the probability outside)", fontsize=9 if len(ns) == 1 else 7)
         if var > 0:
-            xs = [lengths[0] + i * (lengths[-1] - lengths[0]) / 200 for i in range(201)]
+            xs = [lo + i * (hi - lo) / 200 for i in range(201)]
             ax.plot(xs, [math.exp(-(x - mean) ** 2 / (2 * var)) / math.sqrt(2 * math.pi * var) for x in xs],
                     color="#d1495b", label=f"Gaussian, mean {mean:.2f}, sd {math.sqrt(var):.2f}")
         ax.set_title(f"{variant}, n = {n}" if len(ns) > 1 else f"{variant}, n = {n}: game length, {what}", fontsize=10)
-        ax.set_xlabel("length of the game (moves)")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # lengths are whole numbers of moves
         ax.set_ylabel("probability")
-        ax.legend(fontsize=7)
+        ax.set_ylim(0, max(probs) * 1.3)  # room above the bars for the legend
+        ax.legend(fontsize=7, loc="upper left")
     if len(ns) > 1:
         fig.suptitle(f"{variant}: game length, {what}")
     _source(fig)
     return Plot(fig, columns, rows)
+
+
+def _visible(lengths: list[int], probs: list[float]) -> tuple[int, int]:
+    """The lengths from the first to the last whose bar is at least VISIBLE of the tallest."""
+    top = max(probs)
+    shown = [x for x, p in zip(lengths, probs, strict=False) if p >= top * VISIBLE]
+    return shown[0], shown[-1]
 
 
 def winners(store: Store, game: Variant, ns: list[int] | None) -> Plot:
