@@ -574,3 +574,24 @@ def test_a_log_of_a_long_build_shows_it_alive(capsys, tmp_path, monkeypatch):
     lines = [line for line in err.splitlines() if "of the work done" in line]
     assert any("still working" in line and "elapsed" in line for line in lines), lines
     assert lines[-1].endswith("100% of the work done"), lines
+
+
+@pytest.mark.parametrize("args, message", [
+    (["play", "zeckendorf", "--start", "9", "--p1", "randm"], "unknown profile 'randm' for --p1: did you mean random?"),
+    (["export", "{tmp}/no/such/folder", "--variant", "zeckendorf"], "cannot write into"),
+])
+def test_bad_arguments_are_refused_before_waiting_for_a_compile(small_db, tmp_path, monkeypatch, args, message):
+    """`zeckdb play ... --p1 randm` waited for another process's kernel compile (up to 30 s)
+    before it said the profile was unknown. With the compile turn held by someone else, a bad
+    argument is refused without waiting for it (the wait would be said on standard error)."""
+    import fcntl
+
+    from zeckdb.engine import jit
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))  # a cache and a compile turn of this test's own
+    with open(jit._TurnsAcrossProcesses.path(), "w") as turn:
+        fcntl.flock(turn, fcntl.LOCK_EX)  # another process compiling, for as long as the command runs
+        done = subprocess.run([sys.executable, "-m", "zeckdb.cli.main", *[a.format(tmp=tmp_path) for a in args],
+                               "--db", str(small_db)], capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and message in done.stderr, done.stderr
+    assert "waiting for another zeckdb process" not in done.stderr and done.stderr.count("\n") == 1, done.stderr

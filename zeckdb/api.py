@@ -564,10 +564,13 @@ class Database:
         """Write the built layers (all, or those of `variant`, one or a list, and `n`) as Parquet
         or CSV files into `folder`, new or empty (zeckdb.export, checked by zeckdb.outputs): what
         was written (its to_json() is manifest.json)."""
-        from .export import FORMATS, export as write, plan
+        from .outputs import EXPORT_FORMATS, check_folder
 
-        if format not in FORMATS:
+        if format not in EXPORT_FORMATS:
             raise UsageError(f"unknown format {format[:20]!r}: choose parquet or csv")
+        check_folder(Path(folder), database=self.path)  # before the export's imports, which may wait for a compile
+        from .export import export as write, plan
+
         chosen = _names(variant)
         names = [get_variant(v).name for v in chosen] if chosen else None
         with self._session() as store:

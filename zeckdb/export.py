@@ -35,12 +35,11 @@ from .version import __version__
 from .checksums import by_layer
 from .engine.contract import shown_text, valid_name
 from .errors import DatabaseError, OutputError, UsageError, opt
-from .outputs import UMASK, check_entry_is_not_database, check_folder
+from .outputs import EXPORT_FORMATS as FORMATS, UMASK, check_entry_is_not_database, check_folder
 from .settings import pool as settings_pool
 from .store import SCHEMA_HEAD, Store
 from .tuning import GROUP_ROWS, SMALL_LAYER_ROWS
 
-FORMATS = ("parquet", "csv")
 LIST_COLUMNS = {"positions": ["entries"]}  # list-typed columns, by table
 # table -> the column naming the variant (or graph) it is partitioned by, with n; None: one file
 TABLES = {"positions": "variant", "edges": "graph", "length_distribution": "variant", "builds": None,

@@ -32,6 +32,8 @@ os.umask(UMASK)
 DATABASE_SIDE_FILES = (".wal", ".wal.recovery", ".wal.checkpoint", ".tmp")  # DuckDB's files beside a database
 
 
+EXPORT_FORMATS = ("parquet", "csv")  # zeckdb export --format
+
 def database_files(database: Path) -> list[Path]:
     """The files and folders that belong to the database at `database` (which may not exist yet)."""
     from .locking import lock_dir

@@ -23,6 +23,9 @@ length, weighted by the two profiles in turn (kernels.profile_lengths), the cost
 
 from __future__ import annotations
 
+# the kernels are imported where they run: importing them may wait for another process's compile,
+# and a profile's name is checked (check_profiles) before anything waits
+
 from dataclasses import asdict, dataclass
 import re
 import time
@@ -30,7 +33,6 @@ from typing import Any
 
 import numpy as np
 
-from .engine import kernels
 from .engine.contract import Position, Variant, is_misere
 from .errors import QueryLimitError, UsageError, did_you_mean, opt
 
@@ -100,6 +102,7 @@ def check_profiles(variant: Variant, p1: str, p2: str) -> None:
 
 def load(store: Any, variant: Variant, n: int) -> Layer:
     """Layer n of `variant` from the store, in its direction of play."""
+    from .engine import kernels
     src, dst, codes, leaves = store.layer_moves(variant.graph_name, n)
     if leaves:
         raise UsageError(f"{variant.name}'s moves leave the layer (n changes as it is played): `zeckdb play` follows "
@@ -160,6 +163,7 @@ class Profiles:
 
     def weights(self, profile: str) -> np.ndarray:
         """A profile that does not depend on the other player's."""
+        from .engine import kernels
         if profile not in self._weights:
             layer = self.layer
             if profile == "random":
@@ -174,6 +178,7 @@ class Profiles:
 
     def best_response(self, other: str) -> np.ndarray:
         """The best response to the fixed profile `other`, whichever seat it plays."""
+        from .engine import kernels
         if other not in self._responses:
             layer = self.layer
             chosen = np.empty(len(layer.offsets) - 1, dtype=np.int64)
@@ -195,6 +200,8 @@ def play(store: Any, variant: Variant, position: Position, n: int, start_id: int
          distribution: bool = True) -> PlayResult:
     """The game from `position` (id `start_id` in layer n) under the two profiles; with
     `distribution`, its length distribution too (a sweep per length, the costly part)."""
+    from .engine import kernels
+
     check_profiles(variant, p1, p2)
     layer = load(store, variant, n)
     first, second = Profiles(layer, variant).pair(p1, p2)
@@ -233,6 +240,8 @@ def starts(store: Any, variant: Variant, ns: list[int], pairs: list[tuple[str, s
     layer. Past `deadline` (time.monotonic()) it stops: (the rows of the n done, the n it
     stopped at; None when it did them all). Stopped before the first n: QueryLimitError."""
     import pyarrow as pa
+
+    from .engine import kernels
 
     for p1, p2 in pairs:
         check_profiles(variant, p1, p2)
