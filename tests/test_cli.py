@@ -87,17 +87,40 @@ def test_bad_lookups_get_one_line_errors(capsys, small_db, args, code, message):
 
 
 @pytest.mark.parametrize("n, message", [
-    ("0", "bad --n '0': n starts at 1"), ("5..3", "the range 5..3 is empty"),
+    ("0", "n = 0 is out of range for zeckendorf: choose n from 1 to 200"), ("5..3", "the range 5..3 is empty"),
     ("abc", "bad --n 'abc': write n as 7, 1..150 or 1..20,30"),
     ("1..201", "n = 201 is out of range for zeckendorf: choose n from 1 to 200"),
     ("2000..2010", "no variant can be built exhaustively for n = 2000..2010"),
 ])
 def test_bad_n_writes_nothing(capsys, tmp_path, n, message):
     path = tmp_path / "never.duckdb"
-    variant = ["--variant", "zeckendorf"] if n == "1..201" else []
+    variant = ["--variant", "zeckendorf"] if n in ("0", "1..201") else []
     code, _, err = run(capsys, "build", "--n", n, *variant, "--db", str(path))
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert not path.exists()
+
+
+def test_games_that_start_at_0_build_from_0(capsys, tmp_path):
+    """`--n 0..30` was refused for every game, though Black Hole and Fibonacci nim start at n = 0
+    (an empty board: one position, the player to move has lost). Each game now starts where it
+    does: n = 0 is built for those, left out for the others of the same build, and refused only
+    when no game of the build takes it."""
+    import duckdb
+
+    db = tmp_path / "zero.duckdb"
+    code, out, err = run(capsys, "build", "--variant", "black-hole-3", "--variant", "zeckendorf",
+                         "--variant", "fibonacci-nim", "--n", "0..6", "--db", str(db))
+    assert code == 0, err
+    with duckdb.connect(str(db), read_only=True) as con:
+        firsts = dict(con.execute("SELECT variant, min(n) FROM builds GROUP BY variant").fetchall())
+        zero = con.execute("SELECT variant, positions, winner FROM builds WHERE n = 0 ORDER BY variant").fetchall()
+    assert firsts == {"black-hole-3": 0, "fibonacci-nim": 0, "zeckendorf": 1}
+    assert zero == [("black-hole-3", 1, 2), ("fibonacci-nim", 1, 2)]  # no move: Player 1 has lost
+    code, out, err = run(capsys, "build", "--variant", "zeckendorf", "--variant", "reversed", "--n", "0",
+                         "--db", str(db))
+    assert code == 2 and "n = 0 is below where every game of this build starts" in err
+    code, out, err = run(capsys, "build", "--summary-only", "--variant", "ordered", "--n", "0..4", "--db", str(db))
+    assert code == 0 and "for n = 1..4" in out, err  # summary mode starts at 1
 
 
 def test_missing_database(capsys, tmp_path):

@@ -58,7 +58,7 @@ def test_a_plugin_game_is_built_looked_up_and_verified(plugin, tmp_path):
     db = str(tmp_path / "p.duckdb")
     listed = zeckdb(plugin, "variants", "-f", "json")
     assert listed.returncode == 0 and "subtraction" in [g["variant"] for g in json.loads(listed.stdout)]
-    built = zeckdb(plugin, "build", "--variant", "subtraction", "--n", "1..40", "--db", db)
+    built = zeckdb(plugin, "build", "--variant", "subtraction", "--n", "0..40", "--db", db)  # from the empty pile
     assert built.returncode == 0, built.stderr
     for n in (0, 1, 4, 7, 40):  # the player to move loses exactly on multiples of 4 (a plain fact of S(1,2,3))
         shown = zeckdb(plugin, "position", "subtraction", "--start", str(n), "--json", "--db", db)
@@ -66,7 +66,7 @@ def test_a_plugin_game_is_built_looked_up_and_verified(plugin, tmp_path):
         assert json.loads(shown.stdout)["outcome"] == ("loss" if n % 4 == 0 else "win"), n
     winners = zeckdb(plugin, "query", "winners", "--variant", "subtraction", "-f", "csv", "--db", db)
     rows = [line.split(",") for line in winners.stdout.splitlines()[1:]]
-    assert [(int(r[1]), int(r[2])) for r in rows] == [(n, 2 if n % 4 == 0 else 1) for n in range(1, 41)]
+    assert [(int(r[1]), int(r[2])) for r in rows] == [(n, 2 if n % 4 == 0 else 1) for n in range(1, 41)]  # n = 0 is no game
     verified = zeckdb(plugin, "verify", "--db", db)
     assert verified.returncode == 0 and "every check passed" in verified.stdout, verified.stderr
 

@@ -58,22 +58,34 @@ def check_targets(variants: list[Variant], ns: list[int], skip_beyond_limit: boo
                   budget: int | None = None) -> dict[str, list[int]]:
     """Raise for an n a variant cannot build in full within `budget` bytes a layer
     (engine.limits; default: the machine's); with skip_beyond_limit, the n beyond a
-    variant's limit are returned (by variant name) instead, unless no variant can build any."""
+    variant's limit are returned (by variant name) instead, unless no variant can build any.
+    An n below a variant's first (its min_n: 0 for some games, 1 for most) is not that
+    variant's to build and is left out for it, unless no variant of the build takes it."""
     from .engine.limits import build_memory, check_full, full_limit
     from .errors import UsageError
     from .ranges import format_ns
 
     budget = build_memory() if budget is None else budget
+    below = [n for n in ns if all(n < v.min_n for v in variants)]
+    if below and len(variants) == 1:
+        variants[0].check_n(below[0])  # its own message: the range it takes
+    if below:
+        starts = ", ".join(f"{v.name} at {v.min_n}" for v in variants[:4]) + (", ..." if len(variants) > 4 else "")
+        raise UsageError(f"n = {below[0]} is below where every game of this build starts ({starts}): ask from "
+                         f"n = {min(v.min_n for v in variants)}")
     skipped: dict[str, list[int]] = {}
     limits = {}
     for v in variants:
         limits[v.name] = limit = full_limit(v, budget)
         for n in ns:
+            if n < v.min_n:
+                continue
             if skip_beyond_limit and n > limit:
                 skipped.setdefault(v.name, []).append(n)
             else:
                 check_full(v, n, budget, limit)
-    if skip_beyond_limit and all(len(skipped.get(v.name, [])) == len(ns) for v in variants):
+    if skip_beyond_limit and all(len(skipped.get(v.name, [])) == len([n for n in ns if n >= v.min_n])
+                                 for v in variants):
         raise UsageError(f"no variant can be built exhaustively for n = {format_ns(ns)}: "
                          f"the largest n is {max(limits.values())}")
     return skipped
@@ -101,7 +113,7 @@ def plan(store: Store, variants: list[Variant], ns: list[int], force: bool) -> d
         done = store.built_ns(v.name)
         present = store.present_ns(v.name) | store.graph_ns(v.graph_name)
         limit = full_limit(v, budget)
-        wanted = {n for n in ns if n <= limit and (force or n not in done)}
+        wanted = {n for n in ns if v.min_n <= n <= limit and (force or n not in done)}
         needed = set(wanted)
         for n in wanted:
             needed.update(v.closure(n))

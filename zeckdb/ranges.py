@@ -21,7 +21,8 @@ def parse_count(text: str) -> int | None:
 
 
 def parse_ns(text: str, max_n: int = MAX_N) -> list[int]:
-    """The sorted, distinct n of a range expression; each n from 1 to max_n."""
+    """The sorted, distinct n of a range expression; each n from 0 to max_n (where a game starts,
+    at its min_n, is its own to say: most start at 1, games whose play can empty the board at 0)."""
     hint = "write n as 7, 1..150 or 1..20,30"
     if len(text) > 10_000:
         raise UsageError(f"bad {opt('n')}: {len(text):,} characters is too long ({hint})")
@@ -31,8 +32,6 @@ def parse_ns(text: str, max_n: int = MAX_N) -> list[int]:
         lo, hi = parse_count(lo_text), parse_count(hi_text) if sep else parse_count(lo_text)
         if lo is None or hi is None:
             raise UsageError(f"bad {opt('n')} {_shown(text)}: {hint} (ASCII digits only)")
-        if lo < 1:
-            raise UsageError(f"bad {opt('n')} {_shown(text)}: n starts at 1 ({hint})")
         if hi < lo:
             raise UsageError(f"bad {opt('n')} {_shown(text)}: the range {lo}..{hi} is empty, write the smaller end first")
         if hi > max_n:

@@ -40,8 +40,15 @@ def check_summary_targets(variants: list[Variant], ns: list[int], memory: int) -
 
     solved = summary_games()
     for v in variants:
-        check_summary(v, min(ns), memory, solved)
-        check_summary(v, max(ns), memory, solved)
+        own = _own_ns(v, ns) or ns  # none of its own: the first n asked is refused, naming where it starts
+        check_summary(v, min(own), memory, solved)
+        check_summary(v, max(own), memory, solved)
+
+
+def _own_ns(variant: Variant, ns: list[int]) -> list[int]:
+    """The n of `ns` summary mode solves for `variant`: from its first layer, never 0 (a layer
+    of 0 is one terminal position, which only a full build stores)."""
+    return [n for n in ns if n >= max(variant.min_n, 1)]
 
 
 def plan_summaries(store: Store, variants: list[Variant], ns: list[int], force: bool, memory: int,
@@ -57,7 +64,7 @@ def plan_summaries(store: Store, variants: list[Variant], ns: list[int], force: 
     for n in sorted(set(ns)):
         for v in variants:
             full, summaries, present = stored[v.name]
-            if n in full or (n in summaries and not force):
+            if n not in _own_ns(v, [n]) or n in full or (n in summaries and not force):
                 continue
             small, big = layer_bytes(v, n, floats=False), layer_bytes(v, n, floats=True)
             floats = not lean and big * workers <= memory
