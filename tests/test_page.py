@@ -184,3 +184,21 @@ def test_the_computer_best_responds_to_a_random_player(browser, page):
     chosen = tuple(int(x) for x in item.text.split("→")[1].strip(" ()").split(","))
     assert ref.norm(list(chosen)) == best[0]
     assert any(b.is_enabled() for b in move_buttons(browser))  # then it is our move
+
+
+def test_a_misere_twin_is_played_on_the_page(browser, page):
+    """The misère twin on the page: the position's value and the move it colours as winning are
+    the misère reference solver's. At (3,1,0,2) both conventions win, by different moves."""
+    position = (3, 1, 0, 2)
+    children = ref.MOVES["zeckendorf"](position)
+    normal = {c for c in children if not ref.solve("zeckendorf", c)["win"]}
+    misere = {c for c in children if not ref.solve_misere("zeckendorf", c)["win"]}
+    assert misere and normal and misere != normal  # the test tells the two apart
+    browser.get(page + "/?variant=zeckendorf-misere&position=3,1,0,2")
+    wait_for(browser, lambda b: "position (3,1,0,2)" in b.find_element(By.ID, "where").text)
+    assert "wins" in browser.find_element(By.ID, "value").text  # the player to move wins (misère, as normal)
+    buttons = move_buttons(browser)
+    assert len(buttons) == len(children)
+    winning = [b.text for b in buttons if "win" in b.get_attribute("class").split()]
+    shown = {"(" + ",".join(map(str, c)) + ")" for c in misere}
+    assert len(winning) == len(misere) and all(any(s in text for s in shown) for text in winning), winning
