@@ -276,6 +276,17 @@ def test_a_plugin_failing_while_it_builds_is_one_line_naming_it(tmp_path):
             in done.stderr), done.stderr
     status = zeckdb(site, "status", "--db", db)  # what it finished is kept
     assert status.returncode == 0 and "brittle" in status.stdout
+    # two plugins solved in one layer, the failing one first or last: the message names it, never the other
+    (site / "zeckdb_sturdy.py").write_text("from zeckdb.variants.zeckendorf import Zeckendorf\n\n\n"
+                                           "class Sturdy(Zeckendorf):\n    name = 'sturdy'\n")
+    (info / "entry_points.txt").write_text("[zeckdb.games]\nbrittle = zeckdb_brittle:Brittle\n"
+                                           "sturdy = zeckdb_sturdy:Sturdy\n")
+    for order in (["sturdy", "brittle"], ["brittle", "sturdy"]):
+        done = zeckdb(site, "build", *[a for name in order for a in ("--variant", name)], "--n", "1..6", "--force",
+                      "--db", str(tmp_path / f"{order[0]}.duckdb"))
+        errors = [line for line in done.stderr.splitlines() if line.startswith("zeckdb: error:")]  # (and progress lines)
+        assert done.returncode == 1 and len(errors) == 1 and "Traceback" not in done.stderr, done.stderr
+        assert "the game plugin brittle failed while building n = 4" in errors[0] and "sturdy" not in errors[0]
 
 
 CARRY_GAME = '''"""A binary carry game: chips on bins worth 1, 2, 4, ..., 128; a move carries two chips of
