@@ -25,6 +25,14 @@ os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
 from .version import ENGINE_VERSION, __version__
 
+# Imported from a source checkout (its folder first on sys.path: `python -m pytest` there), the
+# command line, the queries and the migrations stand beside the package, not in it (an install
+# maps them in: pyproject.toml's package-dir): zeckdb.cli is then looked for there too.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if not os.path.isdir(os.path.join(_HERE, "cli")) and os.path.isfile(os.path.join(_HERE, os.pardir, "cli", "main.py")):
+    __path__.append(os.path.dirname(_HERE))
+del _HERE
+
 if TYPE_CHECKING:  # what a type checker and an IDE see; at run time __getattr__ imports them
     from .answers import Export, GameInfo, Layer, Status
     from .api import BuildResult, Database, Line, Move, PositionInfo, build, open
