@@ -25,6 +25,16 @@ def best_move(path: str, n: int) -> str | None:
 def build_small(path: str) -> int:
     result = zeckdb.build(path, "zeckendorf", "1..5")
     return result.positions
+
+
+def outcome_or_why(path: str, game: str) -> str:
+    try:
+        with zeckdb.open(path) as db:
+            return db.position(game, start=5).outcome or "no two-player outcome"
+    except zeckdb.UnknownVariantError as exc:
+        return str(exc)
+    except zeckdb.NotBuiltError:
+        return "not built"
 '''
 
 MISTAKES = '''import zeckdb
@@ -66,6 +76,9 @@ def test_the_package_says_what_it_offers():
     assert {"open", "build", "Database", "Result", "PositionInfo", "ZeckdbError"} <= set(dir(zeckdb))
     assert set(zeckdb.__all__) <= set(dir(zeckdb))
     assert "zeckdb.open" in (zeckdb.__doc__ or "") and zeckdb.open.__module__ == "zeckdb.api"
+    with pytest.raises(zeckdb.UnknownVariantError, match="did you mean zeckendorf"):  # the errors, from the top
+        zeckdb.build("never.duckdb", "zekendorf", "1..5")
+    assert issubclass(zeckdb.UnknownVariantError, zeckdb.UsageError) and issubclass(zeckdb.UsageError, zeckdb.ZeckdbError)
     assert (ROOT / "zeckdb" / "py.typed").exists()
 
 

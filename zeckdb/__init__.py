@@ -36,17 +36,21 @@ del _HERE
 if TYPE_CHECKING:  # what a type checker and an IDE see; at run time __getattr__ imports them
     from .answers import Export, GameInfo, Layer, Status
     from .api import BuildResult, Database, Line, Move, PositionInfo, build, open
-    from .errors import ZeckdbError
+    from .errors import (ClusterError, DatabaseError, NotBuiltError, QueryLimitError, UnknownQueryError,
+                         UnknownVariantError, UsageError, ZeckdbError)
     from .executor import Limits, Result
     from .settings import Settings
 
 _FROM = {"open": "api", "build": "api", "Database": "api", "BuildResult": "api", "PositionInfo": "api",
          "Move": "api", "Line": "api", "Result": "executor", "Limits": "executor", "Settings": "settings",
-         "ZeckdbError": "errors", "Status": "answers", "Layer": "answers", "GameInfo": "answers",
+         "ZeckdbError": "errors", "UsageError": "errors", "UnknownVariantError": "errors", "UnknownQueryError": "errors",
+         "NotBuiltError": "errors", "DatabaseError": "errors", "QueryLimitError": "errors", "ClusterError": "errors",
+         "Status": "answers", "Layer": "answers", "GameInfo": "answers",
          "Export": "answers"}
 
-__all__ = ["ENGINE_VERSION", "BuildResult", "Database", "Export", "GameInfo", "Layer", "Limits", "Line", "Move", "PositionInfo",
-           "Result", "Settings", "Status", "ZeckdbError", "__version__", "build", "open"]
+__all__ = ["ENGINE_VERSION", "BuildResult", "ClusterError", "Database", "DatabaseError", "Export", "GameInfo", "Layer", "Limits",
+           "Line", "Move", "NotBuiltError", "PositionInfo", "QueryLimitError", "Result", "Settings", "Status",
+           "UnknownQueryError", "UnknownVariantError", "UsageError", "ZeckdbError", "__version__", "build", "open"]
 
 
 def __getattr__(name: str) -> Any:

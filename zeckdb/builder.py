@@ -19,7 +19,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 import threading
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from collections import deque
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -195,7 +195,7 @@ def _compute_layer(n: int, steps: list[Step], stored_graphs: dict[str, set[int]]
 
     records: list[LayerRecord] = []
     recomputed = 0
-    graphs: dict[str, tuple] = {}  # graph name -> (graph, decoded counts), shared by its variants
+    graphs: dict[str, tuple[Any, ...]] = {}  # graph name -> (graph, decoded counts), shared by its variants
     for step in steps:
         v = step.variant
         t0 = time.perf_counter()
@@ -239,7 +239,7 @@ class LayerRecord:
     counts: np.ndarray
     solution: Solution
     n_edges: int
-    edges: tuple | None  # (src, dst, code, dst_n or None) when the graph layer is new (Graph.stored_edges)
+    edges: tuple[Any, ...] | None  # (src, dst, code, dst_n or None) when the graph layer is new (Graph.stored_edges)
     seconds: float
     distribution: Distribution | None = None  # filled by the builder's second stage
     mirror: LayerRecord | None = None  # a layer whose games are this one's reversed (engine.solve.mirrors)
@@ -343,7 +343,7 @@ def layer_tables(rec: LayerRecord, analysed: Callable[[], None] | None = None) -
                        lengths if analysed is not None else lengths(), rec.replace)
 
 
-def _length_rows(shortest: int, dist: Distribution):
+def _length_rows(shortest: int, dist: Distribution) -> Any:
     """length_distribution's rows of a layer: P then mu, every length from the shortest game on."""
     import numpy as np
     import pyarrow as pa
@@ -381,8 +381,8 @@ class _Batch:
     that is done once they are committed."""
 
     records: list[LayerRecord]
-    analysed: list[Future]
-    committed: Future = field(default_factory=Future)
+    analysed: list[Future[Any]]
+    committed: Future[Any] = field(default_factory=Future)
 
     def ready(self) -> bool:
         return all(f.done() for f in self.analysed)
@@ -423,7 +423,7 @@ class _Writer:
         self.finishing = False  # the builder hands over nothing more
         self.failed: BaseException | None = None  # a write's failure: nothing is written after it
 
-    def hand_over(self, records: list[LayerRecord], analysed: list[Future]) -> Future:
+    def hand_over(self, records: list[LayerRecord], analysed: list[Future[Any]]) -> Future[Any]:
         """Write a layer's records once `analysed` (their distributions) are done; the future
         is done when they are committed."""
         batch = _Batch(records, analysed)
@@ -442,7 +442,7 @@ class _Writer:
             self.changed.notify_all()
         self.thread.submit(self._write)
 
-    def _analysed(self, _: Future) -> None:
+    def _analysed(self, _: Future[Any]) -> None:
         with self.lock:
             self.changed.notify_all()
         with suppress(RuntimeError):  # the writer has shut down: its last write took every layer
@@ -547,7 +547,7 @@ def build(store: Store, variants: Sequence[Variant], ns: list[int], *, force: bo
     stored_graphs = {v.graph_name: set() if force else store.graph_ns(v.graph_name) for v in variants}
     store.let_go()  # readers meanwhile: the first layers wait for the kernels to compile
 
-    in_flight: dict[Future, int] = {}  # writes handed over, and the rows of their layers
+    in_flight: dict[Future[Any], int] = {}  # writes handed over, and the rows of their layers
     lower = LowerLayers(todo)
     # at least two analysts: at large n the distributions cost more than solving and writing together
     writer = _Writer(store, progress)
@@ -555,7 +555,7 @@ def build(store: Store, variants: Sequence[Variant], ns: list[int], *, force: bo
     solvers = settings_pool(threads, "zeckdb-solver")
     may_start = _solving_ahead(todo, threads, build_memory())
     waiting = deque(todo.items())
-    solving: deque[tuple[int, Future]] = deque()  # layers being solved, in ascending n
+    solving: deque[tuple[int, Future[Any]]] = deque()  # layers being solved, in ascending n
     try:
         try:
             while waiting or solving:

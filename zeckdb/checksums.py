@@ -75,7 +75,7 @@ def layer_seed(name: str, n: int) -> int:
 
 
 @inline_jit
-def _mix(x):
+def _mix(x: Any) -> Any:
     x ^= x >> np.uint64(30)
     x *= np.uint64(0xBF58476D1CE4E5B9)
     x ^= x >> np.uint64(27)
@@ -84,14 +84,14 @@ def _mix(x):
 
 
 @jit
-def _add_column(sums, values, factor):
+def _add_column(sums: Any, values: Any, factor: Any) -> None:
     """sums[i] += factor * values[i] (two's complement words, modulo 2^64)."""
     for i in range(sums.shape[0]):
         sums[i] += np.uint64(np.int64(values[i])) * factor
 
 
 @jit
-def _list_codes(offsets, values):
+def _list_codes(offsets: Any, values: Any) -> Any:
     """code() of each list of a list column (offsets into values)."""
     out = np.empty(offsets.shape[0] - 1, dtype=np.uint64)
     for i in range(out.shape[0]):
@@ -103,7 +103,7 @@ def _list_codes(offsets, values):
 
 
 @jit
-def _sum_of_hashes(sums, seed):
+def _sum_of_hashes(sums: Any, seed: Any) -> Any:
     total = np.uint64(0)
     for i in range(sums.shape[0]):
         total += _mix(seed + sums[i])

@@ -182,7 +182,7 @@ def read_shards(root: Path, variant: str, graph: str, n: int, replace: bool, wit
 def _read_shards(root: Path, variant: str, graph: str, n: int, replace: bool, with_graph: bool) -> LayerTables:
     import pyarrow.parquet as pq
 
-    def table(name: str, owner: str):
+    def table(name: str, owner: str) -> Any:
         path = _shard(root, name, owner, n)
         # one file, not a dataset: read_table's discovery cost more than most shards' rows
         return pq.ParquetFile(path).read() if path.exists() else None
@@ -206,7 +206,8 @@ def shard_counts(root: Path, variant: str, graph: str, n: int, with_graph: bool)
     import pyarrow.parquet as pq
 
     def row(name: str, owner: str) -> dict[str, Any]:
-        return pq.ParquetFile(_shard(root, name, owner, n)).read().to_pylist()[0]
+        row: dict[str, Any] = pq.ParquetFile(_shard(root, name, owner, n)).read().to_pylist()[0]
+        return row
 
     graph_layer = _shard(root, "graph_layers", graph, n)
     moves = row("graph_layers", graph)["edges"] if with_graph and graph_layer.exists() else 0
@@ -218,7 +219,7 @@ def remove_shards(root: Path, variant: str, graph: str, n: int) -> None:
         shutil.rmtree(_shard_folder(root, table, graph if by == "graph" else variant, n), ignore_errors=True)
 
 
-def connect(address: str):
+def connect(address: str) -> Any:
     """A Dask client of the scheduler at `address`, or a one-line error within the
     cluster_connect_seconds setting (and a little more: Dask's own bound, then ours), whether
     nothing listens there or a peer accepts and never speaks (Dask's bound covers only the first)."""
@@ -252,7 +253,7 @@ def connect(address: str):
     return got[0]
 
 
-def build_distributed(store: Store, client: Any, todo: dict[int, list], shards: Path, shards_only: bool = False,
+def build_distributed(store: Store, client: Any, todo: dict[int, list[Any]], shards: Path, shards_only: bool = False,
                       progress: Callable[[int, str], None] | None = None,
                       reuse: bool = True) -> tuple[list[tuple[str, int]], int, int]:
     """Run the planned layers (builder.plan) on the cluster; ingest the n that finish, those
@@ -284,7 +285,7 @@ def folder_lock(shards: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def _build_distributed(store: Store, client: Any, todo: dict[int, list], shards: Path, shards_only: bool,
+def _build_distributed(store: Store, client: Any, todo: dict[int, list[Any]], shards: Path, shards_only: bool,
                        progress: Callable[[int, str], None] | None, reuse: bool) -> tuple[list[tuple[str, int]], int, int]:
     futures, ready = _submitted(store, client, todo, shards, reuse and not shards_only)
     store.let_go()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from typing import Any
 
 from .engine.contract import stored_columns
 from .errors import UsageError, ZeckdbError, opt
@@ -61,7 +62,7 @@ def layer_dot(store: Store, variant: Variant, n: int, strategy_only: bool = Fals
            WHERE variant = ? AND n = ? ORDER BY src, dst""", [variant.name, n])
     moves = [m for m in moves if m[0] in kept and (m[2] != n or m[1] in kept)]
     outside = sorted({(m[2], m[1]) for m in moves if m[2] != n})
-    labels: dict[tuple[int, int], tuple] = {}
+    labels: dict[tuple[int, int], tuple[Any, ...]] = {}
     for dst_n, dst in outside:  # positions of lower layers the moves reach
         found = store.rows(f"SELECT {text}, outcome, forcing_seat FROM positions WHERE variant = ? AND n = ? AND id = ?",
                            [variant.name, dst_n, dst])

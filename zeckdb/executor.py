@@ -131,7 +131,7 @@ class Result:
     None when it produced more than the row limit (the rest are never computed)."""
 
     columns: list[str]
-    rows: list[tuple]
+    rows: list[tuple[Any, ...]]
     total_rows: int | None
     # each column's DuckDB type, as DuckDB names it (INTEGER, VARCHAR, SMALLINT[], ...)
     types: list[str] = field(default_factory=list)
@@ -294,7 +294,7 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, params: Params = None,
         limits: Limits | None = None) -> Result:
     """Run one read-only statement (parameters bound, never spliced) within the limits (default:
     the settings' sql_timeout and sql_max_rows)."""
-    kept: list[tuple] = []
+    kept: list[tuple[Any, ...]] = []
     types: list[str] = []
     limits = limits or Limits()
     columns, shown, total = stream(con, sql, params, limits, lambda _, rows: kept.extend(rows), in_blocks=False,
@@ -389,7 +389,7 @@ def _refused(value: Any) -> Any:
 
 
 def stream(con: duckdb.DuckDBPyConnection, sql: str, params: Params, limits: Limits,
-           emit: Callable[[list[str], list[tuple]], None], in_blocks: bool = True,
+           emit: Callable[[list[str], list[tuple[Any, ...]]], None], in_blocks: bool = True,
            on_types: Callable[[list[str]], Any] | None = None) -> tuple[list[str], int, int | None]:
     """Run one read-only statement within the limits, handing its rows to `emit(columns, rows)`
     block by block (in_blocks: STREAM_ROWS at a time, so that none but the block is held; else
@@ -471,13 +471,13 @@ def _limited(con: duckdb.DuckDBPyConnection, query: str, params: Params,
     return f"SELECT * FROM (\n{query}\n) AS limited LIMIT {int(rows)}", names
 
 
-def _fetch(cur: duckdb.DuckDBPyConnection, limits: Limits, deadline: float) -> list[tuple]:
+def _fetch(cur: duckdb.DuckDBPyConnection, limits: Limits, deadline: float) -> list[tuple[Any, ...]]:
     """The rows to return. With max_bytes they are fetched in blocks of 1, 2, 4, ... rows,
     each block's size and the time limit checked before the next: one huge value is caught
     at the first row, before thousands like it are made into Python objects."""
     if limits.max_bytes is None:
         return cur.fetchall() if limits.max_rows is None else cur.fetchmany(limits.max_rows)
-    rows: list[tuple] = []
+    rows: list[tuple[Any, ...]] = []
     size, block = 0, 1
     while limits.max_rows is None or len(rows) < limits.max_rows:
         want = block if limits.max_rows is None else min(block, limits.max_rows - len(rows))
@@ -510,7 +510,7 @@ def real(value: float | None) -> float | None:
     return None if value is None else float(str(np.float32(value)))
 
 
-def _shown_as_stored(description: list, rows: list[tuple]) -> list[tuple]:
+def _shown_as_stored(description: list[Any], rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     reals = [i for i, d in enumerate(description) if str(d[1]) == "FLOAT"]
     if not reals:
         return rows

@@ -57,7 +57,7 @@ class Part:
     table: str
     path: str  # relative to the export folder
     where: str  # the SQL filter of its rows
-    params: list
+    params: list[Any]
     exclude: tuple[str, ...] = ()  # partition columns, in the path instead
     rows: int = 0  # about how many rows it holds, known for the layers (0: a table in one file)
 
@@ -97,7 +97,7 @@ def plan(store: Store, variants: list[str] | None, ns: list[int] | None) -> list
 
 
 def export(store: Store, folder: Path, parts: list[Part], fmt: str = "parquet",
-           progress: Callable[[int, str], None] | None = None) -> dict:
+           progress: Callable[[int, str], None] | None = None) -> dict[str, Any]:
     """Write the files `plan` chose (see the module's docstring); returns the manifest.
 
     Everything is written relative to DIR's parent folder, opened once: a link swapped in for
@@ -185,7 +185,7 @@ class _Folder:
             raise
         return fd
 
-    def write(self, relative: str, fill: Callable[[BinaryIO], int]) -> dict:
+    def write(self, relative: str, fill: Callable[[BinaryIO], int]) -> dict[str, Any]:
         """Write the file at `relative` with `fill(file)` (which returns the rows it wrote): its
         entry of the manifest."""
         *folders, name = relative.split("/")
@@ -302,7 +302,8 @@ def _select(part: Part, fmt: str) -> str:
     return f"*{exclude}{replace}"
 
 
-def _write_group(store: Store, root: _Folder, group: list[Part], fmt: str, progress) -> list[dict]:
+def _write_group(store: Store, root: _Folder, group: list[Part], fmt: str,
+                 progress: Callable[[int, str], None] | None) -> list[dict[str, Any]]:
     """Write a group's files; their entries of the manifest, in the group's order."""
     if len(group) == 1:
         part = group[0]
@@ -321,7 +322,7 @@ def _write_group(store: Store, root: _Folder, group: list[Part], fmt: str, progr
     return [_file(root, part, layers.get(part.params[1], empty), fmt, progress) for part in group]
 
 
-def _file(root: _Folder, part: Part, rows: Any, fmt: str, progress) -> dict:
+def _file(root: _Folder, part: Part, rows: Any, fmt: str, progress: Callable[[int, str], None] | None) -> dict[str, Any]:
     """Write one part's file; its entry of the manifest."""
     info = root.write(f"{part.path}.{fmt}", lambda sink: write_rows(rows, sink, fmt))
     if progress:
@@ -329,7 +330,7 @@ def _file(root: _Folder, part: Part, rows: Any, fmt: str, progress) -> dict:
     return info
 
 
-def _readme(fmt: str, manifest: dict) -> str:
+def _readme(fmt: str, manifest: dict[str, Any]) -> str:
     rows = "\n".join(f"  {name}: {t['rows']:,} rows in {len(t['files'])} file(s)"
                      + (f", partitioned by {', '.join(t['partitioned_by'])}" if t["partitioned_by"] else "")
                      for name, t in manifest["tables"].items())

@@ -36,7 +36,7 @@ class Plot:
 
     figure: Any  # matplotlib.figure.Figure
     columns: list[str]  # the numbers plotted, for --data
-    rows: list[tuple]
+    rows: list[tuple[Any, ...]]
 
     def image(self, fmt: str = "svg") -> bytes:
         """The figure as the bytes of an SVG or PNG image."""
@@ -47,7 +47,8 @@ class Plot:
         return out.getvalue()
 
 
-def _rows(store: Store, query: str, game: Variant, ns: list[int] | None, params: dict | None = None):
+def _rows(store: Store, query: str, game: Variant, ns: list[int] | None,
+          params: dict[str, Any] | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
     result = run_query(store, query, game, ns, params or {}, Limits(timeout=current().plot_seconds, max_rows=None))
     if not result.rows:
         raise UsageError(f"nothing to plot: {query} has no rows for {game.name}"
@@ -55,18 +56,18 @@ def _rows(store: Store, query: str, game: Variant, ns: list[int] | None, params:
     return result.columns, result.rows
 
 
-def _series(columns: list[str], rows: list[tuple]) -> dict[str, list]:
+def _series(columns: list[str], rows: list[tuple[Any, ...]]) -> dict[str, list[Any]]:
     """The rows of a query as one list per column."""
     return {name: [r[i] for r in rows] for i, name in enumerate(columns)}
 
 
-def _new_figure(width: float, height: float):
+def _new_figure(width: float, height: float) -> Any:
     from matplotlib.figure import Figure  # files only: a Figure needs no screen and no pyplot state
 
     return Figure(figsize=(width, height), layout="constrained")
 
 
-def _figure(panels: int = 1, width: float = 7.0, height: float = 4.2):
+def _figure(panels: int = 1, width: float = 7.0, height: float = 4.2) -> tuple[Any, Any]:
     """A figure of `panels` axes (small multiples, three to a row)."""
     cols = min(panels, 3)
     rows = math.ceil(panels / cols)
@@ -77,7 +78,7 @@ def _figure(panels: int = 1, width: float = 7.0, height: float = 4.2):
     return fig, axes[:panels]
 
 
-def _source(fig, text: str = EXACT) -> None:
+def _source(fig: Any, text: str = EXACT) -> None:
     """Where the numbers come from, in a strip kept free below the axes."""
     fig.get_layout_engine().set(rect=(0, 0.035, 1, 0.965))
     fig.text(0.995, 0.004, text, ha="right", va="bottom", fontsize=7, color="#555")

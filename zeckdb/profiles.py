@@ -245,7 +245,7 @@ def starts(store: Any, variant: Variant, ns: list[int], pairs: list[tuple[str, s
 
     for p1, p2 in pairs:
         check_profiles(variant, p1, p2)
-    rows: list[tuple] = []
+    rows: list[tuple[Any, ...]] = []
     stopped = None
     for n in ns:
         if deadline is not None and time.monotonic() > deadline:

@@ -64,7 +64,7 @@ class SharedReader:
 
     WATCH_SECONDS = 0.05
 
-    def __init__(self, db: str | os.PathLike | None, wait: float | None = None, memory_limit: str | None = None):
+    def __init__(self, db: str | os.PathLike[str] | None, wait: float | None = None, memory_limit: str | None = None):
         self.path = resolve_db_path(db)
         self.wait = current().read_wait_seconds if wait is None else wait
         self.memory_limit = memory_limit

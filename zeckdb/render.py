@@ -56,7 +56,7 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def render(columns: list[str], rows: list[tuple], fmt: str = "table") -> str:
+def render(columns: list[str], rows: list[tuple[Any, ...]], fmt: str = "table") -> str:
     if fmt == "json":
         return json.dumps([{c: plain(v) for c, v in zip(columns, row, strict=False)} for row in rows], indent=None)
     if fmt == "csv":
@@ -92,7 +92,7 @@ class StreamedRender:
         self.widths: list[int] = []
         self.numeric: list[bool] = []
 
-    def emit(self, columns: list[str], rows: list[tuple]) -> None:
+    def emit(self, columns: list[str], rows: list[tuple[Any, ...]]) -> None:
         first = self.columns is None
         self.columns = columns
         if self.fmt == "json":

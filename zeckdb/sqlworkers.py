@@ -34,7 +34,7 @@ from pathlib import Path
 import queue
 import threading
 import time
-from typing import Any
+from typing import Any, cast
 
 from .errors import BusyError, QueryLimitError, ZeckdbError
 from .executor import Limits, Params
@@ -107,7 +107,7 @@ class SqlWorkers:
         """`zeckdb play --json`'s object, computed by a worker (a whole layer's arithmetic)."""
         return self._run(("play", "json", None, variant, position, start, p1, p2, distribution), limits)
 
-    def _run(self, job: tuple, limits: Limits) -> bytes:
+    def _run(self, job: tuple[Any, ...], limits: Limits) -> bytes:
         deadline = time.monotonic() + limits.timeout  # the request's time limit covers every wait
         try:
             worker = self.idle.get(timeout=min(self.settings.serve_queue_seconds, limits.timeout / 2))
@@ -134,7 +134,7 @@ class SqlWorkers:
             self._give_back(worker, healthy)
         if kind == "error":
             raise value
-        return value
+        return cast(bytes, value)  # the worker sends its answer as bytes
 
     def _ready(self, worker: _Worker, until: float) -> bool:
         """Wait for a new worker to be ready, at most until `until` (a request leaves its query some

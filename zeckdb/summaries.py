@@ -10,7 +10,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .builder import BuildReport, Progress, game_record, summary_record
 from .store import Store
@@ -89,8 +89,8 @@ def build_summaries(store: Store, jobs: list[SummaryJob], *, threads: int = 2, m
     queue = deque(jobs)
     store.let_go()
     t0 = time.perf_counter()
-    running: dict[Future, SummaryJob] = {}
-    busy: dict[Future, int] = {}  # threads each running layer holds
+    running: dict[Future[Any], SummaryJob] = {}
+    busy: dict[Future[Any], int] = {}  # threads each running layer holds
     with settings_pool(threads, "zeckdb-summary") as pool:
         try:
             while queue or running:

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from .engine.contract import is_misere, stored_columns
 from .settings import current
@@ -148,10 +149,10 @@ def layers_to_verify(store: Store, names: list[str] | None,
     return rows
 
 
-def _batches(layers: list[tuple[str, int, int]]):
+def _batches(layers: list[tuple[str, int, int]]) -> Iterator[tuple[str, list[int]]]:
     """Runs of one variant's layers holding about VERIFY_BATCH_POSITIONS positions together."""
     batch: list[int] = []
-    size, current = 0, None
+    size, current = 0, ""
     for name, n, positions in layers:
         if batch and (name != current or size + positions > VERIFY_BATCH_POSITIONS):
             yield current, batch
@@ -176,7 +177,7 @@ def partition_count(n: int, weights: tuple[int, ...] | list[int]) -> int:
     return ways[n]
 
 
-def _params(sql: str, v: Variant, ns: list[int]) -> dict:
+def _params(sql: str, v: Variant, ns: list[int]) -> dict[str, Any]:
     """The parameters `sql` uses, for a batch: its n (and their range, for the zone maps), the
     layers its moves reach, and the n whose moves must all stay in their layer."""
     reached = sorted(set().union(*(v.closure(n) for n in ns)) | set(ns))

@@ -9,7 +9,7 @@ from pathlib import Path
 import threading
 import time
 import weakref
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Iterator
 
 import duckdb
@@ -107,7 +107,7 @@ def _open_writer(path: Path) -> duckdb.DuckDBPyConnection:
 # only be turned off before the lock, and a cursor keeps its root's session settings. A root
 # closes with its last cursor, closed or collected.
 _roots: dict[str, tuple[duckdb.DuckDBPyConnection, int]] = {}
-_releases: dict[int, weakref.finalize] = {}  # id of each live cursor handed out -> its release
+_releases: dict[int, weakref.finalize[Any, Any]] = {}  # id of each live cursor handed out -> its release
 _roots_lock = threading.RLock()  # a release may run in the collector, inside a holder of the lock
 
 

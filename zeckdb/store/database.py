@@ -78,7 +78,7 @@ class Store:
 
     # -- opening -----------------------------------------------------------
     @classmethod
-    def open_read(cls, db: str | os.PathLike | None = None, timeout: float | None = None,
+    def open_read(cls, db: str | os.PathLike[str] | None = None, timeout: float | None = None,
                   memory_limit: str | None = None) -> Store:
         """Open a built database read-only; while a build writes it, wait for its current
         commit (at most `timeout` s, default the read_wait_seconds setting) and read what is
@@ -101,7 +101,7 @@ class Store:
         return cls(path, con, writable=False, gate=gate)
 
     @classmethod
-    def open_write(cls, db: str | os.PathLike | None = None, on_wait: Callable[[], None] | None = None) -> Store:
+    def open_write(cls, db: str | os.PathLike[str] | None = None, on_wait: Callable[[], None] | None = None) -> Store:
         """Open (creating or upgrading) a database as its only writer; a second writer is
         refused, readers are waited for (on_wait is called once when that takes long)."""
         path = resolve_db_path(db, creating=True)
@@ -455,7 +455,7 @@ class Store:
             cursor.close()
 
     def stream(self, sql: str, params: Params, limits: Limits,
-               emit: Callable[[list[str], list[tuple]], None]) -> tuple[list[str], int, int | None]:
+               emit: Callable[[list[str], list[tuple[Any, ...]]], None]) -> tuple[list[str], int, int | None]:
         """A user's statement through the sandboxed executor, its rows handed to `emit` a block at a time."""
         return execute_streaming(self._connection_waiting(), sql, params, limits, emit)
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 CREATION_MARK = ".zeckdb-creating"
 
 
-def resolve_db_path(db: str | os.PathLike | None, creating: bool = False) -> Path:
+def resolve_db_path(db: str | os.PathLike[str] | None, creating: bool = False) -> Path:
     """The database's real path: --db if given, else $ZECKDB_DB, else ./zeckdb.duckdb, its
     symbolic links resolved, as DuckDB resolves them, so that its side files (the write-ahead
     log, the lock folder) are the ones DuckDB and every other zeckdb process use. Refused: what

@@ -28,7 +28,7 @@ SCHEMA_HEAD = "0016"  # tests check this equals Alembic's head revision
 HEAD_SCHEMA_FILE = "head.sql"  # a new file's schema (_write_head_schema)
 
 
-def _alembic_config(path: Path):
+def _alembic_config(path: Path) -> Any:
     from alembic.config import Config
 
     from ..resources import migrations_dir

@@ -239,5 +239,5 @@ def get_variant(name: str) -> Variant:
     return _instances[name]
 
 
-__all__ = ["PLUGIN_GROUP", "Family", "Game", "Position", "Probe", "Variant", "catalog", "games", "get_variant",
-           "misere_twins", "plugin_catalogue", "plugins", "probe_plugin", "summary_games", "variant_names"]
+__all__ = ["PLUGIN_GROUP", "Family", "Game", "Position", "Probe", "UnknownVariantError", "Variant", "catalog", "games",
+           "get_variant", "misere_twins", "plugin_catalogue", "plugins", "probe_plugin", "summary_games", "variant_names"]

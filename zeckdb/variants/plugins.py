@@ -26,7 +26,7 @@ import os
 import subprocess
 import sys
 import threading
-from typing import Any
+from typing import Any, cast
 
 from ..engine.contract import MAX_NAME_LENGTH, ContractError, Variant, check_contract, shown_text, valid_name
 
@@ -113,7 +113,7 @@ def load(name: str, point: Any) -> Variant:
         raise ContractError(f"{_named(name, point)} did not load within {seconds:g} s (plugin_load_seconds)")
     if isinstance(result[0], ContractError):
         raise result[0]
-    return result[0]
+    return cast(Variant, result[0])
 
 
 def _outcome(call: Any, *args: Any) -> Any:

@@ -5,6 +5,8 @@ the positions nor the moves are kept (engine/summary.py holds the state per posi
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ...engine.contract import SummaryWalk
@@ -70,7 +72,7 @@ def summary_walk(name: str, weights: tuple[int, ...], rules: tuple[Rule, ...], s
     shared = (np.int64(n), w, ways, take_bin, take_count, fallback, descending, np.int64(size))
     rules_of = (delta, lowest, highest)
 
-    def fork() -> tuple:
+    def fork() -> tuple[Any, ...]:
         """A cursor of its own (the walk's state: vector, values held, rank terms, scratch),
         positioned nowhere: its first call starts afresh at its first step."""
         return (*shared, c.copy(), held.copy(), np.zeros(bins, dtype=np.int64), np.empty(n_rules, dtype=np.int64),

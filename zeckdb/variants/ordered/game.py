@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from functools import cache
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -204,7 +205,7 @@ class Ordered(Variant):
         masks = np.sort(_cut_sets(n))
         shared = (np.int64(n), masks, ordered_solving_order(n, masks), terms, MOVE_CODE, MOVE_LEFT, INDEX_OF)
 
-        def fork() -> tuple:  # the walk keeps no state: a cursor of its own is a scratch of its own
+        def fork() -> tuple[Any, ...]:  # the walk keeps no state: a cursor of its own is a scratch of its own
             return (*shared, np.empty(n + 1, dtype=np.int64))
 
         # the start, n ones, cuts everywhere: the largest cut set; a position of k entries has k - 1 moves at most
