@@ -24,7 +24,8 @@ TOP = 14
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
     path = tmp_path_factory.mktemp("profiles") / "p.duckdb"
-    api.build(path, ["zeckendorf", "reversed", "nacci-2-2", "black-hole-3", "zeckendorf-p3"], f"1..{TOP}")
+    api.build(path, ["zeckendorf", "reversed", "nacci-2-2", "black-hole-3", "zeckendorf-p3", "zeckendorf-misere"],
+              f"1..{TOP}")
     return path
 
 
@@ -156,6 +157,18 @@ def test_the_sixteen_deterministic_games(db):
                     got = database.play("zeckendorf", start=n, p1=p1, p2=p2)
                     length = deterministic_length(n, p1, p2)
                     assert got.lengths == {length: 1.0} and got.p1_wins == float(length % 2), (n, p1, p2)
+
+
+def test_the_preferences_play_the_zeckendorf_games_misere_twin(db):
+    """The preferences rank the Zeckendorf game's moves, which its misère twin has too (the game's
+    moves say so, not its name): the same one game as under normal play, its loser the winner."""
+    with api.open(db) as database:
+        for n in range(1, TOP + 1):
+            for p1, p2 in [("combine-largest", "split-smallest"), ("split-largest", "combine-smallest")]:
+                got = database.play("zeckendorf-misere", start=n, p1=p1, p2=p2)
+                length = deterministic_length(n, p1, p2)
+                # Player 1 moves last after an odd number of moves, and under misère play that loses
+                assert got.lengths == {length: 1.0} and got.p1_wins == float(length % 2 == 0), (n, p1, p2)
 
 
 def test_the_deterministic_games_published_claims():

@@ -155,7 +155,7 @@ def winners(store: Store, game: Variant, ns: list[int] | None) -> Plot:
     ax_top.set_ylim(0.5, 2.5)
     ax_top.set_title(f"{variant}: who wins from the start of n, perfect play", fontsize=10)
     ax_bottom.plot(c["n"], c["p1_fraction"], color="#4a78c2", label="fraction of n <= N that Player 1 wins")
-    if variant == "reversed":  # the conjecture is the reversed game's (Batterman et al.), no other game's
+    if "minus_inverse_phi" in game.query_columns:  # a game conjectured to tend to 1/phi (the reversed game's 1.3)
         ax_bottom.axhline(1 / PHI, color="#d1495b", linestyle="--", label="1/phi = 0.618 (Conjecture 1.3)")
     ax_bottom.set_xlabel("n")
     ax_bottom.set_ylabel("running fraction of Player 1 wins")

@@ -90,7 +90,7 @@ def check_profiles(variant: Variant, p1: str, p2: str) -> None:
         if profile not in PROFILES:
             raise UsageError(f"unknown profile {profile[:30]!r} for {name}: {did_you_mean(profile, list(PROFILES))}"
                              f"choose one of {', '.join(PROFILES)}")
-        if profile in DETERMINISTIC and variant.name != "zeckendorf":
+        if profile in DETERMINISTIC and not has_preferences(variant):
             raise UsageError(f"{profile} is a preference of the Zeckendorf game's moves (combine or split, by place): "
                              f"{variant.name} has other moves; choose perfect, random or best-response")
     if p1 == p2 == "best-response":
@@ -98,6 +98,13 @@ def check_profiles(variant: Variant, p1: str, p2: str) -> None:
                          "player; give one of them perfect, random or a preference")
     if variant.players != 2:
         raise UsageError(f"{variant.name} is a game of {variant.players} players: profiles are played by two")
+
+
+def has_preferences(variant: Variant) -> bool:
+    """Whether the deterministic preferences (Li et al.) rank the game's moves: every move is one
+    of the Zeckendorf game's (a merge, combine or split at a place), as in that game and its
+    misère twin. The game's moves say it, not its name."""
+    return all(any(pattern.fullmatch(name) for pattern, _, _ in PLACES) for name in variant.move_names)
 
 
 def load(store: Any, variant: Variant, n: int) -> Layer:
