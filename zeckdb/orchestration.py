@@ -88,10 +88,9 @@ def run(request: BuildRequest, progress: Progress | None, say: Callable[[str], N
     it caused) becomes BuildInterrupted, naming what is committed."""
     r = request
     count = _threads(say)
-    _check_build_options(r.summary_only, r.lean, r.executor, r.address, r.shards, r.shards_only)
+    _check_build_options(r)
     if r.summary_only:
-        return _build_summaries(r.db, r.variants or ["zeckendorf", "reversed"], r.ns, r.force, r.lean, progress, say,
-                                count, r.address if r.executor == "dask" else None)
+        return _build_summaries(r, count, progress, say)
     return _build_full(r, count, progress, say)
 
 
@@ -189,9 +188,10 @@ def _here(store: Store, chosen: list[Variant], r: BuildRequest, skipped: dict[st
     return BuildResult(names, r.ns, report.built, report.positions, report.edges, report.seconds, str(store.path))
 
 
-def _check_build_options(summary_only: bool, lean: bool, executor: str, address: str | None, shards: str | None,
-                         shards_only: bool) -> None:
+def _check_build_options(r: BuildRequest) -> None:
     """Refuse options that do not go together (a UsageError naming them)."""
+    summary_only, lean, executor, address, shards, shards_only = (r.summary_only, r.lean, r.executor, r.address,
+                                                                  r.shards, r.shards_only)
     if lean and not summary_only:
         raise UsageError(f"{opt('lean')} goes with {opt('summary_only')}: a full build keeps every column")
     if executor not in ("local", "dask"):
@@ -255,14 +255,16 @@ def _threads(say: Callable[[str], None]) -> int:
     return count
 
 
-def _build_summaries(db: str | os.PathLike[str] | None, names: list[str], ns: list[int], force: bool, lean: bool,
-                     progress: Progress | None, say: Callable[[str], None], threads: int,
-                     address: str | None) -> BuildResult:
-    """Summary mode here (threads) or on the Dask cluster at `address` (a task per layer, each
-    worker holding as many layers as it has threads, within this machine's summary memory)."""
+def _build_summaries(r: BuildRequest, threads: int, progress: Progress | None,
+                     say: Callable[[str], None]) -> BuildResult:
+    """Summary mode here (threads) or on the Dask cluster at the request's address (a task per
+    layer, each worker holding as many layers as it has threads, within this machine's summary
+    memory); without variants, the two core games."""
     from .engine.limits import summary_memory
     from .summaries import build_summaries, check_summary_targets, plan_summaries
 
+    names, ns = r.variants or ["zeckendorf", "reversed"], r.ns
+    address = r.address if r.executor == "dask" else None
     chosen = [get_variant(name) for name in names]
     memory = summary_memory()
     check_summary_targets(chosen, ns, memory)  # before the file is touched
@@ -272,7 +274,7 @@ def _build_summaries(db: str | os.PathLike[str] | None, names: list[str], ns: li
 
         client = connect(address)
     # Ctrl-C: every finished layer is committed (None)
-    with _ending(client, lambda: None), Store.open_write(db, on_wait=lambda: say(
+    with _ending(client, lambda: None), Store.open_write(r.db, on_wait=lambda: say(
             "zeckdb: waiting for readers to close the database")) as store:
         if client is not None:
             from .distributed import cluster_threads
@@ -280,7 +282,7 @@ def _build_summaries(db: str | os.PathLike[str] | None, names: list[str], ns: li
             threads_held = cluster_threads(client)
         else:
             threads_held = threads
-        jobs = plan_summaries(store, chosen, ns, force, memory, workers=threads_held, lean=lean)
+        jobs = plan_summaries(store, chosen, ns, r.force, memory, workers=threads_held, lean=r.lean)
         if jobs and client is None:
             _notify_compile(say)
         if progress is not None:
