@@ -13,7 +13,7 @@ and p99 latency and errors for each (back to back: the server's saturation, wher
 latency is clients / throughput), then position lookups paced at --rate requests
 per second over the same clients (latency counted from when each was due), the
 server's memory, and how long lookups wait while another client's expensive SQL
-runs into its time limit. Last, the hostile load (bench/hostile.py) for --hostile
+runs into its time limit. Last, the hostile load (tests/hostile.py) for --hostile
 seconds: a hundred clients (--hostile-clients) sending expensive SQL back to back (cross
 joins, recursive CTEs, huge aggregates and results, `range` over 10^12) or asking for
 plots, and 200 silent connections (--silent), while one client looks up starts; the
@@ -42,7 +42,8 @@ import tempfile
 import threading
 import time
 
-from hostile import run_for  # bench/hostile.py, beside this script
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from hostile import run_for  # noqa: E402  (tests/hostile.py: the load the service's tests run, here for longer)
 
 TARGETS = {"p50_ms": 10.0, "p99_ms": 50.0, "rps": 200.0}
 HOSTILE_P99_MS = 100.0  # lookups while a hundred clients send expensive SQL and ask for plots

@@ -1,8 +1,9 @@
 """Hostile load on a running `zeckdb serve`: clients sending expensive SQL back to back
 (cross joins, recursive CTEs, huge string and list aggregates, `range` over 10^12, huge
 results) while one client looks up start positions at a steady pace, and the server's
-memory is read from /proc. Used by bench/bench_serve.py (a full minute, with figures) and by
-tests/test_service_load.py (a short run, with assertions).
+memory is read from /proc. Used by tests/test_service_load.py (a short run, with assertions)
+and by bench/bench_serve.py (a full minute, with figures: the bench imports it from here, the
+tests never import the bench).
 """
 
 from __future__ import annotations
