@@ -353,3 +353,34 @@ def test_ordered_summary_beyond_the_full_builds_limit(capsys, tmp_path):
         compositions[m] = sum(compositions[m - f] for f in ref.FIB if f <= m)
     assert (b["n"], b["positions"], b["winner"], b["summary_only"]) == (25, compositions[25], 1, True)
     assert b["positions"] == 4_915_135 and b["min_length"] == 25 - len(ref.zeckendorf_indices(25))
+
+
+def test_ctrl_c_during_summary_mode_keeps_every_finished_layer(tmp_path):
+    """Summary mode under the full build's Ctrl-C discipline: a Ctrl-C once a tenth of the work
+    is done exits 130 in one line, every layer it finished committed and true (Player 2 wins
+    the Zeckendorf game for n >= 3, Baird-Smith et al.; n = 1, 2 from the plain solver)."""
+    import signal
+    import subprocess
+    import sys
+
+    db = tmp_path / "stopped.duckdb"
+    proc = subprocess.Popen([sys.executable, "-c", "from zeckdb.cli import main; main()", "build", "--summary-only",
+                             "--variant", "zeckendorf", "--n", "1..200", "--db", str(db)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as under a terminal
+    said = []
+    assert proc.stderr is not None
+    for line in proc.stderr:  # the first progress line comes at a tenth of the work, most of it still ahead
+        said.append(line)
+        if line.startswith("summarising n="):
+            break
+    proc.send_signal(signal.SIGINT)
+    _, rest = proc.communicate(timeout=300)
+    lines = ("".join(said) + rest).splitlines()
+    assert proc.returncode == 130 and lines[-1] == ("zeckdb: interrupted; every finished n is committed, run the "
+                                                    "same command again to resume"), lines
+    with duckdb.connect(str(db), read_only=True) as con:
+        stored = con.execute("SELECT n, winner FROM builds WHERE variant = 'zeckendorf' ORDER BY n").fetchall()
+    assert stored and len(stored) < 200  # stopped part of the way
+    want = {n: 1 if ref.solve("zeckendorf", (n,))["win"] else 2 for n in range(1, 3)}  # n = 1, 2 by the plain solver
+    assert all(winner == want.get(n, 2) for n, winner in stored), stored
