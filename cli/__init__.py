@@ -1,4 +1,5 @@
-"""The zeckdb command line: a thin layer over zeckdb.api (cli/main.py)."""
+"""The zeckdb command line: a thin layer over zeckdb.api (cli/main.py runs the app of cli/app.py,
+whose commands live in building.py, lookups.py, querying.py, figures.py and serving.py)."""
 
 import errno
 import io

@@ -381,7 +381,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_command_line_and_the_service_go_through_the_api_only():
-    """cli/main.py imports zeckdb.api, the text helpers (render, errors, the range syntax and
+    """cli/ (main.py and its command groups) imports zeckdb.api, the text helpers (render, errors, the range syntax and
     the settings' help) and the service to start it; the service imports the same, its page's
     files and its own pool of worker processes. Each of them uses only the api's public names
     (zeckdb.api.__all__: the Database object and its results), so every command, endpoint and
@@ -394,12 +394,17 @@ def test_the_command_line_and_the_service_go_through_the_api_only():
 
     helpers = {"zeckdb.api", "zeckdb.render", "zeckdb.errors", "zeckdb.ranges", "zeckdb.settings", "zeckdb.__version__",
                "zeckdb.version"}
-    assert zeckdb_imports(ROOT / "cli" / "main.py", "zeckdb.cli") <= helpers | {"zeckdb.service"}
+    commands = [path for path in sorted((ROOT / "cli").glob("*.py")) if path.name != "__init__.py"]
+    assert {path.stem for path in commands} >= {"main", "app", "building", "lookups", "querying", "figures", "serving"}
+    own = {f"zeckdb.cli.{path.stem}" for path in commands}  # the command groups import each other's helpers
+    for path in commands:
+        assert zeckdb_imports(path, "zeckdb.cli") <= helpers | own | {"zeckdb.service", "zeckdb.cli"}, path.name
     assert zeckdb_imports(ROOT / "zeckdb" / "service.py", "zeckdb") <= helpers | {"zeckdb.resources",
                                                                                   "zeckdb.sqlworkers"}
     assert zeckdb_imports(ROOT / "zeckdb" / "sqlworkers.py", "zeckdb") <= helpers | {"zeckdb.executor",
                                                                                      "zeckdb.apart"}
-    for path in (ROOT / "cli" / "main.py", ROOT / "zeckdb" / "service.py", ROOT / "zeckdb" / "sqlworkers.py"):
+    for path in (*[c for c in commands if "api." in c.read_text()], ROOT / "zeckdb" / "service.py",
+                 ROOT / "zeckdb" / "sqlworkers.py"):
         used = set(re.findall(r"\bapi\.(\w+)", path.read_text()))
         assert used and used <= set(api.__all__), (path.name, used - set(api.__all__))
     assert all(not name.startswith("_") and getattr(api, name) is not None for name in api.__all__)
@@ -581,7 +586,7 @@ def test_a_log_of_a_long_build_shows_it_alive(capsys, tmp_path, monkeypatch):
 
     from zeckdb import builder
 
-    cli = importlib.import_module("zeckdb.cli.main")
+    cli = importlib.import_module("zeckdb.cli.app")  # the progress shared by the commands
 
     real = builder._compute_layer
 

@@ -329,9 +329,9 @@ def test_the_computed_rows_are_seen_by_their_query_alone(db):
 
 
 def test_a_long_distribution_prints_its_visible_lengths_and_the_tails(capsys, db, monkeypatch):
-    import zeckdb.cli.main
+    import zeckdb.cli.lookups
 
-    monkeypatch.setattr(zeckdb.cli.main, "PLAY_ROWS", 3)
+    monkeypatch.setattr(zeckdb.cli.lookups, "PLAY_ROWS", 3)
     code, out, err = run(capsys, "play", "zeckendorf", "--start", str(TOP), "--p1", "random", "--p2", "random",
                          "--db", str(db))
     assert code == 0, err

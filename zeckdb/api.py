@@ -12,7 +12,7 @@
         db.plot("winners", "reversed", out="winners.svg")               # also db.draw, db.export, db.verify
     zeckdb.api.simulate("quilt", 200, games=1000).moments()
 
-The command line (cli/main.py) and the service (zeckdb.service and its workers) call these
+The command line (cli/: main.py and its command groups) and the service (zeckdb.service and its workers) call these
 same objects. Every call raises a zeckdb.errors.ZeckdbError subclass on bad input. `build`
 writes the database; `plot`, `draw` and `export` write only where zeckdb.outputs allows
 (never over the database's own files, an existing file only with force, each file

@@ -1,0 +1,167 @@
+"""The command line's app, its shared options and helpers: each group of commands (building,
+lookups, querying, figures, serving) registers its commands on `app`; cli/main.py runs it."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from typing import Any
+
+import typer
+
+from zeckdb import api
+from zeckdb.ranges import parse_n
+from zeckdb.settings import help_text as setting_help
+from zeckdb.errors import UsageError
+
+
+def _one_per_line(names: list[str]) -> str:
+    """Names for a help text, a line each (click's \\b keeps them unwrapped: never split at a hyphen)."""
+    return "\n".join(f"  {name}" for name in names)
+
+
+app = typer.Typer(
+    help="zeckdb: an exhaustive, SQL-backed position database for the Zeckendorf game family.\n\n"
+    "Build a database with `zeckdb build`, then look positions up with `zeckdb position`, "
+    "play optimal lines with `zeckdb line`, ask research questions with `zeckdb query` "
+    "(named queries) or `zeckdb sql` (ad-hoc, read-only), and see what is built with `zeckdb status`. "
+    "`zeckdb serve` offers it all over HTTP with a web page; `zeckdb plot`, `zeckdb draw` and "
+    "`zeckdb export` make figures, game-graph drawings and Parquet files. "
+    "The database is ./zeckdb.duckdb unless --db or $ZECKDB_DB says otherwise.\n\n"
+    "Variants (`zeckdb variants` describes them; a default build covers M = 2..5 and leaves the "
+    "accelerated game and the generalized games to --variant):\n\n\b\n" + _one_per_line(api.variant_labels()),
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: paragraphs rewrapped to the terminal, no metavar boxes
+    add_completion=False,
+)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from zeckdb import __version__
+
+        typer.echo(f"zeckdb {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True,
+                                          help="Print zeckdb's version and exit."),
+             db: str | None = typer.Option(None, "--db", metavar="FILE", show_default=False,
+                                           help="The database file of the command that follows (as its own --db; "
+                                           "default: $ZECKDB_DB or ./zeckdb.duckdb).")) -> None:
+    if db is not None:  # an explicit option beats the environment: the one Settings of this run
+        from zeckdb.settings import activate
+
+        activate(api.settings().changed(db=db))
+
+
+db_app = typer.Typer(help="Manage the database schema (Alembic migrations).", no_args_is_help=True,
+                     rich_markup_mode=None)
+app.add_typer(db_app, name="db")
+
+DEFAULT_NS = "1..150"
+DbOption = typer.Option(None, "--db",
+                        metavar="FILE", help="Database file (default: $ZECKDB_DB or ./zeckdb.duckdb).", show_default=False)
+StartOption = typer.Option(None, "--start", metavar="N", help="Use the start position of this n instead of POSITION.",
+                           show_default=False)
+FormatOption = typer.Option("table", "--format", "-f", metavar="FORMAT", help="Output format: table, csv, json or markdown.")
+TimeoutOption = typer.Option(None, "--timeout", metavar="SECONDS", help=setting_help("sql_timeout"),
+                             show_default=False)
+MaxRowsOption = typer.Option(None, "--max-rows", metavar="ROWS", help=setting_help("sql_max_rows")
+                             + " A notice on stderr says how many were cut.", show_default=False)
+VariantFilterOption = typer.Option(None, "--variant", metavar="VARIANT", help="Only this variant (default: every built variant).",
+                                   show_default=False)
+NFilterOption = typer.Option(None, "--n", metavar="N", help="Only these n: 7, 1..150 or 1..20,30 (default: every built n).",
+                             show_default=False)
+ForceOption = typer.Option(False, "--force", help="Replace the file if it exists (never the database's own files).")
+PositionArg = typer.Argument(None, metavar="POSITION",
+                             help="A position as the game writes it: counts bin 1 first (3,1,0,2: three 1s, "
+                             "one 2, two 5s), the ordered game's entries left to right ([1,2,1,3]), Fibonacci nim's "
+                             "r,k (chips left, the most that may be taken).", show_default=False)
+
+
+def _setting_option(name: str, flag: str, metavar: str) -> Any:
+    """An option that sets one of zeckdb.settings for this run (None: the environment's or the default)."""
+    return typer.Option(None, flag, metavar=metavar, help=setting_help(name), show_default=False)
+
+
+def _echo_err(text: str) -> None:
+    typer.echo(text, err=True)
+
+
+class _Progress:
+    """A progress bar on a terminal, plain log lines otherwise (api.Progress): a line at each
+    tenth of the work, and at least every LOG_SECONDS while the work goes on (a log file of a
+    long build shows it alive, even inside one long layer)."""
+
+    LOG_SECONDS = 30.0
+
+    def __init__(self) -> None:
+        self.bar: Any = None  # a rich Progress on a terminal
+        self.stopped: Any = None  # the log lines' heartbeat, stopped with the work
+
+    def start(self, total: int, verb: str) -> None:
+        self.total, self.verb, self.done, self.logged_tenth = total, verb, 0, 0
+        self.began = self.logged_at = time.monotonic()
+        self.description = ""
+        if not sys.stderr.isatty():
+            import threading
+
+            self.lock = threading.Lock()
+            self.stopped = threading.Event()
+            threading.Thread(target=self._heartbeat, name="zeckdb-progress", daemon=True).start()
+        if sys.stderr.isatty():
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+            self.bar = Progress(TextColumn(f"{verb} {{task.description}}"), BarColumn(),
+                                TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
+                                TimeRemainingColumn(), transient=True, console=None)
+            self.bar.start()
+            self.task = self.bar.add_task("", total=max(total, 1))
+
+    def advance(self, positions: int, description: str) -> None:
+        self.done += positions
+        if self.bar is not None:
+            self.bar.update(self.task, advance=positions, description=description)
+            return
+        with self.lock:
+            self.description = description
+            tenth = self.done * 10 >= (self.logged_tenth + 1) * self.total
+            if tenth or time.monotonic() - self.logged_at >= self.LOG_SECONDS:
+                self.logged_tenth = self.done * 10 // max(self.total, 1)
+                self._log()
+
+    def _log(self, still: bool = False) -> None:
+        """One line (the caller holds the lock)."""
+        self.logged_at = time.monotonic()
+        elapsed = f", {int(self.logged_at - self.began) // 60}:{int(self.logged_at - self.began) % 60:02d} elapsed"
+        where = f" {self.description}" if self.description else ""
+        _echo_err(f"{self.verb}{where}: {100 * self.done // max(self.total, 1)}% of the work done"
+                  + (f"{elapsed}, still working" if still else ""))
+
+    def _heartbeat(self) -> None:
+        while not self.stopped.wait(self.LOG_SECONDS / 3):
+            with self.lock:
+                if time.monotonic() - self.logged_at >= self.LOG_SECONDS:
+                    self._log(still=True)
+
+    def stop(self) -> None:
+        if self.stopped is not None:
+            self.stopped.set()
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+def _start(text: str | None) -> int | None:
+    return None if text is None else parse_n(text, "--start")
+
+
+def _check_format(fmt: str) -> None:
+    from zeckdb.render import FORMATS
+
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")

@@ -1,0 +1,175 @@
+"""Commands that ask the database in SQL: query (the named queries) and sql (ad hoc)."""
+
+from __future__ import annotations
+
+import sys
+
+from typing import Any
+
+import typer
+
+from zeckdb import api
+from zeckdb.ranges import parse_ns
+from zeckdb.errors import UsageError
+
+from .app import (DbOption, FormatOption, MaxRowsOption, NFilterOption, TimeoutOption, VariantFilterOption,
+                   _check_format, _echo_err, app)
+
+
+@app.command()
+def query(
+    name: str | None = typer.Argument(None, metavar="QUERY", help="Query name; leave out to list them all.", show_default=False),
+    variant: list[str] | None = VariantFilterOption,
+    n: str | None = NFilterOption,
+    param: list[str] | None = typer.Option(None, "--param", metavar="KEY=VALUE",
+                                           help="A query parameter KEY=VALUE (repeatable).", show_default=False),
+    fmt: str = FormatOption,
+    timeout: float | None = TimeoutOption,
+    max_rows: int | None = MaxRowsOption,
+    db: str | None = DbOption,
+) -> None:
+    """Run a named query from sql/ (without NAME: list them with their descriptions).
+
+    Each query is one .sql file whose header comment says what it answers, its
+    parameters (with their types and allowed values) and the paper or theorem it checks.
+    """
+    from zeckdb.render import render
+
+    _check_format(fmt)
+    if name is None:
+        listing = [(q.name, q.description, _params_text(q)) for q in api.queries()]
+        if fmt != "table":
+            typer.echo(render(["query", "description", "parameters"], listing, fmt))
+            return
+        import textwrap
+
+        for query_name, description, parameters in listing:  # a block each: the descriptions are long
+            typer.echo(query_name)
+            typer.echo(textwrap.fill(description, 100, initial_indent="    ", subsequent_indent="    "))
+            typer.echo(textwrap.fill(f"takes: {parameters}", 100, initial_indent="    ", subsequent_indent="        "))
+        typer.echo("\nrun one: zeckdb query NAME [--variant V] [--n RANGE] [--param KEY=VALUE]")
+        return
+    api.named_query(name)  # an unknown name is named before anything else
+    if variant and len(variant) > 1:
+        from zeckdb.errors import UsageError
+
+        raise UsageError(f"--variant given {len(variant)} times: a query reads one variant, or every built one "
+                         "without --variant (its rows name the variant)")
+    ns = parse_ns(n) if n else None
+    params = _params(param or [])
+    limits = _limits(timeout, max_rows)  # every argument checked before the file is opened
+    with api.open(db) as database:
+        result = database.query(name, variant=variant[0] if variant else None, n=ns, params=params, **limits)
+    _print_result(result, fmt)
+
+
+def _params_text(query: api.NamedQuery) -> str:
+    parts = ["--variant" + (f" ({', '.join(query.variants)})" if query.variants else "")]
+    if query.takes_ns:
+        parts.append("--n")
+    parts += [f"--param {p.name}=... ({p.allowed}{', required' if p.required else ''})" for p in query.params.values()]
+    return "; ".join(parts)
+
+
+def _params(pairs: list[str]) -> dict[str, str]:
+    """--param KEY=VALUE, each."""
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"bad --param {pair[:40]!r}: write KEY=VALUE, e.g. --param position=3,1,0,2")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _limits(timeout: float | None, max_rows: int | None) -> dict[str, Any]:
+    """--timeout and --max-rows over their settings (ZECKDB_SQL_TIMEOUT, ...), each checked."""
+    settings = api.settings().changed(sql_timeout=timeout, sql_max_rows=max_rows)
+    return {"timeout": settings.sql_timeout, "max_rows": settings.sql_max_rows}
+
+
+def _print_result(result: api.Result, fmt: str) -> None:
+    from zeckdb.render import render
+
+    typer.echo(render(result.columns, result.rows, fmt))
+    if result.truncated:
+        _say_cut(len(result.rows))
+    if result.marked_notice:
+        from zeckdb.errors import as_flag, word
+
+        _echo_err(f"zeckdb: {word(result.marked_notice, as_flag)}")
+
+
+def _say_cut(shown: int) -> None:
+    _echo_err(f"zeckdb: showing the first {shown:,} rows, and there are more (not computed): "
+              f"--max-rows N shows more, --max-rows 0 all of them")
+
+
+@app.command()
+def sql(
+    statement: str = typer.Argument(..., metavar="SQL", help="The SQL to run, or - to read it from standard input."),
+    param: list[str] | None = typer.Option(None, "--param", metavar="VALUE", show_default=False,
+                                           help="A value for the statement's next ? (repeatable, in order), or "
+                                           "name=value for its $name: an integer or a decimal number is bound "
+                                           "as a number, anything else as text."),
+    fmt: str = FormatOption,
+    timeout: float | None = TimeoutOption,
+    max_rows: int | None = MaxRowsOption,
+    db: str | None = DbOption,
+) -> None:
+    """Run one ad-hoc SQL statement on the database, read-only (the schema is in docs/schema.md).
+
+    Allowed: SELECT, WITH ... SELECT, VALUES, DESCRIBE, SUMMARIZE, SHOW and plain
+    EXPLAIN; anything else is refused. The query sees the database only (no
+    files, no network). Values come in as parameters, never spliced into the
+    text: zeckdb sql "SELECT * FROM builds WHERE variant = ? AND n = ?" --param
+    reversed --param 40. It runs in a process of its own, which the operating
+    system holds to twice DuckDB's memory limit (ZECKDB_MEMORY_LIMIT, default
+    4GB) and which is stopped at the time limit; its rows are printed as they
+    come, so --max-rows 0 prints any number of them.
+    """
+
+    _check_format(fmt)
+    limits = _limits(timeout, max_rows)  # checked before the statement is read
+    most = api.settings().sql_max_chars
+    text = sys.stdin.read(most + 1) if statement == "-" else statement
+    if len(text) > most:
+        from zeckdb.errors import UsageError
+
+        raise UsageError(f"the SQL is over {most:,} characters (ZECKDB_SQL_MAX_CHARS): send a shorter statement")
+    shown, total = api.run_sql_apart(db, text, fmt, lambda piece: typer.echo(piece, nl=False), **limits,
+                                     params=_sql_params(text, param))
+    if total is None or total > shown:
+        _say_cut(shown)
+
+
+def _sql_params(statement: str, values: list[str] | None) -> list[Any] | dict[str, Any] | None:
+    """The --param values: in order for the statement's ?, or as name=value where it names its
+    parameters ($name)."""
+    import re
+
+    from zeckdb.errors import UsageError
+
+    if not values:
+        return None
+    if not re.search(r"\$[A-Za-z_]", statement):
+        return [_param_value(value) for value in values]
+    named: dict[str, Any] = {}
+    for value in values:
+        name, sep, given = value.partition("=")
+        if not sep or not name.isidentifier():
+            raise UsageError(f"bad --param {value[:40]!r}: the statement names its parameters ($name): give each as "
+                             "--param name=value, e.g. --param n=40")
+        named[name] = _param_value(given)
+    return named
+
+
+def _param_value(text: str) -> int | float | str:
+    """A --param as bound: an integer or a decimal number as a number, anything else as text."""
+    import re
+
+    if re.fullmatch(r"[+-]?\d{1,18}", text):
+        return int(text)
+    if re.fullmatch(r"[+-]?(\d+\.\d*|\.\d+)([eE][+-]?\d+)?", text):
+        return float(text)
+    return text
