@@ -5,8 +5,11 @@
 
 `build` builds each game of GAMES and its misère twin in full to the n given there (the
 default build's reach for the core games), then summary mode for the core games and their
-twins from there to --summary-top (default 250), each as `zeckdb build` does, and prints the
+twins from there to --summary-top (default 250), or with --minutes M n after n until M
+minutes are spent on each game and its twin, each as `zeckdb build` does, and prints the
 seconds of each step. A database that holds some of it already is completed, not rebuilt.
+
+    python bench/findings_misere.py build --db misere.duckdb --minutes 60   # an hour a game
 
 `write` reads who wins each n under both conventions (`zeckdb query conventions`) and rewrites
 the part of docs/findings.md between `<!-- findings:misere -->` and `<!-- /findings:misere -->`:
@@ -41,19 +44,26 @@ def zeckdb(*args: str) -> str:
     return done.stdout
 
 
-def build(db: str, summary_top: int) -> None:
+def build(db: str, summary_top: int, minutes: float | None) -> None:
     for game, top in GAMES.items():
         t0 = time.perf_counter()
         zeckdb("build", "--variant", game, "--variant", game + "-misere", "--n", f"1..{top}", "--db", db)
         print(f"{game} and {game}-misere, n = 1..{top}: {time.perf_counter() - t0:.1f} s", flush=True)
     for game in SUMMARY:
         first = GAMES[game] + 1
-        if summary_top < first:
-            continue
+        pair = ["--variant", game, "--variant", game + "-misere"]
         t0 = time.perf_counter()
-        zeckdb("build", "--summary-only", "--lean", "--variant", game, "--variant", game + "-misere", "--n",
-               f"{first}..{summary_top}", "--db", db)
-        print(f"{game} and {game}-misere in summary mode, n = {first}..{summary_top}: "
+        if minutes is None:
+            if summary_top < first:
+                continue
+            zeckdb("build", "--summary-only", "--lean", *pair, "--n", f"{first}..{summary_top}", "--db", db)
+            last = summary_top
+        else:  # one n at a time while the game's budget lasts (what is stored already is skipped)
+            last = first - 1
+            while time.perf_counter() - t0 < 60 * minutes:
+                last += 1
+                zeckdb("build", "--summary-only", "--lean", *pair, "--n", str(last), "--db", db)
+        print(f"{game} and {game}-misere in summary mode, n = {first}..{last}: "
               f"{time.perf_counter() - t0:.1f} s", flush=True)
 
 
@@ -105,9 +115,11 @@ def main() -> None:
     parser.add_argument("step", choices=["build", "write"])
     parser.add_argument("--db", default="misere.duckdb")
     parser.add_argument("--summary-top", type=int, default=250, help="summary mode's last n for the core games")
+    parser.add_argument("--minutes", type=float, help="instead: summary mode n after n for each core game (with its "
+                        "twin) until this many minutes are spent on it")
     opts = parser.parse_args()
     if opts.step == "build":
-        build(opts.db, opts.summary_top)
+        build(opts.db, opts.summary_top, opts.minutes)
     else:
         write(opts.db)
 

@@ -115,3 +115,16 @@ def test_the_changelog_gives_each_release_its_version_date_and_schema():
     newest = releases[0]
     assert newest.startswith(f"{__version__} (") and f"schema revision {SCHEMA_HEAD})" in newest.splitlines()[0]
     assert all(f"\n### {part}\n" in newest for part in ("Added", "Changed", "Fixed"))
+
+
+def test_the_tutorial_notebook_runs_top_to_bottom_and_shows_what_it_prints():
+    """docs/tutorial.ipynb, run as a reader runs it (its cells in order, on the database its
+    first cell builds): every cell runs, and prints what the notebook shows under it."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, str(root / "docs" / "run_tutorial.py")], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ran top to bottom and printed what it shows" in done.stdout

@@ -35,6 +35,17 @@ def outcome_or_why(path: str, game: str) -> str:
         return str(exc)
     except zeckdb.NotBuiltError:
         return "not built"
+
+
+def walk(path: str) -> list[str]:
+    with zeckdb.open(path) as db:
+        position: zeckdb.Position | zeckdb.PlayersPosition = db.game("zeckendorf").start(8)
+        names = []
+        while position.moves:
+            move = position.moves[0]
+            names.append(f"{move.name} -> {move.text}")
+            position = position.play(move)
+        return names
 '''
 
 MISTAKES = '''import zeckdb

@@ -39,18 +39,21 @@ if TYPE_CHECKING:  # what a type checker and an IDE see; at run time __getattr__
     from .errors import (ClusterError, DatabaseError, NotBuiltError, QueryLimitError, UnknownQueryError,
                          UnknownVariantError, UsageError, ZeckdbError)
     from .executor import Limits, Result
+    from .gameplay import Game, PlayersPosition, Position
     from .settings import Settings
 
 _FROM = {"open": "api", "build": "api", "Database": "api", "BuildResult": "api", "PositionInfo": "api",
          "Move": "api", "Line": "api", "Result": "executor", "Limits": "executor", "Settings": "settings",
          "ZeckdbError": "errors", "UsageError": "errors", "UnknownVariantError": "errors", "UnknownQueryError": "errors",
          "NotBuiltError": "errors", "DatabaseError": "errors", "QueryLimitError": "errors", "ClusterError": "errors",
-         "Status": "answers", "Layer": "answers", "GameInfo": "answers",
+         "Status": "answers", "Layer": "answers", "GameInfo": "answers", "Game": "gameplay", "Position": "gameplay",
+         "PlayersPosition": "gameplay",
          "Export": "answers"}
 
-__all__ = ["ENGINE_VERSION", "BuildResult", "ClusterError", "Database", "DatabaseError", "Export", "GameInfo", "Layer", "Limits",
-           "Line", "Move", "NotBuiltError", "PositionInfo", "QueryLimitError", "Result", "Settings", "Status",
-           "UnknownQueryError", "UnknownVariantError", "UsageError", "ZeckdbError", "__version__", "build", "open"]
+__all__ = ["ENGINE_VERSION", "BuildResult", "ClusterError", "Database", "DatabaseError", "Export", "Game",
+           "GameInfo", "Layer", "Limits", "Line", "Move", "NotBuiltError", "PlayersPosition", "Position",
+           "PositionInfo", "QueryLimitError", "Result", "Settings", "Status", "UnknownQueryError",
+           "UnknownVariantError", "UsageError", "ZeckdbError", "__version__", "build", "open"]
 
 
 def __getattr__(name: str) -> Any:

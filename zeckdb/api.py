@@ -42,6 +42,7 @@ from .store import SCHEMA_HEAD, Store
 from .variants import Game, Position, Probe, Variant, games, get_variant
 
 if TYPE_CHECKING:
+    from .gameplay import Game as PlayableGame
     from .profiles import PlayResult
     from .plots import Plot
     from .simulate import Simulation
@@ -64,7 +65,7 @@ def __getattr__(name: str) -> Any:  # the result types of the heavier modules, i
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Move:
     """One legal move: its name, the resulting position and that position's value to the mover's opponent."""
 
@@ -76,7 +77,7 @@ class Move:
     forcing_seat: int | None = None  # more than two players: PositionInfo.forcing_seat of the position it leads to
 
 
-@dataclass
+@dataclass(frozen=True)
 class PositionInfo:
     """Everything the database knows of one position, for the player to move.
 
@@ -410,6 +411,15 @@ class Database:
             self._shared.close()
         else:
             self._own.close()
+
+    def game(self, name: str) -> PlayableGame:
+        """A game of this database as an object to walk (zeckdb.gameplay): game.start(10),
+        game.position("3,1,0,2"), then each position's moves, best_move, play(move), line()
+        and profiles(p1, p2)."""
+        from .gameplay import Game as Playable
+
+        v = get_variant(name)
+        return Playable(v.name, v.title, v.source, v.players, v.convention, v.min_n, v.max_n, self)
 
     def position(self, variant: str, position: str | Position | None = None, *,
                  start: int | None = None) -> PositionInfo:

@@ -1,0 +1,148 @@
+"""Games, positions and moves as objects a notebook walks:
+
+    with zeckdb.open("zeckdb.duckdb") as db:
+        game = db.game("reversed")             # a Game: its name, title, paper, limits, convention
+        p = game.start(10)                     # a Position: its values, its moves best first
+        p.outcome, p.remoteness, p.best_move   # "win", 5, Move(name='split F3', text='(2,0,1)')
+        q = p.play(p.best_move)                # the Position it leads to (or p.play("split F3"))
+        q.line()                               # the game from q under optimal play
+        p.profiles("random", "perfect")        # a random Player 1 against a perfect one (PlayResult)
+
+Every object is frozen and hashable, a position by its game and counts. They are made from
+the lookups the command line and the service answer with (Database.position, line, play),
+so the three cannot drift; each lookup reads the database the game came from, while it is
+open. A game of three or more players gives PlayersPosition: who can force being the last
+mover, and which teams can, instead of a two-player outcome.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Union
+from collections.abc import Sequence
+
+from .errors import UsageError, did_you_mean
+
+if TYPE_CHECKING:
+    from .api import Database, Outcome, PositionInfo
+    from .answers import Layer
+    from .profiles import PlayResult
+
+AnyPosition = Union["Position", "PlayersPosition"]
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game of an open database (Database.game): what it is, and the door to its positions."""
+
+    name: str
+    title: str
+    source: str
+    players: int
+    convention: str  # "normal" (the last mover wins) or "misere" (the last mover loses)
+    min_n: int
+    max_n: int
+    database: Database = field(repr=False, compare=False)
+
+    def start(self, n: int) -> AnyPosition:
+        """The start of n."""
+        return self._made(self.database.position(self.name, start=n))
+
+    def position(self, position: str | Sequence[int]) -> AnyPosition:
+        """A position as the game writes it ("3,1,0,2") or as its counts ((3, 1, 0, 2))."""
+        return self._made(self.database.position(self.name, position if isinstance(position, str)
+                                                 else tuple(position)))
+
+    def summary(self, n: str | int | Sequence[int] | None = None) -> list[Layer]:
+        """The per-n summary of the game (every n built, or those of `n`: "1..20,30", 7, [5, 6])."""
+        return self.database.summary(self.name, n)
+
+    def _made(self, info: PositionInfo) -> AnyPosition:
+        moves = tuple(Move(m.move, tuple(m.position), m.text, self) for m in info.moves)
+        common: dict[str, Any] = dict(game=self, counts=tuple(info.position), text=info.text, n=info.value,
+                      min_remaining=info.min_remaining, max_remaining=info.max_remaining,
+                      games_to_end=info.games_to_end, expected_remaining_random=info.expected_remaining_random,
+                      is_start=info.is_start, is_terminal=info.is_terminal, moves=moves)
+        if info.players != 2:
+            return PlayersPosition(**common, forcing_seat=info.forcing_seat,
+                                   teams=tuple(tuple(t) for t in info.teams or ()))
+        assert info.outcome is not None and info.remoteness is not None  # two-player games store them
+        return Position(**common, outcome=info.outcome, remoteness=info.remoteness, grundy=info.grundy)
+
+
+@dataclass(frozen=True)
+class Move:
+    """A legal move: its name, and the position it leads to (looked up when asked for)."""
+
+    name: str
+    counts: tuple[int, ...]
+    text: str
+    game: Game = field(repr=False, compare=False)
+
+    @property
+    def position(self) -> AnyPosition:
+        return self.game.position(self.counts)
+
+
+@dataclass(frozen=True)
+class _Values:
+    """What every position knows, whatever the number of players."""
+
+    game: Game = field(repr=False)
+    counts: tuple[int, ...]
+    text: str = field(compare=False)
+    n: int = field(compare=False)
+    min_remaining: int = field(compare=False)  # the fewest moves to the end
+    max_remaining: int = field(compare=False)  # the most
+    games_to_end: int | float = field(compare=False)  # complete games from here (exact at a start)
+    expected_remaining_random: float | None = field(compare=False)  # moves to the end, both players random
+    is_start: bool = field(compare=False)
+    is_terminal: bool = field(compare=False)
+    moves: tuple[Move, ...] = field(compare=False, repr=False)  # best first, as `zeckdb position` ranks them
+
+    def play(self, move: str | Move) -> AnyPosition:
+        """The position a move leads to: one of `moves`, or a move's name ("combine F1+F2")."""
+        if isinstance(move, Move):
+            if move not in self.moves:
+                raise UsageError(f"{move.name} ({move.text}) is not a move of {self.text}")
+            return move.position
+        names = [m.name for m in self.moves]
+        if move not in names:
+            raise UsageError(f"{str(move)[:60]!r} is not a move of {self.game.name} at {self.text}: "
+                             f"{did_you_mean(str(move), names)}choose one of {', '.join(names) or 'none (the game is over)'}")
+        return self.moves[names.index(move)].position
+
+    def line(self) -> list[tuple[str | None, AnyPosition]]:
+        """The game from here under optimal play: (the move that led there, the position), the
+        first move None."""
+        return [(move, self.game._made(info)) for move, info in self.game.database.line(self.game.name, self.counts)]
+
+
+@dataclass(frozen=True)
+class Position(_Values):
+    """A position of a two-player game, for the player to move: its outcome (under the game's
+    convention), remoteness (the winner hurries, the loser delays) and Grundy value."""
+
+    outcome: Outcome = field(compare=False)
+    remoteness: int = field(compare=False)
+    grundy: int | None = field(compare=False)
+
+    @property
+    def best_move(self) -> Move | None:
+        """The fastest win, else the slowest loss; None at the end of the game."""
+        return self.moves[0] if self.moves else None
+
+    def profiles(self, p1: str, p2: str) -> PlayResult:
+        """The game from here with Player 1 (the player to move) playing profile p1 and the
+        other p2 (perfect, random, best-response, a preference): exact chances and lengths."""
+        return self.game.database.play(self.game.name, self.counts, p1=p1, p2=p2)
+
+
+@dataclass(frozen=True)
+class PlayersPosition(_Values):
+    """A position of a game of three or more players: the seat (1 = the player to move) that
+    can force being the last mover against every play of the others (None: none can), and the
+    teams of seats that can, coordinating."""
+
+    forcing_seat: int | None = field(compare=False)
+    teams: tuple[tuple[int, ...], ...] = field(compare=False)
