@@ -410,22 +410,22 @@ def test_a_statement_stopped_by_ctrl_c_rolls_back_and_is_an_interrupt():
     that is rolled back and raised as the KeyboardInterrupt it was, leaving the connection
     usable. (A real SIGINT stops a statement only between DuckDB's tasks, after anything from
     a moment to the whole statement, so the abort is made by a failing statement here.)"""
-    from zeckdb.store import _transaction, interrupted_statement
+    from zeckdb.store import interrupted_statement, transaction
 
     con = duckdb.connect()
     try:
         con.execute("CREATE TABLE t (x INTEGER NOT NULL)")
-        with pytest.raises(KeyboardInterrupt) as caught, _transaction(con):
+        with pytest.raises(KeyboardInterrupt) as caught, transaction(con):
             con.execute("INSERT INTO t VALUES (1)")
             try:
                 con.execute("INSERT INTO t VALUES (NULL)")
             except duckdb.ConstraintException:
                 raise RuntimeError("Query interrupted") from None
         assert interrupted_statement(caught.value.__cause__)
-        with _transaction(con):  # not "Current transaction is aborted"
+        with transaction(con):  # not "Current transaction is aborted"
             con.execute("INSERT INTO t VALUES (2)")
         assert con.execute("SELECT x FROM t").fetchall() == [(2,)]
-        with pytest.raises(RuntimeError, match="not Ctrl-C"), _transaction(con):
+        with pytest.raises(RuntimeError, match="not Ctrl-C"), transaction(con):
             con.execute("INSERT INTO t VALUES (3)")
             raise RuntimeError("not Ctrl-C")
         assert con.execute("SELECT x FROM t").fetchall() == [(2,)]

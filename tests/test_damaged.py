@@ -228,7 +228,7 @@ def test_a_new_database_appears_only_once_its_schema_is_written(tmp_path, capsys
     import zeckdb.store.schema
 
     path = tmp_path / "new.duckdb"
-    real = zeckdb.store._write_head_schema
+    real = zeckdb.store.schema._write_head_schema
 
     def dies_half_way(target, shown):
         duckdb.connect(str(target)).close()  # DuckDB has created the file, no schema yet

@@ -11,7 +11,7 @@ from alembic.script import ScriptDirectory
 import duckdb
 import pytest
 
-from zeckdb.store import SCHEMA_HEAD, Store, _alembic_config, _migrate, upgrade
+from zeckdb.store import SCHEMA_HEAD, Store, alembic_config, migrate, upgrade
 
 from .conftest import as_games
 
@@ -22,7 +22,7 @@ BEFORE_0015 = "COLUMNS(lambda c: c <> 'teams')"
 
 
 def test_schema_head_constant_is_alembics_head(tmp_path):
-    assert ScriptDirectory.from_config(_alembic_config(tmp_path / "x.duckdb")).get_current_head() == SCHEMA_HEAD
+    assert ScriptDirectory.from_config(alembic_config(tmp_path / "x.duckdb")).get_current_head() == SCHEMA_HEAD
 
 
 def _exported(path, folder):
@@ -40,7 +40,7 @@ def test_a_new_file_gets_the_schema_the_migrations_write(tmp_path):
     for object and row for row (and every existing file is still migrated by Alembic)."""
     created, migrated = tmp_path / "created.duckdb", tmp_path / "migrated.duckdb"
     Store.open_write(created).close()
-    _migrate(migrated, migrated)
+    migrate(migrated, migrated)
     stale = ("migrations/head.sql differs from what the migrations write: regenerate it with "
              "`python -c \"import zeckdb.store as s; s.write_head_schema()\"`")
     schema, rows = _exported(created, tmp_path / "created")
@@ -51,17 +51,17 @@ def test_a_new_file_gets_the_schema_the_migrations_write(tmp_path):
 
 
 def test_head_schema_orders_each_statement_after_what_it_names():
-    from zeckdb.store import _in_dependency_order
+    from zeckdb.store import in_dependency_order
 
     statements = ["CREATE VIEW v AS SELECT f(x) AS y FROM t", "CREATE MACRO f(a) AS g(a) + 1",
                   "CREATE MACRO g(a) AS a * 2", "CREATE TABLE t(x INTEGER)"]
-    ordered = _in_dependency_order(statements)
+    ordered = in_dependency_order(statements)
     assert sorted(ordered) == sorted(statements)
     assert ordered.index("CREATE MACRO g(a) AS a * 2") < ordered.index("CREATE MACRO f(a) AS g(a) + 1") \
         < ordered.index("CREATE VIEW v AS SELECT f(x) AS y FROM t")
     assert ordered.index("CREATE TABLE t(x INTEGER)") < ordered.index("CREATE VIEW v AS SELECT f(x) AS y FROM t")
     with pytest.raises(RuntimeError, match="names what it never creates"):
-        _in_dependency_order(["CREATE VIEW w AS SELECT * FROM missing"])
+        in_dependency_order(["CREATE VIEW w AS SELECT * FROM missing"])
 
 
 def test_a_new_file_is_created_without_alembic_or_sqlalchemy(tmp_path):
@@ -110,7 +110,7 @@ def test_downgrade_to_base_and_back(tmp_path):
 
     path = tmp_path / "d.duckdb"
     upgrade(path)
-    command.downgrade(_alembic_config(path), "base")
+    command.downgrade(alembic_config(path), "base")
     con = duckdb.connect(str(path), read_only=True)
     assert [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()] == ["alembic_version"]
     con.close()
@@ -141,7 +141,7 @@ def test_older_database_is_upgraded_and_its_layers_rebuilt(tmp_path):
     from zeckdb.builder import build
 
     path = tmp_path / "old.duckdb"
-    command.upgrade(_alembic_config(path), "0001")
+    command.upgrade(alembic_config(path), "0001")
     with Store.open_write(path) as store:  # upgrades to head
         build(store, as_games(["zeckendorf"]), [1, 2, 3, 4, 5])
     with duckdb.connect(str(path)) as con:
@@ -160,18 +160,18 @@ def test_layers_built_at_0002_keep_their_moves_after_0003(tmp_path):
     from alembic import command
 
     path = tmp_path / "at0002.duckdb"
-    command.upgrade(_alembic_config(path), "0002")
+    command.upgrade(alembic_config(path), "0002")
     con = duckdb.connect(str(path))
     con.execute("INSERT INTO variants VALUES ('zeckendorf', 't', 's', 'zeckendorf', false, 200, 11)")
     con.execute("INSERT INTO move_names VALUES ('zeckendorf', 0, 'merge 2F1')")
     con.execute("INSERT INTO edges VALUES ('zeckendorf', 2, 0, 1, 0)")
     con.close()
-    command.upgrade(_alembic_config(path), "head")
+    command.upgrade(alembic_config(path), "head")
     con = duckdb.connect(str(path))
     assert con.execute("SELECT variant, n, src, dst, move, dst_n FROM moves").fetchall() == \
         [("zeckendorf", 2, 0, 1, "merge 2F1", 2)]
     con.close()
-    command.downgrade(_alembic_config(path), "0002")
+    command.downgrade(alembic_config(path), "0002")
     con = duckdb.connect(str(path), read_only=True)
     assert con.execute("SELECT * FROM moves").fetchall() == [("zeckendorf", 2, 0, 1, 0, "merge 2F1")]
     con.close()
@@ -189,7 +189,7 @@ def test_revision_0007_keeps_checksums_honest(tmp_path, capsys):
     path = tmp_path / "six.duckdb"
     with Store.open_write(path) as store:
         build(store, as_games(["zeckendorf", "reversed", "zeckendorf-p3"]), list(range(1, 13)))
-    command.downgrade(_alembic_config(path), "0006")  # as the previous release wrote it
+    command.downgrade(alembic_config(path), "0006")  # as the previous release wrote it
     with duckdb.connect(str(path)) as con:
         assert con.execute("SELECT count(*) FROM variants WHERE variant = 'zeckendorf-p3'").fetchone() == (0,)
         con.execute("UPDATE positions SET remoteness = remoteness + 2 WHERE variant = 'reversed' AND n = 9 AND id = 1")
@@ -218,7 +218,7 @@ def test_revision_0009_keeps_every_move_and_checksum(tmp_path, capsys):
     everything = "SELECT * FROM moves ORDER BY ALL"
     with duckdb.connect(str(path)) as con:
         moves = con.execute(everything).fetchall()
-    command.downgrade(_alembic_config(path), "0008")  # as the previous release wrote it
+    command.downgrade(alembic_config(path), "0008")  # as the previous release wrote it
     with duckdb.connect(str(path)) as con:
         assert con.execute("SELECT table_type FROM information_schema.tables WHERE table_name = 'edges'").fetchone() == \
             ("BASE TABLE",)
@@ -236,7 +236,7 @@ def test_revision_0009_keeps_every_move_and_checksum(tmp_path, capsys):
     assert code == 1 and "checksums: zeckendorf n=9: the moves rows do not hash" in err
     assert "checksums: reversed n=9: the moves rows do not hash" in err  # the same graph layer
     assert err.count("checksums:") == 2  # every other layer's checksum still holds
-    command.downgrade(_alembic_config(path), "0008")
+    command.downgrade(alembic_config(path), "0008")
     with duckdb.connect(str(path)) as con:
         assert con.execute(everything).fetchall() == edited
 
@@ -258,7 +258,7 @@ def test_revision_0010_widens_columns_and_keeps_checksums_honest(tmp_path, capsy
     types = ("SELECT table_name, column_name, data_type FROM information_schema.columns "
              "WHERE column_name IN ('n', 'c1', 'remoteness', 'legal_moves', 'code', 'dst_n') "
              "AND table_name IN ('positions', 'edges', 'edge_rows_across') ORDER BY ALL")
-    command.downgrade(_alembic_config(path), "0009")  # as the previous release wrote it
+    command.downgrade(alembic_config(path), "0009")  # as the previous release wrote it
     with duckdb.connect(str(path)) as con:
         assert {t for _, _, t in con.execute(types).fetchall()} == {"SMALLINT"}
         con.execute("UPDATE positions SET remoteness = remoteness + 2 WHERE variant = 'reversed' AND n = 9 AND id = 1")
@@ -272,7 +272,7 @@ def test_revision_0010_widens_columns_and_keeps_checksums_honest(tmp_path, capsy
     assert code == 1 and "checksums: reversed n=9: the positions rows do not hash" in err
     assert "checksums: black-hole-3 n=7: the moves rows do not hash" in err
     assert err.count("checksums:") == 2  # every other layer's checksum was carried over
-    command.downgrade(_alembic_config(path), "0009")
+    command.downgrade(alembic_config(path), "0009")
     with duckdb.connect(str(path)) as con:
         assert {t for _, _, t in con.execute(types).fetchall()} == {"SMALLINT"}
         assert {name: con.execute(sql).fetchall() for name, sql in tables.items()} == rows
@@ -298,7 +298,7 @@ def test_revision_0011_keeps_positions_and_checksums(tmp_path, capsys):
     types = ("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'positions' "
              "AND column_name <> 'teams' "
              "ORDER BY ordinal_position")
-    command.downgrade(_alembic_config(path), "0010")  # as the previous release wrote it
+    command.downgrade(alembic_config(path), "0010")  # as the previous release wrote it
     with duckdb.connect(str(path)) as con:
         assert con.execute("SELECT table_type FROM information_schema.tables WHERE table_name = 'positions'").fetchone() \
             == ("BASE TABLE",)
@@ -328,7 +328,7 @@ def test_revision_0011_keeps_positions_and_checksums(tmp_path, capsys):
     # lookups read the two tables themselves: a layer in either, moves into layers in both
     with Store.open_write(path) as store:
         build(store, as_games(["fibonacci-nim"]), list(range(1, 10)))
-    command.downgrade(_alembic_config(path), "0010")
+    command.downgrade(alembic_config(path), "0010")
     upgrade(path)
     with Store.open_write(path) as store:
         build(store, as_games(["fibonacci-nim"]), [10, 11])
@@ -342,7 +342,7 @@ def test_revision_0011_keeps_positions_and_checksums(tmp_path, capsys):
         shown = json.loads(out)
         assert code == 0 and shown["outcome"] in ("win", "loss"), err
         assert shown["moves"] and all(m["outcome"] in ("win", "loss") for m in shown["moves"]), (variant, n)
-    command.downgrade(_alembic_config(path), "0010")
+    command.downgrade(alembic_config(path), "0010")
     with duckdb.connect(str(path)) as con:
         assert con.execute(everything).fetchall() == rows
         assert con.execute(types).fetchall() == columns
@@ -371,7 +371,7 @@ def test_revision_0012_moves_checksums_to_zeckdbs_hash_and_keeps_them_honest(tmp
         FROM builds b JOIN variants v USING (variant) ORDER BY b.variant, b.n"""
     with duckdb.connect(str(path)) as con:
         own = con.execute(recorded).fetchall()
-    command.downgrade(_alembic_config(path), "0011")  # as the previous release wrote it
+    command.downgrade(alembic_config(path), "0011")  # as the previous release wrote it
     with duckdb.connect(str(path)) as con:
         assert con.execute(recorded).fetchall() == con.execute(duckdb_hash).fetchall() != own
         con.execute("UPDATE position_rows SET in_winning_strategies = NOT in_winning_strategies "
@@ -388,7 +388,7 @@ def test_revision_0012_moves_checksums_to_zeckdbs_hash_and_keeps_them_honest(tmp
     code, out, err = run(capsys, "verify", "--db", str(path))
     assert code == 1 and "checksums: reversed n=9: the positions rows do not hash" in err
     assert err.count("checksums:") == 1  # only the checksums catch that edit; every other layer's holds
-    command.downgrade(_alembic_config(path), "0011")
+    command.downgrade(alembic_config(path), "0011")
     with duckdb.connect(str(path)) as con:
         back = {row[:2]: row for row in con.execute(recorded).fetchall()}
         hashed = {row[:2]: row for row in con.execute(duckdb_hash).fetchall()}
@@ -413,7 +413,7 @@ def test_revision_0013_stores_lean_rows_and_keeps_every_value(tmp_path, capsys):
     types = ("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'positions' "
              "AND column_name <> 'teams' "
              "ORDER BY ordinal_position")
-    command.downgrade(_alembic_config(path), "0012")  # as the previous release wrote it
+    command.downgrade(alembic_config(path), "0012")  # as the previous release wrote it
     with duckdb.connect(str(path)) as con:
         assert "variant" in [r[0] for r in con.execute("DESCRIBE position_rows").fetchall()]
         con.execute("UPDATE position_rows SET outcome = 'win' WHERE variant = 'reversed' AND n = 9 AND outcome = 'loss' "
@@ -439,7 +439,7 @@ def test_revision_0013_stores_lean_rows_and_keeps_every_value(tmp_path, capsys):
     for variant in ("zeckendorf", "reversed"):  # lookups read both tables
         code, out, err = run(capsys, "position", variant, "--start", "10", "--json", "--db", str(path))
         assert code == 0 and json.loads(out)["moves"], err
-    command.downgrade(_alembic_config(path), "0012")
+    command.downgrade(alembic_config(path), "0012")
     with duckdb.connect(str(path)) as con:
         assert con.execute(everything).fetchall() == rows
         assert con.execute(types).fetchall() == columns
@@ -457,7 +457,7 @@ def test_revision_0014_names_each_columns_compression_and_keeps_every_row(tmp_pa
     path = tmp_path / "fourteen.duckdb"
     with Store.open_write(path) as store:
         build(store, as_games(["zeckendorf", "reversed", "black-hole-3", "fibonacci-nim"]), list(range(1, 13)))
-    command.downgrade(_alembic_config(path), "0013")  # as the previous release wrote it
+    command.downgrade(alembic_config(path), "0013")  # as the previous release wrote it
 
     def state():
         with duckdb.connect(str(path), read_only=True) as con:
@@ -478,7 +478,7 @@ def test_revision_0014_names_each_columns_compression_and_keeps_every_row(tmp_pa
     assert named == {"position_rows": 17, "edge_rows": 5, "edge_rows_across": 6}
     code, out, err = run(capsys, "verify", "--db", str(path))
     assert code == 0, err
-    command.downgrade(_alembic_config(path), "0013")
+    command.downgrade(alembic_config(path), "0013")
     again, named = state()
     assert again == before and set(named.values()) == {0}
 
@@ -496,7 +496,7 @@ def test_revision_0015_adds_teams_and_keeps_checksums_honest(tmp_path, capsys):
     path = tmp_path / "fifteen.duckdb"
     with Store.open_write(path) as store:
         build(store, as_games(["zeckendorf", "zeckendorf-p3"]), list(range(1, 9)))
-    command.downgrade(_alembic_config(path), "0014")  # as the previous release wrote it
+    command.downgrade(alembic_config(path), "0014")  # as the previous release wrote it
     code, _, err = run(capsys, "db", "upgrade", "--db", str(path))
     assert code == 0, err
     with duckdb.connect(str(path)) as con:
@@ -575,7 +575,7 @@ def test_a_crafted_file_runs_none_of_its_own_sql_during_an_upgrade_or_a_build(tm
     path = tmp_path / "crafted.duckdb"
     with Store.open_write(path) as store:
         build(store, as_games(["zeckendorf", "reversed"]), list(range(1, 9)))
-    command.downgrade(_alembic_config(path), "0011")
+    command.downgrade(alembic_config(path), "0011")
     _craft_views(path, secret)
     code, out, err = run(capsys, "db", "upgrade", "--db", str(path))
     assert code == 0 and "TOP-SECRET" not in out + err, err
@@ -620,7 +620,7 @@ def test_revision_0016_names_each_games_convention_and_keeps_every_row(tmp_path,
     with duckdb.connect(str(path)) as con:
         before = con.execute(every).fetchall()
         assert con.execute("SELECT count(*) FROM position_rows_wide").fetchone() == (0,)  # the twin's rows lean too
-    command.downgrade(_alembic_config(path), "0015")  # as the previous release reads it
+    command.downgrade(alembic_config(path), "0015")  # as the previous release reads it
     with duckdb.connect(str(path)) as con:
         assert con.execute(every).fetchall() == [r for r in before if r[0] != "zeckendorf-misere"]
         assert con.execute("SELECT count(*) FROM builds WHERE variant = 'zeckendorf-misere'").fetchone() == (0,)

@@ -174,10 +174,10 @@ def _observed_threads(monkeypatch) -> dict[str, list[int]]:
     """What a build's parts get: DuckDB's threads on the writer's connection as it writes, and
     the size of each thread pool zeckdb makes (by the pool's name)."""
     from zeckdb import builder, settings
-    from zeckdb.store import Store
+    from zeckdb.store import StoreWriter
 
     seen: dict[str, list[int]] = {}
-    real_write, real_pool = Store.write_layers, settings.pool
+    real_write, real_pool = StoreWriter.write_layers, settings.pool
 
     def write_layers(self, records):
         seen.setdefault("duckdb-writer", []).append(
@@ -188,7 +188,7 @@ def _observed_threads(monkeypatch) -> dict[str, list[int]]:
         seen.setdefault(name, []).append(workers)
         return real_pool(workers, name)
 
-    monkeypatch.setattr(Store, "write_layers", write_layers)
+    monkeypatch.setattr(StoreWriter, "write_layers", write_layers)
     monkeypatch.setattr(builder, "settings_pool", pool)
     return seen
 

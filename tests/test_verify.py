@@ -217,13 +217,13 @@ def test_a_refused_insert_raises_duckdbs_own_error_not_the_cleanups(tmp_path):
     import duckdb
     import pyarrow as pa
 
-    from zeckdb.store import Store
+    from zeckdb.store import StoreWriter
 
     con = duckdb.connect(str(tmp_path / "t.duckdb"))
     con.execute("CREATE TABLE t (c1 INTEGER)")
     con.execute("BEGIN TRANSACTION")
     with pytest.raises(duckdb.BinderException, match="c4"):
-        Store._insert_rows(con, "t", pa.table({"c4": [1]}), {})
+        StoreWriter._insert_rows(con, "t", pa.table({"c4": [1]}), {})
     con.close()
 
 

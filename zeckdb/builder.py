@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from . import interrupts
-from .store import GameRecord, LayerTables, Store, SummaryRecord
+from .store import GameRecord, LayerTables, Store, StoreWriter, SummaryRecord
 from .variants import Variant, get_variant
 from .settings import pool as settings_pool
 from .tuning import HANDOVER_ROWS, IDLE_SECONDS, MIN_ANALYSTS, TABLES_AHEAD
@@ -412,7 +412,7 @@ class _Writer:
     made by the writer, they were a serial part of every build; made as soon as a layer is
     solved, they would be held in memory beside the solutions of every layer in flight."""
 
-    def __init__(self, store: Store, progress: Progress | None):
+    def __init__(self, store: StoreWriter, progress: Progress | None):
         self.store = store
         self.progress = progress
         self.thread = settings_pool(1, "zeckdb-writer")
@@ -520,7 +520,7 @@ def _solving_ahead(todo: dict[int, list[Step]], threads: int, budget: int) -> Ca
     return may
 
 
-def build(store: Store, variants: Sequence[Variant], ns: list[int], *, force: bool = False,
+def build(store: StoreWriter, variants: Sequence[Variant], ns: list[int], *, force: bool = False,
           skip_beyond_limit: bool = False, progress: Progress | None = None,
           planned: tuple[dict[str, list[int]], dict[int, list[Step]]] | None = None,
           threads: int = 1) -> BuildReport:

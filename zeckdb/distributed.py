@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterator
 from . import interrupts
 from .errors import ClusterError, UsageError, opt
 from .settings import Settings, current, pool as settings_pool, using
-from .store import LayerTables, Store, rows_checksums
+from .store import LayerTables, Store, StoreWriter, rows_checksums
 from .tuning import SHARD_COMPRESSION, TABLES_AHEAD, THREADED_LAYER
 
 if TYPE_CHECKING:
@@ -253,7 +253,7 @@ def connect(address: str) -> Any:
     return got[0]
 
 
-def build_distributed(store: Store, client: Any, todo: dict[int, list[Any]], shards: Path, shards_only: bool = False,
+def build_distributed(store: StoreWriter, client: Any, todo: dict[int, list[Any]], shards: Path, shards_only: bool = False,
                       progress: Callable[[int, str], None] | None = None,
                       reuse: bool = True) -> tuple[list[tuple[str, int]], int, int]:
     """Run the planned layers (builder.plan) on the cluster; ingest the n that finish, those
@@ -285,7 +285,7 @@ def folder_lock(shards: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def _build_distributed(store: Store, client: Any, todo: dict[int, list[Any]], shards: Path, shards_only: bool,
+def _build_distributed(store: StoreWriter, client: Any, todo: dict[int, list[Any]], shards: Path, shards_only: bool,
                        progress: Callable[[int, str], None] | None, reuse: bool) -> tuple[list[tuple[str, int]], int, int]:
     futures, ready = _submitted(store, client, todo, shards, reuse and not shards_only)
     store.let_go()
@@ -419,7 +419,7 @@ def cluster_threads(client: Any) -> int:
     return max(client.nthreads().values(), default=1)
 
 
-def summarise_on_cluster(store: Store, client: Any, jobs: list[SummaryJob],
+def summarise_on_cluster(store: StoreWriter, client: Any, jobs: list[SummaryJob],
                          progress: Callable[[int, str], None] | None = None) -> BuildReport:
     """Solve the planned summary layers (summaries.plan_summaries) on the cluster, one task
     each, the largest first (the last task to finish is then a small one); commit each

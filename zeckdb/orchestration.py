@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .errors import UsageError, caused_by_ctrl_c, opt
 from .outputs import check_folder
 from .settings import current as settings
-from .store import Store
+from .store import Store, StoreWriter
 from .variants import get_variant
 
 if TYPE_CHECKING:
@@ -159,7 +159,7 @@ def _cluster(r: BuildRequest) -> tuple[Any, Path]:
     return connect(r.address or ""), shards  # checked before: dask needs an address
 
 
-def _on_cluster(store: Store, client: Any, todo: dict[int, list[Step]], shards: Path, r: BuildRequest,
+def _on_cluster(store: StoreWriter, client: Any, todo: dict[int, list[Step]], shards: Path, r: BuildRequest,
                 names: list[str], advance: Callable[[int, str], None] | None) -> BuildResult:
     from .builder import game_record
     from .distributed import build_distributed
@@ -177,7 +177,7 @@ def _on_cluster(store: Store, client: Any, todo: dict[int, list[Step]], shards: 
                        shards=str(shards) if r.shards_only else None)
 
 
-def _here(store: Store, chosen: list[Variant], r: BuildRequest, skipped: dict[str, list[int]],
+def _here(store: StoreWriter, chosen: list[Variant], r: BuildRequest, skipped: dict[str, list[int]],
           todo: dict[int, list[Step]], skip: bool, threads: int,
           advance: Callable[[int, str], None] | None) -> BuildResult:
     from .builder import build

@@ -13,7 +13,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from .builder import BuildReport, Progress, game_record, summary_record
-from .store import Store
+from .store import Store, StoreWriter
 from .variants import Variant
 from .settings import pool as settings_pool
 from .tuning import IDLE_SECONDS, THREADED_LAYER
@@ -72,7 +72,7 @@ def plan_summaries(store: Store, variants: list[Variant], ns: list[int], force: 
     return jobs
 
 
-def build_summaries(store: Store, jobs: list[SummaryJob], *, threads: int = 2, memory: int | None = None,
+def build_summaries(store: StoreWriter, jobs: list[SummaryJob], *, threads: int = 2, memory: int | None = None,
                     progress: Progress | None = None,
                     on_layer: Callable[[object], None] | None = None) -> BuildReport:
     """Solve each planned (variant, n) in one pass and store only its summary (builds,
@@ -120,14 +120,14 @@ def build_summaries(store: Store, jobs: list[SummaryJob], *, threads: int = 2, m
     return report
 
 
-def start_report(store: Store, jobs: list[SummaryJob]) -> BuildReport:
+def start_report(store: StoreWriter, jobs: list[SummaryJob]) -> BuildReport:
     """The report of a summary build of `jobs`, their variants registered in the store."""
     for v in {job.variant.name: job.variant for job in jobs}.values():
         store.register_variant(game_record(v))
     return BuildReport(sorted({job.variant.name for job in jobs}), sorted({job.n for job in jobs}))
 
 
-def commit_summary(store: Store, job: SummaryJob, summary: Summary, report: BuildReport,
+def commit_summary(store: StoreWriter, job: SummaryJob, summary: Summary, report: BuildReport,
                    progress: Progress | None) -> None:
     """Commit one solved layer's summary (one transaction), let a waiting reader in, and count it."""
     store.write_summary(summary_record(job.variant, summary), job.replace)

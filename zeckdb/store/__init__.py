@@ -6,7 +6,8 @@
     layout       how the tables lay a layer out (lean and wide position rows, keys)
     records      the plain records the store writes (the builder makes them)
     checksummed  a layer's checksums as its stored rows give them
-    database     the Store: open under the locks (zeckdb.locking), what is built, writes, reads
+    database     the Store: open under the locks (zeckdb.locking), what is built, zeckdb's reads
+    writer       the StoreWriter (Store.open_write): the build's one writer, its writes
 
 A user's statement runs through zeckdb.executor on a connection opened here (zeckdb.apart:
 in a process of its own). Alembic owns the schema (migrations/); writers bring the file to
@@ -16,17 +17,18 @@ pay for importing Alembic and SQLAlchemy.
 
 from ..errors import interrupted_statement
 from .checksummed import layer_checksum, layer_checksums, rows_checksums, summary_rows_checksum
-from .connections import _transaction, close_connection, open_sandboxed
+from .connections import _transaction as transaction, close_connection, open_sandboxed
 from .database import Store, upgrade
+from .writer import StoreWriter
 from .layout import LAYER_TABLES, LEAN_COLUMNS, POSITION_COLUMNS, POSITIONS_TABLES, PROBE_COLUMNS
 from .paths import resolve_db_path
 from .records import GameRecord, LayerCache, LayerTables, SummaryRecord, positions_table
-from .schema import (SCHEMA_HEAD, _alembic_config, _in_dependency_order, _migrate, _write_head_schema,
-                     dump_head_schema, schema_revision, write_head_schema)
+from .schema import (SCHEMA_HEAD, _alembic_config as alembic_config, _in_dependency_order as in_dependency_order,
+                     _migrate as migrate, dump_head_schema, schema_revision, write_head_schema)
 
 __all__ = ["LAYER_TABLES", "LEAN_COLUMNS", "POSITIONS_TABLES", "POSITION_COLUMNS", "PROBE_COLUMNS", "SCHEMA_HEAD",
-           "GameRecord", "LayerCache", "LayerTables", "Store", "SummaryRecord", "_alembic_config",
-           "_in_dependency_order", "_migrate", "_transaction", "_write_head_schema", "close_connection",
+           "GameRecord", "LayerCache", "LayerTables", "Store", "StoreWriter", "SummaryRecord", "alembic_config",
+           "in_dependency_order", "migrate", "transaction", "close_connection",
            "dump_head_schema", "interrupted_statement", "layer_checksum", "layer_checksums", "open_sandboxed",
            "positions_table", "resolve_db_path", "rows_checksums", "schema_revision", "summary_rows_checksum", "upgrade",
            "write_head_schema"]
