@@ -41,6 +41,14 @@ def test_reads_while_a_build_writes(capsys, tmp_path):
         build = subprocess.Popen([*CLI, "build", *[a for v in VARIANTS for a in ("--variant", v)],
                                   "--n", f"{NS.start}..{NS.stop - 1}", "--db", str(db)],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # `zeckdb status` (a process of its own) until it sees the build writing: the build holds
+        # the file from its start to its last commit, seconds of layers, so it is seen
+        while build.poll() is None:
+            status = subprocess.run([*CLI, "status", "--db", str(db)], capture_output=True, text=True)
+            assert status.returncode == 0 and status.stderr == "", status.stderr
+            statuses.append(status.stdout)
+            if "a build is writing it" in status.stdout:
+                break
         reads_during_build = 0
         while build.poll() is None:
             variant, n = rng.choice(VARIANTS), rng.choice(NS)
@@ -78,10 +86,10 @@ def test_reads_while_a_build_writes(capsys, tmp_path):
         assert "Traceback" not in err and "in use" not in err
         code, body, _ = get(f"{base}/v1/status")
         assert code == 200 and body["build_running"] is False
-    # the reads overlapped the build for real: answers from committed layers and refusals both
-    # (what this test is about, however fast the machine builds; not a count of reads)
-    assert reads_during_build >= 2 and refused >= 1 and any(kind == "probe" for kind, *_ in answers)
-    assert any("a build is writing it" in s for s in statuses) or not statuses
+    # the reads overlapped the build for real: status saw it writing, and reads were answered while
+    # it ran (how many of them found their layer not yet built, the machine's speed decides)
+    assert any("a build is writing it" in s for s in statuses), statuses
+    assert reads_during_build >= 2 and any(kind == "probe" for kind, *_ in answers)
     final = {}  # the finished database's answer to each question asked during the build
     with api.open(db) as database:
         for variant, n in {(variant, n) for _, variant, n, _ in answers}:
