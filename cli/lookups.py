@@ -12,6 +12,9 @@ from zeckdb.render import seat_words, team_words
 from .app import (DbOption, FormatOption, PositionArg, StartOption, _check_format, _echo_err, _start, app)
 
 
+# the game a lookup is of: position's and line's first argument
+VariantArg = typer.Argument(..., metavar="VARIANT",
+                            help="Variant name, e.g. zeckendorf, reversed, black-hole-4 or fibonacci-nim.")
 VARIANTS_TITLE_ROOM = 16  # the fewest characters of a game's title worth showing
 
 
@@ -101,8 +104,7 @@ def status(db: str | None = DbOption, fmt: str = FormatOption) -> None:
 
 @app.command()
 def position(
-    variant: str = typer.Argument(..., metavar="VARIANT",
-                                  help="Variant name, e.g. zeckendorf, reversed, black-hole-4 or fibonacci-nim."),
+    variant: str = VariantArg,
     position: str | None = PositionArg,
     start: str | None = StartOption,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (a stable contract for scripts)."),
@@ -148,8 +150,7 @@ def position(
 
 @app.command()
 def line(
-    variant: str = typer.Argument(..., metavar="VARIANT",
-                                  help="Variant name, e.g. zeckendorf, reversed, black-hole-4 or fibonacci-nim."),
+    variant: str = VariantArg,
     position: str | None = PositionArg,
     start: str | None = StartOption,
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list, one object per move: ply, player, move, "
