@@ -21,7 +21,7 @@ from ..locking import Gate
 from ..settings import current
 from .layout import (LEAN_DERIVED, MOVE_COLUMNS, POSITIONS_TABLES, PROBE_COLUMNS, lean_stored, lean_values,
                      lean_wins_sql, name_id, stored_misere, variant_key)
-from .connections import _connect, close_connection
+from .connections import close_connection
 from .checksummed import layer_checksums
 from .paths import resolve_db_path
 from .schema import SCHEMA_HEAD, _connect_checked
@@ -38,29 +38,20 @@ class Store:
     writes: `let_go` closes the file so that readers can open it (zeckdb.locking),
     and its next read or write waits for them and opens it again."""
 
-    def __init__(self, path: Path, con: duckdb.DuckDBPyConnection | None, writable: bool,
-                 gate: Gate | None = None, on_wait: Callable[[], None] | None = None,
+    def __init__(self, path: Path, con: duckdb.DuckDBPyConnection | None, gate: Gate | None = None,
                  move_values: LayerCache | None = None):
         self.path = path
         self.move_values = move_values  # a long-lived reader's cache of the moves' values
         self._con = con
-        self.writable = writable
         self.gate = gate
-        self.on_wait = on_wait  # a writer's: called once when it waits long for readers
-        self.upgraded_from: str | None = None
-        self._rows_since_checkpoint = 0  # a writer's: rows committed since its last checkpoint
         self._positions_table: dict[str, str] = {}  # per variant, the table its rows were last found in
         self._ids: dict[tuple[str, str], int] = {}  # ids of variants and graphs found so far (Store._stored_id)
         self._conventions: dict[str, bool] = {}  # per variant, whether it is of misère play (Store._misere)
 
     def _connection_waiting(self) -> duckdb.DuckDBPyConnection:
-        """The open connection; a writer that has let go waits here for the readers to leave
-        and opens the file again (for as long as they take)."""
+        """The open connection (a writer that has let go opens it again here: StoreWriter)."""
         if self._con is None:
-            if not self.writable or self.gate is None:
-                raise DatabaseError(f"{self.path} is closed")
-            self.gate.acquire_write(self.on_wait)
-            self._con = _connect(self.path, read_only=False, deadline=None, on_wait=self.on_wait)
+            raise DatabaseError(f"{self.path} is closed")
         return self._con
 
     # -- opening -----------------------------------------------------------
@@ -85,7 +76,7 @@ class Store:
         except BaseException:
             gate.close()
             raise
-        return cls(path, con, writable=False, gate=gate)
+        return cls(path, con, gate=gate)
 
     @classmethod
     def open_write(cls, db: str | os.PathLike[str] | None = None,
@@ -210,7 +201,7 @@ class Store:
     def reader(self) -> Store:
         """A reader of this open database with a connection of its own (for another thread),
         sharing the moves' cache; close it when done."""
-        reader = Store(self.path, self._connection_waiting().cursor(), writable=False, move_values=self.move_values)
+        reader = Store(self.path, self._connection_waiting().cursor(), move_values=self.move_values)
         # what the file says of where a variant's rows are holds while it is open: ids are never reused
         reader._ids, reader._positions_table = self._ids, self._positions_table
         return reader

@@ -6,6 +6,7 @@ reads are the Store's.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
@@ -19,7 +20,7 @@ from ..version import ENGINE_VERSION
 from ..locking import Gate
 from ..tuning import CHECKPOINT_ROWS, STAGED_ROWS
 from .layout import LAYER_TABLES, lean_holds, lean_rows, variant_key
-from .connections import _rollback, _transaction
+from .connections import _connect, _rollback, _transaction
 from .checksummed import layer_checksum, summary_rows_checksum
 from .paths import resolve_db_path
 from .schema import _check_writable, _connect_checked, _upgrade
@@ -43,6 +44,22 @@ class StoreWriter(Store):
     """The database open as its only writer: the writes of layers and summaries. It holds the
     file only while it writes (let_go, let_readers_in: zeckdb.locking)."""
 
+    def __init__(self, path: Path, con: duckdb.DuckDBPyConnection, gate: Gate, on_wait: Callable[[], None] | None,
+                 upgraded_from: str | None):
+        super().__init__(path, con, gate)
+        self.gate: Gate = gate
+        self.on_wait = on_wait  # called once when it waits long for readers
+        self.upgraded_from = upgraded_from  # the revision the file had before this writer upgraded it
+        self._rows_since_checkpoint = 0  # rows committed since its last checkpoint
+
+    def _connection_waiting(self) -> duckdb.DuckDBPyConnection:
+        """The open connection; after let_go, wait here for the readers to leave and open the
+        file again (for as long as they take)."""
+        if self._con is None:
+            self.gate.acquire_write(self.on_wait)
+            self._con = _connect(self.path, read_only=False, deadline=None, on_wait=self.on_wait)
+        return self._con
+
     @classmethod
     def _open(cls, db: str | os.PathLike[str] | None = None, on_wait: Callable[[], None] | None = None) -> StoreWriter:
         """Store.open_write's work (see there)."""
@@ -57,9 +74,8 @@ class StoreWriter(Store):
         except BaseException:
             gate.abandon()
             raise
-        store = cls(path, con, writable=True, gate=gate, on_wait=on_wait)
-        store.upgraded_from = before
-        return store
+        return cls(path, con, gate, on_wait, before)
+
     def __enter__(self) -> StoreWriter:
         return self
 
@@ -69,12 +85,13 @@ class StoreWriter(Store):
             con, self._con = self._con, None  # forgotten first: Ctrl-C can land during the close
             self._rows_since_checkpoint = 0
             con.close()  # a checkpoint: what readers open is the file, not a write-ahead log
-        if self.gate is not None:
-            self.gate.release_write()
+        self.gate.release_write()
+
     def let_readers_in(self) -> None:
         """A writer's: let go of the file if a reader is waiting for it."""
-        if self.gate is not None and self.gate.readers_waiting():
+        if self.gate.readers_waiting():
             self.let_go()
+
     # -- writing -----------------------------------------------------------
     def register_variant(self, game: GameRecord) -> None:
         """Store a game's description (its row, move names and columns, and ids for it and
