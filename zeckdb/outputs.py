@@ -30,9 +30,8 @@ DUCKDB_MAGIC = b"DUCK"  # bytes 8..11 of every DuckDB database file
 UMASK = os.umask(0o022)  # read once, at import (setting it is process-wide), and put back at once
 os.umask(UMASK)
 DATABASE_SIDE_FILES = (".wal", ".wal.recovery", ".wal.checkpoint", ".tmp")  # DuckDB's files beside a database
-
-
 EXPORT_FORMATS = ("parquet", "csv")  # zeckdb export --format
+
 
 def database_files(database: Path) -> list[Path]:
     """The files and folders that belong to the database at `database` (which may not exist yet)."""

@@ -106,8 +106,9 @@ def length_distribution(store: Store, game: Variant, ns: list[int], measure: str
         var = sum((x - mean) ** 2 * p for x, p in zip(lengths, probs, strict=False))
         ax.bar(lengths, probs, width=0.85, color="#4a78c2", label="exact distribution")
         lo, hi = _visible(lengths, probs)
-        ax.set_xlabel("length of the game (moves)")
-        if (lo, hi) != (lengths[0], lengths[-1]):  # the rest would be bars no eye sees, half the axis empty
+        if (lo, hi) == (lengths[0], lengths[-1]):
+            ax.set_xlabel("length of the game (moves)")
+        else:  # the rest would be bars no eye sees, half the axis empty
             ax.set_xlim(lo - 1, hi + 1)
             outside = sum(p for x, p in zip(lengths, probs, strict=False) if not lo <= x <= hi)
             ax.set_xlabel(f"length of the game (moves)\nlengths {lo}-{hi} shown of {lengths[0]}-{lengths[-1]} "

@@ -23,9 +23,6 @@ length, weighted by the two profiles in turn (kernels.profile_lengths), the cost
 
 from __future__ import annotations
 
-# the kernels are imported where they run: importing them may wait for another process's compile,
-# and a profile's name is checked (check_profiles) before anything waits
-
 from dataclasses import asdict, dataclass
 import re
 import time
@@ -33,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+# (zeckdb.engine.kernels is imported in the functions that run kernels: importing it may wait for
+# another process's compile, and a profile's name is checked, check_profiles, before anything waits)
 from .engine.contract import Position, Variant, is_misere
 from .errors import QueryLimitError, UsageError, did_you_mean, opt
 
@@ -110,6 +109,7 @@ def has_preferences(variant: Variant) -> bool:
 def load(store: Any, variant: Variant, n: int) -> Layer:
     """Layer n of `variant` from the store, in its direction of play."""
     from .engine import kernels
+
     src, dst, codes, leaves = store.layer_moves(variant.graph_name, n)
     if leaves:
         raise UsageError(f"{variant.name}'s moves leave the layer (n changes as it is played): `zeckdb play` follows "
@@ -171,6 +171,7 @@ class Profiles:
     def weights(self, profile: str) -> np.ndarray:
         """A profile that does not depend on the other player's."""
         from .engine import kernels
+
         if profile not in self._weights:
             layer = self.layer
             if profile == "random":
@@ -186,6 +187,7 @@ class Profiles:
     def best_response(self, other: str) -> np.ndarray:
         """The best response to the fixed profile `other`, whichever seat it plays."""
         from .engine import kernels
+
         if other not in self._responses:
             layer = self.layer
             chosen = np.empty(len(layer.offsets) - 1, dtype=np.int64)
