@@ -187,9 +187,11 @@ SLOW_HEAD = (b"POST /v1/sql HTTP/1.1\r\nHost: bench\r\nContent-Type: application
              b"Content-Length: 1000000\r\n\r\n{")
 
 
-def hold_slow_bodies(port: int, address: str, count: int, stop: threading.Event, turned_away: list[int]) -> None:
+def hold_slow_bodies(port: int, address: str, count: int, stop: threading.Event, turned_away: list[int],
+                     holding: dict[str, int] | None = None) -> None:
     """From one loopback address, keep `count` POSTs open, each sending its body a byte every
-    0.2 s; reopen one whenever the server closes it (adding 1 to turned_away[0])."""
+    0.2 s; reopen one whenever the server closes it (adding 1 to turned_away[0]); `holding`
+    says, by address, how many are open."""
     import select
     import socket
 
@@ -215,6 +217,8 @@ def hold_slow_bodies(port: int, address: str, count: int, stop: threading.Event,
                 break
             kept.append(s)
         held = kept
+        if holding is not None:
+            holding[address] = len(held)
         stop.wait(0.2)
     for s in held:
         s.close()

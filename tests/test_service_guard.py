@@ -6,13 +6,13 @@ and /docs is served from the package's own files (no CDN)."""
 from __future__ import annotations
 
 import http.client
-import select
 import socket
 import threading
 import time
 
 import pytest
 
+from .hostile import hold_slow_bodies
 from .http import get, serving
 
 
@@ -116,65 +116,30 @@ def test_one_client_cannot_hold_every_connection(small_db):
         assert code == 200
 
 
-class SlowBodies(threading.Thread):
-    """Holds `each` POSTs from every one of `addresses`, each sending its body a byte at a time,
-    and opens a new one from the same address as the server closes one (counted in `closed`)."""
-
-    HEAD = b"POST /v1/sql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"
-
-    def __init__(self, port: int, addresses: list[str], each: int):
-        super().__init__(daemon=True)
-        self.port, self.addresses, self.each = port, addresses, each
-        self.stop, self.closed, self.open = threading.Event(), 0, 0
-
-    def run(self) -> None:
-        held: dict[str, list[socket.socket]] = {address: [] for address in self.addresses}
-        while not self.stop.is_set():
-            for address, sockets in held.items():
-                alive = []
-                for s in sockets:
-                    try:
-                        if select.select([s], [], [], 0)[0]:  # the server answered or closed it
-                            raise ConnectionError
-                        s.send(b" ")
-                        alive.append(s)
-                    except OSError:
-                        s.close()
-                        self.closed += 1
-                while len(alive) < self.each:
-                    try:
-                        s = socket.create_connection(("127.0.0.1", self.port), timeout=5, source_address=(address, 0))
-                        s.sendall(self.HEAD)
-                        alive.append(s)
-                    except OSError:
-                        break
-                held[address] = alive
-            self.open = sum(len(sockets) for sockets in held.values())
-            self.stop.wait(0.2)
-        for sockets in held.values():
-            for s in sockets:
-                s.close()
-
-
 def test_slow_bodies_from_many_addresses_do_not_keep_lookups_out(small_db):
     """Nine addresses of 60 slow bodies each filled the 512 places, and honest lookups were
     refused. A newcomer now takes the place of the longest-waiting connection of the fullest
     address, so every honest lookup is answered while the attack goes on."""
     with serving(small_db, "--max-connections", "24", "--max-client-connections", "6", "--header-timeout", "60",
                  "--body-timeout", "60") as base:
-        attack = SlowBodies(port(base), [f"127.0.0.{i}" for i in range(2, 8)], each=6)  # 36 bodies for 24 places
-        attack.start()
+        stop, turned_away, holding = threading.Event(), [0], {}
+        attack = [threading.Thread(target=hold_slow_bodies, args=(port(base), f"127.0.0.{i}", 6, stop, turned_away,
+                                                                  holding), daemon=True)
+                  for i in range(2, 8)]  # 36 bodies for 24 places
+        for t in attack:
+            t.start()
         try:
             deadline = time.time() + 60
-            while attack.closed < 12 and time.time() < deadline:  # every place taken: the server turns some away
+            while turned_away[0] < 12 and time.time() < deadline:  # every place taken: the server turns some away
                 time.sleep(0.1)
-            assert attack.closed >= 12, attack.closed
+            assert turned_away[0] >= 12, turned_away
             answered = [get(base + "/v1/zeckendorf/starts/7")[0] for _ in range(20)]
             assert answered == [200] * 20, answered
-            assert attack.open >= 12  # and the attack was still holding places meanwhile
+            assert sum(holding.values()) >= 12  # and the attack was still holding places meanwhile
         finally:
-            attack.stop.set()
-            attack.join()
+            stop.set()
+            for t in attack:
+                t.join()
 
 
 def test_every_answer_carries_the_security_headers(server):
