@@ -309,12 +309,12 @@ def _span(first: int, values: list[int | None]) -> str | None:
 
 def _game_info(g: Game, budgets: tuple[int, int]) -> GameInfo:
     """A catalogue entry as listed, its reach within the memory budgets (full build, summary mode)."""
-    from .engine.limits import reach
+    from .engine.limits import reach, summary_first_n
 
     reached = [reach(get_variant(m), *budgets) for m in g.members]
     first = g.example.min_n
     return GameInfo(g.label, g.family, g.members if g.family else None, g.title,
-                    _span(first, [r.full for r in reached]), _span(max(first, 1), [r.summary for r in reached]),
+                    _span(first, [r.full for r in reached]), _span(summary_first_n(g.example), [r.summary for r in reached]),
                     g.example.format(g.example.start(5)), g.example.source)
 
 

@@ -35,20 +35,14 @@ class SummaryJob:
 def check_summary_targets(variants: list[Variant], ns: list[int], memory: int) -> None:
     """Raise for a variant without a summary mode, an n below its first, or a layer whose
     state alone would not fit `memory` (engine.limits; before the database is touched)."""
-    from .engine.limits import check_summary
+    from .engine.limits import check_summary, summary_first_n
     from .variants import summary_games
 
     solved = summary_games()
     for v in variants:
-        own = _own_ns(v, ns) or ns  # none of its own: the first n asked is refused, naming where it starts
+        own = [n for n in ns if n >= summary_first_n(v)] or ns  # none of its own: the first is refused, saying why
         check_summary(v, min(own), memory, solved)
         check_summary(v, max(own), memory, solved)
-
-
-def _own_ns(variant: Variant, ns: list[int]) -> list[int]:
-    """The n of `ns` summary mode solves for `variant`: from its first layer, never 0 (a layer
-    of 0 is one terminal position, which only a full build stores)."""
-    return [n for n in ns if n >= max(variant.min_n, 1)]
 
 
 def plan_summaries(store: Store, variants: list[Variant], ns: list[int], force: bool, memory: int,
@@ -57,6 +51,7 @@ def plan_summaries(store: Store, variants: list[Variant], ns: list[int], force: 
     already has its summary and is never replaced by one; with force, summary layers are recomputed.
     Each layer keeps the float columns while `workers` layers like it fit `memory`, never if `lean`.
     The targets are checked first, once, by check_summary_targets."""
+    from .engine.limits import summary_first_n
     from .engine.summary import layer_bytes, layer_size
 
     stored = {v.name: (store.built_ns(v.name), store.summary_ns(v.name), store.present_ns(v.name)) for v in variants}
@@ -64,7 +59,7 @@ def plan_summaries(store: Store, variants: list[Variant], ns: list[int], force: 
     for n in sorted(set(ns)):
         for v in variants:
             full, summaries, present = stored[v.name]
-            if n not in _own_ns(v, [n]) or n in full or (n in summaries and not force):
+            if n < summary_first_n(v) or n in full or (n in summaries and not force):
                 continue
             small, big = layer_bytes(v, n, floats=False), layer_bytes(v, n, floats=True)
             floats = not lean and big * workers <= memory

@@ -80,6 +80,12 @@ def full_limit(variant: Variant, budget: int) -> int:
     return _last_fitting(sizes, max(variant.min_n, 1), variant.full_bytes_per_position, budget)
 
 
+def summary_first_n(variant: Variant) -> int:
+    """The first n summary mode solves for `variant`: its first layer, never 0 (a layer of 0 is
+    one terminal position, which only a full build stores)."""
+    return max(variant.min_n, 1)
+
+
 def summary_limit(variant: Variant, budget: int) -> int | None:
     """The largest n summary mode reaches for `variant` within `budget` bytes (lean: without
     the float columns); None for a game summary mode cannot solve."""
@@ -87,7 +93,7 @@ def summary_limit(variant: Variant, budget: int) -> int | None:
         return None
     top = variant.summary_max_n if variant.summary_max_n is not None else variant.max_n
     sizes = variant.layer_sizes(top)
-    return _last_fitting(sizes, max(variant.min_n, 1), summary_bytes(variant), budget)
+    return _last_fitting(sizes, summary_first_n(variant), summary_bytes(variant), budget)
 
 
 @dataclass(frozen=True)
@@ -138,9 +144,9 @@ def check_summary(variant: Variant, n: int, budget: int, summary_games: list[str
     if refusal is not None:
         raise UsageError(f"{variant.name} has no summary mode: {refusal}; build it in full (summary mode "
                          f"solves {', '.join(summary_games)})")
-    if n < max(variant.min_n, 1):
+    if n < summary_first_n(variant):
         raise UsageError(f"n = {n} is out of range for {variant.name}: summary mode starts at n = "
-                         f"{max(variant.min_n, 1)}")
+                         f"{summary_first_n(variant)}")
     top = variant.summary_max_n if variant.summary_max_n is not None else variant.max_n
     if n > top:
         raise UsageError(f"n = {n} is beyond summary mode's reach for {variant.name}: n goes up to {top} "
