@@ -139,6 +139,26 @@ def test_a_failed_write_commits_no_layer_after_it(tmp_path, monkeypatch):
     assert all(n - 3 in built for n in built if n >= 3), built
 
 
+def test_a_failure_after_a_commit_stops_the_build_too(tmp_path, monkeypatch):
+    """What the writer does after a commit (let a waiting reader in, report progress) may fail
+    too (a progress line to a closed terminal): the build stops with that error, the layers of
+    that write stay committed and nothing is written after them."""
+    taken = _taken_by_the_writer(monkeypatch)
+    reports: list[str] = []
+
+    def progress(work: int, what: str) -> None:
+        reports.append(what)
+        raise OSError("standard error is closed")
+
+    path = tmp_path / "progress.duckdb"
+    with Store.open_write(path) as store, pytest.raises(OSError, match="standard error is closed"):
+        build(store, as_games(["zeckendorf"]), list(range(1, 41)), progress=progress)
+    with duckdb.connect(str(path), read_only=True) as con:
+        built = {n for (n,) in con.execute("SELECT n FROM builds WHERE variant = 'zeckendorf'").fetchall()}
+    assert len(reports) == 1 and built and built == set(taken), (reports, built, taken)
+    assert consistent(path) == []
+
+
 def _commit_order(monkeypatch, hold_5) -> list[int]:
     """The n of each layer as the writer takes it, from now on, with n = 5's distribution
     computed only once hold_5() returns."""
@@ -162,12 +182,12 @@ def _taken_by_the_writer(monkeypatch) -> list[int]:
     real_take = builder._Writer._take
     taken: list[int] = []
 
-    def recorded(writer):
-        batches = real_take(writer)
+    def recorded(waiting, finishing):
+        batches = real_take(waiting, finishing)
         taken.extend(r.n for batch in batches for r in batch.records)
         return batches
 
-    monkeypatch.setattr(builder._Writer, "_take", recorded)
+    monkeypatch.setattr(builder._Writer, "_take", staticmethod(recorded))
     return taken
 
 

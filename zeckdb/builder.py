@@ -15,9 +15,8 @@ built. Variants sharing a graph share its enumeration and its stored edges.
 from __future__ import annotations
 
 from concurrent.futures import Future
-from contextlib import suppress
 from dataclasses import dataclass, field
-import threading
+from queue import Empty, SimpleQueue
 import time
 from typing import TYPE_CHECKING, Any
 from collections import deque
@@ -400,109 +399,118 @@ class _Batch:
 
 
 class _Writer:
-    """The build's one writer thread. Each write takes the layers handed over whose length
-    distributions are computed, in the order of their n, into one transaction: small layers
-    handed over while the writer was busy go into the store together, an INSERT per table.
-    A layer still being analysed holds back only the layers whose moves reach it (a reader
-    never finds a layer without them), not every layer after it (the ordered game's largest
-    take half a minute), so the solver goes on meanwhile; once the builder hands over nothing
-    more, the writer inserts a layer's positions and moves while its distribution is still
-    computed, and its length rows last. The layers' rows are made on threads of their own
-    (`tablers`, TABLES_AHEAD layers ahead) while the writer inserts the layers before them:
-    made by the writer, they were a serial part of every build; made as soon as a layer is
-    solved, they would be held in memory beside the solutions of every layer in flight."""
+    """The build's one writer: a thread draining a queue of the layers handed over. Each
+    write takes the layers whose length distributions are computed, in the order of their n,
+    into one transaction: small layers handed over while the writer was busy go into the
+    store together, an INSERT per table. A layer still being analysed holds back only the
+    layers whose moves reach it (a reader never finds a layer without them), not every layer
+    after it (the ordered game's largest take half a minute), so the solver goes on
+    meanwhile; once the builder hands over nothing more, the writer inserts a layer's
+    positions and moves while its distribution is still computed, and its length rows last.
+    The layers' rows are made on threads of their own (`tablers`, TABLES_AHEAD layers ahead)
+    while the writer inserts the layers before them: made by the writer, they were a serial
+    part of every build; made as soon as a layer is solved, they would be held in memory
+    beside the solutions of every layer in flight. Once a write fails nothing more is
+    written: every layer handed over fails with it (a layer after it may need it)."""
 
     def __init__(self, store: StoreWriter, progress: Progress | None):
         self.store = store
         self.progress = progress
-        self.thread = settings_pool(1, "zeckdb-writer")
+        # what the writer hears: a batch handed over, _LOOK once an analysis is done, _FINISH
+        self.queue: SimpleQueue[object] = SimpleQueue()
         self.tablers = settings_pool(TABLES_AHEAD, "zeckdb-tables")
-        self.lock = threading.Lock()
-        self.changed = threading.Condition(self.lock)  # a layer handed over or analysed, or finishing
-        self.waiting: list[_Batch] = []  # handed over, not yet taken by a write
-        self.finishing = False  # the builder hands over nothing more
-        self.failed: BaseException | None = None  # a write's failure: nothing is written after it
+        self.thread = settings_pool(1, "zeckdb-writer")
+        self.running: Future[None] | None = None
+
+    def start(self) -> None:
+        self.running = self.thread.submit(self._run)
 
     def hand_over(self, records: list[LayerRecord], analysed: list[Future[Any]]) -> Future[Any]:
         """Write a layer's records once `analysed` (their distributions) are done; the future
         is done when they are committed."""
         batch = _Batch(records, analysed)
-        with self.lock:
-            self.waiting.append(batch)
-            self.changed.notify_all()
-        self.thread.submit(self._write)
-        for f in analysed:  # a write for when it is ready
-            f.add_done_callback(self._analysed)
+        self.queue.put(batch)
+        for f in analysed:
+            f.add_done_callback(lambda _: self.queue.put(_LOOK))
         return batch.committed
 
     def finish(self) -> None:
-        """Nothing more comes: write every layer handed over, ready or not."""
-        with self.lock:
-            self.finishing = True
-            self.changed.notify_all()
-        self.thread.submit(self._write)
+        """Nothing more comes: write every layer handed over, ready or not, then stop."""
+        self.queue.put(_FINISH)
 
-    def _analysed(self, _: Future[Any]) -> None:
-        with self.lock:
-            self.changed.notify_all()
-        with suppress(RuntimeError):  # the writer has shut down: its last write took every layer
-            self.thread.submit(self._write)
+    def close(self) -> None:
+        """After finish(): wait for the writer and its table makers to end."""
+        self.thread.shutdown()
+        self.tablers.shutdown()
+        if self.running is not None:
+            self.running.result()
 
-    def _takeable(self) -> list[_Batch]:
-        """The batches to write now (under the lock): those analysed whose lower layers are
-        not left waiting, as a layer is never committed before a layer its moves reach; when
-        finishing and none is, the first."""
+    @staticmethod
+    def _take(waiting: list[_Batch], finishing: bool) -> list[_Batch]:
+        """The batches to write now: those analysed whose lower layers are not left waiting,
+        as a layer is never committed before a layer its moves reach; when finishing and none
+        is, the first."""
         taken: list[_Batch] = []
         left: set[tuple[str, int]] = set()  # the layers of the batches not taken, lowest n first
-        for b in self.waiting:
+        for b in waiting:
             if b.ready() and not b.reads() & left:
                 taken.append(b)
             else:
                 left |= b.layers()
-        if not taken and self.finishing and self.waiting:
-            taken = self.waiting[:1]
-        return taken
+        return taken or (waiting[:1] if finishing else [])
 
-    def _take(self) -> list[_Batch]:
-        with self.lock:
-            if self.failed is not None:  # every layer after a failed write fails with it
-                for batch in self.waiting:
-                    batch.committed.set_exception(self.failed)
-                self.waiting = []
-                return []
-            taken = self._takeable()
-            self.waiting = [b for b in self.waiting if b not in taken]
-            return taken
-
-    def _write(self) -> None:
-        while taken := self._take():
+    def _run(self) -> None:
+        waiting: list[_Batch] = []
+        finishing = False
+        failed: BaseException | None = None
+        # Readers open the file between commits: once the writer has had nothing to write for
+        # IDLE_SECONDS since its last write (the next layers are solved or analysed), else when
+        # one waits. (Letting go and opening it again cost more than a small layer's write.)
+        let_go_at: float | None = None
+        while not (finishing and not waiting):
             try:
-                self.store.write_layers(interrupts.made_ahead(
-                    self.tablers, (partial(_written_tables, r, batch.wait_for_analysis) for batch in taken
-                                   for r in batch.records), TABLES_AHEAD))
+                event = self.queue.get(timeout=None if let_go_at is None else max(0.0, let_go_at - time.monotonic()))
+            except Empty:
+                event = _IDLE
+            if event is _FINISH:
+                finishing = True
+            elif isinstance(event, _Batch):
+                waiting.append(event)
+            try:
+                if event is _IDLE:
+                    let_go_at = None
+                    self.store.let_go()
+                elif failed is None and (taken := self._take(waiting, finishing)):
+                    waiting = [b for b in waiting if b not in taken]
+                    self._write(taken)
+                    let_go_at = time.monotonic() + IDLE_SECONDS
             except BaseException as exc:  # the builder raises it from the layers' futures
-                with self.lock:
-                    self.failed = exc
-                for batch in taken:
-                    batch.committed.set_exception(exc)
-                continue  # to fail the layers waiting: a layer after a failed one may need it
+                failed = exc
+            if failed is not None:
+                for batch in waiting:
+                    batch.committed.set_exception(failed)
+                waiting = []
+        if let_go_at is not None:
+            self.store.let_go()
+
+    def _write(self, taken: list[_Batch]) -> None:
+        try:
+            self.store.write_layers(interrupts.made_ahead(
+                self.tablers, (partial(_written_tables, r, batch.wait_for_analysis) for batch in taken
+                               for r in batch.records), TABLES_AHEAD))
+        except BaseException as exc:
             for batch in taken:
-                batch.committed.set_result(None)
-            # Readers open the file between commits: once the writer has had nothing ready to
-            # write for IDLE_SECONDS (while the next layers are solved or analysed), else when
-            # one waits. (Letting go and opening it again cost more than a small layer's write.)
-            with self.lock:
-                idle = not self._takeable()
-                if idle and not self.finishing:
-                    self.changed.wait_for(lambda: bool(self._takeable()) or self.finishing, IDLE_SECONDS)
-                    idle = not self._takeable()
-            if idle:
-                self.store.let_go()
-            else:
-                self.store.let_readers_in()
-            if self.progress:
-                for batch in taken:
-                    self.progress(sum(r.variant.estimate_work(r.n) for r in batch.records), f"n={batch.records[0].n}")
+                batch.committed.set_exception(exc)
+            raise
+        for batch in taken:
+            batch.committed.set_result(None)
+        self.store.let_readers_in()
+        if self.progress:
+            for batch in taken:
+                self.progress(sum(r.variant.estimate_work(r.n) for r in batch.records), f"n={batch.records[0].n}")
+
+
+_LOOK, _FINISH, _IDLE = object(), object(), object()  # what the writer hears besides a batch
 
 
 def _solving_ahead(todo: dict[int, list[Step]], threads: int, budget: int) -> Callable[[int, list[int]], bool]:
@@ -549,15 +557,17 @@ def build(store: StoreWriter, variants: Sequence[Variant], ns: list[int], *, for
 
     in_flight: dict[Future[Any], int] = {}  # writes handed over, and the rows of their layers
     lower = LowerLayers(todo)
+    may_start = _solving_ahead(todo, threads, build_memory())
     # at least two analysts: at large n the distributions cost more than solving and writing together
-    writer = _Writer(store, progress)
     analysts = settings_pool(max(MIN_ANALYSTS, threads), "zeckdb-analyst")
     solvers = settings_pool(threads, "zeckdb-solver")
-    may_start = _solving_ahead(todo, threads, build_memory())
+    writer = _Writer(store, progress)
     waiting = deque(todo.items())
     solving: deque[tuple[int, Future[Any]]] = deque()  # layers being solved, in ascending n
     try:
         try:
+            with interrupts.ctrl_c_held():  # started here, its thread ends with writer.finish()
+                writer.start()
             while waiting or solving:
                 while waiting and may_start(waiting[0][0], [m for m, _ in solving]):
                     m, m_steps = waiting.popleft()
@@ -592,11 +602,10 @@ def build(store: StoreWriter, variants: Sequence[Variant], ns: list[int], *, for
                 writer.finish()
             for pending in in_flight:  # let every handed-over layer commit, even on Ctrl-C
                 interrupts.result(pending)
-    finally:  # the writer first: the analysts' callbacks hand it nothing once it is shut
+    finally:
         with interrupts.ctrl_c_held():
             solvers.shutdown(cancel_futures=True)  # layers being solved finish; none starts
-            writer.thread.shutdown()
-            writer.tablers.shutdown()
+            writer.close()
             analysts.shutdown()
     report.seconds = time.perf_counter() - t0
     return report
