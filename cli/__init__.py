@@ -9,18 +9,23 @@ import sys
 from typing import Any
 
 
-def main() -> None:
+def main(held_ctrl_c: list[int] | None = None) -> None:
     """The `zeckdb` command. A Ctrl-C exits 130 without Python's traceback, also while the
     modules load (NumPy, numba, DuckDB take a noticeable moment) and while typer sets up.
     Once the command is over, a Ctrl-C changes nothing: Python puts back the default
     handler as it shuts down, and a late Ctrl-C would otherwise kill a finished run by
-    the signal instead of letting it exit with its own status."""
+    the signal instead of letting it exit with its own status. held_ctrl_c: the Ctrl-Cs
+    zeckdb.launch held while this module loaded (its handler is in place until here)."""
     from zeckdb.errors import caused_by_ctrl_c  # light modules: the heavy ones load below
     from zeckdb.interrupts import keep_ctrl_c_from_vanishing
 
     keep_ctrl_c_from_vanishing()
     _guard_standard_streams()
     try:
+        if held_ctrl_c is not None:
+            signal.signal(signal.SIGINT, signal.default_int_handler)  # a Ctrl-C raises, caught below
+            if held_ctrl_c:
+                raise KeyboardInterrupt
         _load_duckdb()
         from .main import main as run
 

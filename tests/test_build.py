@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import signal
 import subprocess
 import sys
@@ -271,7 +272,7 @@ def _lines_until(stream, start: str):
 
 def test_ctrl_c_says_what_is_kept_and_exits_130(tmp_path):
     path = tmp_path / "int.duckdb"
-    cmd = [sys.executable, "-c", "from zeckdb.cli import main; main()", "build", "--n", "1..115",
+    cmd = [sys.executable, "-c", "from zeckdb.launch import main; main()", "build", "--n", "1..115",
            "--variant", "zeckendorf", "--db", str(path)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
@@ -341,7 +342,7 @@ def test_ctrl_c_early_is_an_interrupt_too(tmp_path):
         # the delays count from the interpreter being up (a busy machine may take seconds to start
         # Python, and a signal before Python handles it is the operating system's, not zeckdb's)
         cmd = [sys.executable, "-c", "import sys; print('up', file=sys.stderr, flush=True); "
-               "from zeckdb.cli import main; main()", "build", "--n", "1..40", "--variant", "zeckendorf",
+               "from zeckdb.launch import main; main()", "build", "--n", "1..40", "--variant", "zeckendorf",
                "--db", str(path)]
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
@@ -364,13 +365,48 @@ def test_ctrl_c_early_is_an_interrupt_too(tmp_path):
         assert consistent(path) == []
 
 
+# Put on PYTHONPATH as sitecustomize: a Ctrl-C sent the moment one module is looked for.
+CTRL_C_AT_IMPORT = """
+import os, signal, sys
+
+class CtrlCAt:
+    def find_spec(self, name, path=None, target=None):
+        if name == os.environ["CTRL_C_AT_IMPORT_OF"]:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, CtrlCAt())
+"""
+
+
+@pytest.mark.parametrize("module", ["zeckdb.cli", "zeckdb.errors", "zeckdb.interrupts", "typer", "duckdb",
+                                    "numpy", "zeckdb.builder"])
+def test_ctrl_c_while_the_command_loads_is_one_line(tmp_path, module):
+    """The `zeckdb` command itself (the console script pip writes) with a Ctrl-C at the import
+    of one module after another: while zeckdb.cli, the modules its main() imports before it
+    can catch a Ctrl-C, then the heavy ones. Each ends in one line and exit 130, no
+    traceback and no file. (Only the console script's own first lines and `import zeckdb`
+    come before zeckdb.launch holds a Ctrl-C.)"""
+    command = Path(sys.executable).with_name("zeckdb")
+    assert command.exists(), f"no {command}: install zeckdb as the README says"
+    (tmp_path / "sitecustomize.py").write_text(CTRL_C_AT_IMPORT)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "CTRL_C_AT_IMPORT_OF": module}
+    path = tmp_path / "loading.duckdb"
+    done = subprocess.run([str(command), "build", "--variant", "zeckendorf", "--n", "1..5", "--db", str(path)],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 130 and done.stderr.strip().splitlines() == ["zeckdb: interrupted"], \
+        (module, done.returncode, done.stderr[-2000:])
+    assert not path.exists()
+
+
 def test_ctrl_c_as_a_finished_build_exits_changes_nothing(tmp_path):
     """A Ctrl-C just after the last layer's line, while Python shuts down (its default
     handler back in place), leaves a finished build's exit 0 (or 130 if it came before the
     end of the command), never a death by the signal."""
     for i, delay in enumerate((0.0, 0.05, 0.1, 0.2)):
         path = tmp_path / f"late{i}.duckdb"
-        cmd = [sys.executable, "-c", "from zeckdb.cli import main; main()", "build", "--n", "1..12",
+        cmd = [sys.executable, "-c", "from zeckdb.launch import main; main()", "build", "--n", "1..12",
                "--variant", "zeckendorf", "--db", str(path)]
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))

@@ -153,7 +153,7 @@ def test_ctrl_c_on_the_cluster_keeps_the_shards_written_and_a_rerun_resumes(clus
     shards = tmp_path / "shards"
     args = ["build", "--executor", "dask", "--address", cluster, "--n", "1..110", "--variant", "zeckendorf",
             "--shards", str(shards), "--shards-only", "--db", str(tmp_path / "z.duckdb")]
-    proc = subprocess.Popen([sys.executable, "-c", "from zeckdb.cli import main; main()", *args],
+    proc = subprocess.Popen([sys.executable, "-c", "from zeckdb.launch import main; main()", *args],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     said = []

@@ -364,7 +364,7 @@ def test_ctrl_c_during_summary_mode_keeps_every_finished_layer(tmp_path):
     import sys
 
     db = tmp_path / "stopped.duckdb"
-    proc = subprocess.Popen([sys.executable, "-c", "from zeckdb.cli import main; main()", "build", "--summary-only",
+    proc = subprocess.Popen([sys.executable, "-c", "from zeckdb.launch import main; main()", "build", "--summary-only",
                              "--variant", "zeckendorf", "--n", "1..200", "--db", str(db)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as under a terminal

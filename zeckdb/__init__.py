@@ -15,7 +15,7 @@ zeckdb.ZeckdbError. They are imported when first used, so `import zeckdb` stays 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+
 
 # NumPy asks the kernel for transparent huge pages for every array of 4 MB or more (where
 # THP is set to madvise); on virtual machines a huge page's first touch can cost several
@@ -24,6 +24,10 @@ from typing import TYPE_CHECKING, Any
 os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
 from .version import ENGINE_VERSION, __version__
+
+# typing's import costs the `zeckdb` command as much as the rest of this module (its
+# Ctrl-C is held only once zeckdb.launch runs); a type checker reads this name as typing's
+TYPE_CHECKING = False
 
 # Imported from a source checkout (its folder first on sys.path: `python -m pytest` there), the
 # command line, the queries and the migrations stand beside the package, not in it (an install
@@ -34,6 +38,8 @@ if not os.path.isdir(os.path.join(_HERE, "cli")) and os.path.isfile(os.path.join
 del _HERE
 
 if TYPE_CHECKING:  # what a type checker and an IDE see; at run time __getattr__ imports them
+    from typing import Any
+
     from .answers import Export, GameInfo, Layer, Status
     from .api import BuildResult, Database, Line, Move, PositionInfo, build, open
     from .errors import (ClusterError, DatabaseError, NotBuiltError, QueryLimitError, UnknownQueryError,
@@ -41,6 +47,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see; at run time __getattr__
     from .executor import Limits, Result
     from .gameplay import Game, PlayersPosition, Position
     from .settings import Settings
+del TYPE_CHECKING
 
 _FROM = {"open": "api", "build": "api", "Database": "api", "BuildResult": "api", "PositionInfo": "api",
          "Move": "api", "Line": "api", "Result": "executor", "Limits": "executor", "Settings": "settings",
