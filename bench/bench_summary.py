@@ -34,7 +34,7 @@ def peak_gib() -> float:
 
 
 def run(db: Path, ns: list[int], memory_gib: float, log, lean: bool = False) -> float:
-    from zeckdb.store import Store
+    from zeckdb.store import StoreWriter
     from zeckdb.settings import thread_count
     from zeckdb.summaries import build_summaries, check_summary_targets, plan_summaries
     from zeckdb.variants import get_variant
@@ -43,7 +43,7 @@ def run(db: Path, ns: list[int], memory_gib: float, log, lean: bool = False) -> 
     memory = int(memory_gib * 2**30)
     check_summary_targets(variants, ns, memory)
     t0 = time.perf_counter()
-    with Store.open_write(db) as store:
+    with StoreWriter.open_write(db) as store:
         jobs = plan_summaries(store, variants, ns, False, memory, workers=thread_count(), lean=lean)
         build_summaries(store, jobs, threads=thread_count(), memory=memory, on_layer=log)
     if not jobs:
@@ -144,11 +144,11 @@ def main() -> None:
 
 def check_full(summary_db: Path, full_db: Path, ns: list[int]) -> None:
     from zeckdb.builder import build
-    from zeckdb.store import Store
+    from zeckdb.store import Store, StoreWriter
     from zeckdb.variants import get_variant
 
     t0 = time.perf_counter()
-    with Store.open_write(full_db) as store:
+    with StoreWriter.open_write(full_db) as store:
         build(store, [get_variant("zeckendorf"), get_variant("reversed")], ns)
     columns = ("positions, edges, start_id, start_position, winner, min_length, max_length, start_remoteness, "
                "games_approx, expected_length, p1_wins_random, p1_wins_p1_perfect, p1_wins_p2_perfect")

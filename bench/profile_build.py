@@ -35,7 +35,7 @@ def main() -> None:
     from zeckdb import builder
     from zeckdb.engine import solve
     from zeckdb.ranges import parse_ns
-    from zeckdb.store import Store
+    from zeckdb.store import StoreWriter
     from zeckdb.variants import get_variant
 
     t_imports = time.perf_counter() - t_start
@@ -51,7 +51,7 @@ def main() -> None:
         phases[phase] += time.perf_counter() - t0
         return out
 
-    insert_rows = Store._insert_rows
+    insert_rows = StoreWriter._insert_rows
 
     def timed_insert(con, table, rows, constants):  # the store's bulk inserts, by table
         t0 = time.perf_counter()
@@ -59,10 +59,10 @@ def main() -> None:
         kind = "edges" if table.startswith("edge_rows") else "positions" if table.startswith("position_rows") else table
         phases[f"  insert {kind}"] += time.perf_counter() - t0
 
-    Store._insert_rows = staticmethod(timed_insert)
+    StoreWriter._insert_rows = staticmethod(timed_insert)
     with tempfile.TemporaryDirectory(prefix="zeckdb-profile-") as tmp:
         t0 = time.perf_counter()
-        store = Store.open_write(Path(tmp) / "p.duckdb")
+        store = StoreWriter.open_write(Path(tmp) / "p.duckdb")
         store.rows("SET threads = 1")
         for v in variants:
             store.register_variant(builder.game_record(v))

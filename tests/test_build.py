@@ -15,7 +15,7 @@ import pytest
 from .conftest import as_games, run
 
 from zeckdb.builder import build, game_record
-from zeckdb.store import Store
+from zeckdb.store import Store, StoreWriter
 
 
 def consistent(path) -> list:
@@ -42,7 +42,7 @@ def consistent(path) -> list:
 
 def test_incremental_build_computes_only_what_is_missing(tmp_path):
     path = tmp_path / "inc.duckdb"
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         first = build(store, as_games(["zeckendorf", "reversed"]), list(range(1, 6)))
         assert len(first.built) == 10
         second = build(store, as_games(["zeckendorf", "reversed"]), list(range(1, 9)))
@@ -83,7 +83,7 @@ def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path,
 
     monkeypatch.setattr(solve, "length_distribution", failing_at)
     path = tmp_path / "fail.duckdb"
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         try:
             build(store, as_games(["zeckendorf", "reversed"]), list(range(1, 10)))
         except RuntimeError as exc:
@@ -102,7 +102,7 @@ def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path,
     finally:
         con.close()
     monkeypatch.setattr(solve, "length_distribution", real)
-    with Store.open_write(path) as store:  # and a build resumes from there
+    with StoreWriter.open_write(path) as store:  # and a build resumes from there
         resumed = build(store, as_games(["zeckendorf", "reversed"]), list(range(1, 10))).built
         assert ("zeckendorf", failing) in resumed and ("reversed", failing) in resumed
         assert store.built_ns("zeckendorf") == store.built_ns("reversed") == set(range(1, 10))
@@ -130,7 +130,7 @@ def test_a_failed_write_commits_no_layer_after_it(tmp_path, monkeypatch):
     game = Fragile()
     monkeypatch.setitem(variants._instances, "fragile", game)
     path = tmp_path / "fragile.duckdb"
-    with Store.open_write(path) as store, pytest.raises(RuntimeError, match="no text for n = 11"):
+    with StoreWriter.open_write(path) as store, pytest.raises(RuntimeError, match="no text for n = 11"):
         build(store, [game], list(range(0, 41)), threads=2)
     with duckdb.connect(str(path), read_only=True) as con:
         built = sorted(n for (n,) in con.execute("SELECT n FROM builds WHERE variant = 'fragile'").fetchall())
@@ -152,7 +152,7 @@ def test_a_failure_after_a_commit_stops_the_build_too(tmp_path, monkeypatch):
         raise OSError("standard error is closed")
 
     path = tmp_path / "progress.duckdb"
-    with Store.open_write(path) as store, pytest.raises(OSError, match="standard error is closed"):
+    with StoreWriter.open_write(path) as store, pytest.raises(OSError, match="standard error is closed"):
         build(store, as_games(["zeckendorf"]), list(range(1, 41)), progress=progress)
     with duckdb.connect(str(path), read_only=True) as con:
         built = {n for (n,) in con.execute("SELECT n FROM builds WHERE variant = 'zeckendorf'").fetchall()}
@@ -203,7 +203,7 @@ def test_a_layer_still_analysed_does_not_hold_back_the_layers_after_it(tmp_path,
 
     committed = _commit_order(monkeypatch, until_8_is_written)
     path = tmp_path / "order.duckdb"
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         build(store, as_games(["zeckendorf"]), list(range(1, 11)))
         assert store.built_ns("zeckendorf") == set(range(1, 11))
     assert committed.index(8) < committed.index(5) and sorted(committed) == list(range(1, 11))
@@ -223,7 +223,7 @@ def test_a_layer_waits_for_the_lower_layers_its_moves_reach(tmp_path, monkeypatc
 
     committed = _commit_order(monkeypatch, until_6_and_7_are_written)
     path = tmp_path / "lower.duckdb"
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         build(store, as_games(["black-hole-3"]), list(range(1, 13)))
     order = {n: i for i, n in enumerate(committed)}
     variant = get_variant("black-hole-3")
@@ -256,7 +256,7 @@ def test_killed_build_keeps_committed_layers_and_resumes(tmp_path):
     done_before = con.execute("SELECT count(*) FROM builds").fetchone()[0]
     con.close()
     assert 0 < done_before < 2 * KILL_N, "the kill should land mid-build"
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         report = build(store, as_games(["zeckendorf", "reversed"]), list(range(1, KILL_N + 1)))
     assert len(report.built) == 2 * KILL_N - done_before
     assert consistent(path) == []
@@ -359,7 +359,7 @@ def test_ctrl_c_early_is_an_interrupt_too(tmp_path):
         assert not path.with_name(path.name + ".new").exists()  # the new file's schema, written aside
         if path.exists():
             assert consistent(path) == []
-        with Store.open_write(path) as store:
+        with StoreWriter.open_write(path) as store:
             build(store, as_games(["zeckendorf"]), list(range(1, 41)))
             assert store.built_ns("zeckendorf") == set(range(1, 41))
         assert consistent(path) == []
@@ -524,7 +524,7 @@ def test_a_game_registered_again_is_stored_as_it_is_now(tmp_path):
     class NewTitle(NewMoveNames):
         title = "Zeckendorf, renamed"
 
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         for registered in (game, game, NewMoveNames(), NewTitle(), game):  # one change at a time
             store.register_variant(game_record(registered))
             stored = store.rows("SELECT title FROM variants WHERE variant = 'zeckendorf'")

@@ -15,7 +15,7 @@ import duckdb
 import pytest
 
 from zeckdb.builder import build
-from zeckdb.store import Store
+from zeckdb.store import StoreWriter
 
 from .conftest import as_games, run
 
@@ -33,7 +33,7 @@ def digest(path: Path) -> str:
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("clean") / "clean.duckdb"
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         build(store, as_games(["zeckendorf", "reversed"]), list(range(1, 41)))
     return path
 
@@ -236,7 +236,7 @@ def test_a_new_database_appears_only_once_its_schema_is_written(tmp_path, capsys
 
     monkeypatch.setattr(zeckdb.store.schema, "_write_head_schema", dies_half_way)
     with pytest.raises(KeyboardInterrupt):
-        zeckdb.store.Store.open_write(path)
+        zeckdb.store.StoreWriter.open_write(path)
     assert list(tmp_path.iterdir()) == []  # its own temporary folder gone, and the lock folder it made
     monkeypatch.setattr(zeckdb.store.schema, "_write_head_schema", real)
     code, out, err = run(capsys, "build", "--variant", "zeckendorf", "--n", "1..4", "--db", str(path))

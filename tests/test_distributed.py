@@ -336,7 +336,7 @@ def test_shards_without_checksums_are_hashed_by_the_driver(tmp_path, local_db):
 
     from zeckdb.builder import game_record
     from zeckdb.distributed import CHECKSUMS, read_shards, solve_to_shards
-    from zeckdb.store import Store
+    from zeckdb.store import StoreWriter
     from zeckdb.variants import get_variant
 
     shards = tmp_path / "shards"
@@ -346,7 +346,7 @@ def test_shards_without_checksums_are_hashed_by_the_driver(tmp_path, local_db):
     layer = read_shards(shards, "zeckendorf", "zeckendorf", 12, replace=False, with_graph=True)
     assert set(layer.checksums or {}) == {"positions", "edges", "summary"}  # hashed on reading
     db = tmp_path / "z.duckdb"
-    with Store.open_write(db) as store:
+    with StoreWriter.open_write(db) as store:
         store.register_variant(game_record(get_variant("zeckendorf")))
         store.write_layers([layer])
     recorded = ("SELECT positions_checksum, edges_checksum, summary_checksum FROM builds "
@@ -536,14 +536,14 @@ def test_a_shard_folder_another_driver_holds_is_refused(tmp_path):
     other is refused in one line before it submits anything (no cluster is needed to see it)."""
     from zeckdb.distributed import build_distributed, folder_lock
     from zeckdb.errors import UsageError
-    from zeckdb.store import Store
+    from zeckdb.store import StoreWriter
 
     shards = tmp_path / "shared.shards"
     shards.mkdir()
-    with (Store.open_write(tmp_path / "a.duckdb") as store, folder_lock(shards),
+    with (StoreWriter.open_write(tmp_path / "a.duckdb") as store, folder_lock(shards),
           pytest.raises(UsageError, match=r"in use by another build \(one driver at a time\)")):
         build_distributed(store, None, {}, shards)
-    with Store.open_write(tmp_path / "b.duckdb") as store:  # released: the next driver takes it
+    with StoreWriter.open_write(tmp_path / "b.duckdb") as store:  # released: the next driver takes it
         assert build_distributed(store, None, {}, shards) == ([], 0, 0)
 
 

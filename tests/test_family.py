@@ -12,7 +12,7 @@ import duckdb
 import pytest
 
 from zeckdb import api
-from zeckdb.store import Store
+from zeckdb.store import StoreWriter
 
 from . import reference as ref
 from .conftest import (BLACK_HOLE_N, GAMES, BLACK_HOLES, BUILD_UP_N, MORE_BLACK_HOLE_N, MORE_BLACK_HOLES, NIM_N, ORDERED_N,
@@ -257,7 +257,7 @@ def test_building_n_builds_the_layers_its_games_reach_and_resumes(tmp_path):
     from zeckdb.builder import build
 
     path = tmp_path / "bh.duckdb"
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         first = build(store, as_games(["black-hole-4"]), [17])
         assert sorted(n for _, n in first.built) == [2, 7, 12, 17]  # 17 - 5j: a game from (17) passes them all
         again = build(store, as_games(["black-hole-4"]), list(range(1, 21)))
@@ -266,7 +266,7 @@ def test_building_n_builds_the_layers_its_games_reach_and_resumes(tmp_path):
         # an already stored lower layer is recomputed in memory, not rewritten
     with duckdb.connect(str(path)) as con:  # a hand edit, to see whether n = 15 is written again
         con.execute("UPDATE builds SET seconds = -1 WHERE variant = 'black-hole-4' AND n = 15")
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         assert build(store, as_games(["black-hole-4"]), [20], force=True).built == [("black-hole-4", 20)]
         assert store.rows("SELECT seconds FROM builds WHERE variant = 'black-hole-4' AND n = 15") == [(-1,)]
 

@@ -11,7 +11,7 @@ from alembic.script import ScriptDirectory
 import duckdb
 import pytest
 
-from zeckdb.store import SCHEMA_HEAD, Store, alembic_config, migrate, upgrade
+from zeckdb.store import SCHEMA_HEAD, StoreWriter, alembic_config, migrate, upgrade
 
 from .conftest import as_games
 
@@ -39,7 +39,7 @@ def test_a_new_file_gets_the_schema_the_migrations_write(tmp_path):
     """New files take migrations/head.sql; it must be what Alembic's revisions write, object
     for object and row for row (and every existing file is still migrated by Alembic)."""
     created, migrated = tmp_path / "created.duckdb", tmp_path / "migrated.duckdb"
-    Store.open_write(created).close()
+    StoreWriter.open_write(created).close()
     migrate(migrated, migrated)
     stale = ("migrations/head.sql differs from what the migrations write: regenerate it with "
              "`python -c \"import zeckdb.store as s; s.write_head_schema()\"`")
@@ -66,8 +66,8 @@ def test_head_schema_orders_each_statement_after_what_it_names():
 
 def test_a_new_file_is_created_without_alembic_or_sqlalchemy(tmp_path):
     """Their imports and the replay of every revision were most of a new file's start-up."""
-    script = ("import sys; from pathlib import Path; from zeckdb.store import Store; "
-              f"Store.open_write(Path({str(tmp_path / 'new.duckdb')!r})).close(); "
+    script = ("import sys; from pathlib import Path; from zeckdb.store import StoreWriter; "
+              f"StoreWriter.open_write(Path({str(tmp_path / 'new.duckdb')!r})).close(); "
               "print(sorted(m for m in ('alembic', 'sqlalchemy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
@@ -114,7 +114,7 @@ def test_downgrade_to_base_and_back(tmp_path):
     con = duckdb.connect(str(path), read_only=True)
     assert [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()] == ["alembic_version"]
     con.close()
-    Store.open_write(path).close()  # brings it back to head
+    StoreWriter.open_write(path).close()  # brings it back to head
 
 
 def test_sql_helpers_agree_with_python(tmp_path):
@@ -142,11 +142,11 @@ def test_older_database_is_upgraded_and_its_layers_rebuilt(tmp_path):
 
     path = tmp_path / "old.duckdb"
     command.upgrade(alembic_config(path), "0001")
-    with Store.open_write(path) as store:  # upgrades to head
+    with StoreWriter.open_write(path) as store:  # upgrades to head
         build(store, as_games(["zeckendorf"]), [1, 2, 3, 4, 5])
     with duckdb.connect(str(path)) as con:
         con.execute("DELETE FROM random_play WHERE n >= 4")  # as if built before the query layer existed
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         report = build(store, as_games(["zeckendorf"]), [1, 2, 3, 4, 5])
     assert report.built == [("zeckendorf", 4), ("zeckendorf", 5)]
     con = duckdb.connect(str(path), read_only=True)
@@ -187,7 +187,7 @@ def test_revision_0007_keeps_checksums_honest(tmp_path, capsys):
     from .conftest import as_games, run
 
     path = tmp_path / "six.duckdb"
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         build(store, as_games(["zeckendorf", "reversed", "zeckendorf-p3"]), list(range(1, 13)))
     command.downgrade(alembic_config(path), "0006")  # as the previous release wrote it
     with duckdb.connect(str(path)) as con:
@@ -213,7 +213,7 @@ def test_revision_0009_keeps_every_move_and_checksum(tmp_path, capsys):
     from .conftest import run
 
     path = tmp_path / "nine.duckdb"
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         build(store, as_games(["zeckendorf", "reversed", "black-hole-3"]), list(range(1, 13)))
     everything = "SELECT * FROM moves ORDER BY ALL"
     with duckdb.connect(str(path)) as con:
@@ -252,7 +252,7 @@ def test_revision_0010_widens_columns_and_keeps_checksums_honest(tmp_path, capsy
     from .conftest import run
 
     path = tmp_path / "ten.duckdb"
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         build(store, as_games(["zeckendorf", "reversed", "black-hole-3"]), list(range(1, 12)))
     tables = {"positions": f"SELECT {BEFORE_0015} FROM positions ORDER BY ALL", "moves": "SELECT * FROM moves ORDER BY ALL"}
     types = ("SELECT table_name, column_name, data_type FROM information_schema.columns "
@@ -292,7 +292,7 @@ def test_revision_0011_keeps_positions_and_checksums(tmp_path, capsys):
 
     path = tmp_path / "eleven.duckdb"
     games = ["zeckendorf", "reversed", "quilt", "zeckendorf-p3"]
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         build(store, as_games(games), list(range(1, 11)))
     everything = f"SELECT {BEFORE_0015} FROM positions ORDER BY ALL"
     types = ("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'positions' "
@@ -312,7 +312,7 @@ def test_revision_0011_keeps_positions_and_checksums(tmp_path, capsys):
     code, out, err = run(capsys, "verify", "--db", str(path))
     assert code == 1 and "checksums: reversed n=9: the positions rows do not hash" in err
     assert err.count("checksums:") == 1  # every other layer's checksum still holds
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         build(store, as_games(games), [11])
     with duckdb.connect(str(path)) as con:
         where = {table: dict(con.execute(f"SELECT variant, count(*) FROM {source} GROUP BY variant").fetchall())
@@ -326,11 +326,11 @@ def test_revision_0011_keeps_positions_and_checksums(tmp_path, capsys):
     code, out, err = run(capsys, "verify", "--db", str(path), "--n", "11")
     assert code == 0, err
     # lookups read the two tables themselves: a layer in either, moves into layers in both
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         build(store, as_games(["fibonacci-nim"]), list(range(1, 10)))
     command.downgrade(alembic_config(path), "0010")
     upgrade(path)
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         build(store, as_games(["fibonacci-nim"]), [10, 11])
     with duckdb.connect(str(path)) as con:
         assert con.execute("SELECT DISTINCT n FROM position_rows_wide WHERE variant = 'fibonacci-nim' "
@@ -359,7 +359,7 @@ def test_revision_0012_moves_checksums_to_zeckdbs_hash_and_keeps_them_honest(tmp
     from .conftest import run
 
     path = tmp_path / "twelve.duckdb"
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         build(store, as_games(["zeckendorf", "reversed", "black-hole-3", "ordered", "zeckendorf-p3"]), list(range(1, 11)))
     recorded = "SELECT variant, n, positions_checksum, edges_checksum FROM builds ORDER BY variant, n"
     duckdb_hash = """
@@ -407,7 +407,7 @@ def test_revision_0013_stores_lean_rows_and_keeps_every_value(tmp_path, capsys):
     from .conftest import run
 
     path = tmp_path / "thirteen.duckdb"
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         build(store, as_games(["zeckendorf", "reversed", "black-hole-3", "quilt"]), list(range(1, 11)))
     everything = f"SELECT {BEFORE_0015} FROM positions ORDER BY ALL"
     types = ("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'positions' "
@@ -455,7 +455,7 @@ def test_revision_0014_names_each_columns_compression_and_keeps_every_row(tmp_pa
     from .conftest import run
 
     path = tmp_path / "fourteen.duckdb"
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         build(store, as_games(["zeckendorf", "reversed", "black-hole-3", "fibonacci-nim"]), list(range(1, 13)))
     command.downgrade(alembic_config(path), "0013")  # as the previous release wrote it
 
@@ -494,7 +494,7 @@ def test_revision_0015_adds_teams_and_keeps_checksums_honest(tmp_path, capsys):
     from .conftest import run
 
     path = tmp_path / "fifteen.duckdb"
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         build(store, as_games(["zeckendorf", "zeckendorf-p3"]), list(range(1, 9)))
     command.downgrade(alembic_config(path), "0014")  # as the previous release wrote it
     code, _, err = run(capsys, "db", "upgrade", "--db", str(path))
@@ -504,7 +504,7 @@ def test_revision_0015_adds_teams_and_keeps_checksums_honest(tmp_path, capsys):
         assert con.execute("SELECT count(*) FROM builds WHERE teams IS NOT NULL").fetchone() == (0,)
     code, out, err = run(capsys, "verify", "--db", str(path))
     assert code == 1 and "no teams stored (built before schema revision 0015)" in err and "checksums:" not in err
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         build(store, as_games(["zeckendorf-p3"]), list(range(1, 9)), force=True)
     code, out, err = run(capsys, "verify", "--db", str(path))
     assert code == 0, err
@@ -573,7 +573,7 @@ def test_a_crafted_file_runs_none_of_its_own_sql_during_an_upgrade_or_a_build(tm
     secret = tmp_path / "secret.txt"
     secret.write_text("TOP-SECRET-1234")
     path = tmp_path / "crafted.duckdb"
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         build(store, as_games(["zeckendorf", "reversed"]), list(range(1, 9)))
     command.downgrade(alembic_config(path), "0011")
     _craft_views(path, secret)
@@ -595,7 +595,7 @@ def test_a_crafted_file_runs_none_of_its_own_sql_during_an_upgrade_or_a_build(tm
 
 def test_the_writer_reaches_no_file_but_the_database(tmp_path):
     (tmp_path / "other.txt").write_text("another file")
-    with Store.open_write(tmp_path / "w.duckdb") as store:
+    with StoreWriter.open_write(tmp_path / "w.duckdb") as store:
         for statement in (f"SELECT * FROM read_text('{tmp_path / 'other.txt'}')",
                           f"COPY (SELECT 1) TO '{tmp_path / 'out.csv'}'", f"ATTACH '{tmp_path / 'x.duckdb'}' AS x"):
             with pytest.raises(duckdb.PermissionException):
@@ -614,7 +614,7 @@ def test_revision_0016_names_each_games_convention_and_keeps_every_row(tmp_path,
     from .conftest import run
 
     path = tmp_path / "sixteen.duckdb"
-    with Store.open_write(path) as store:
+    with StoreWriter.open_write(path) as store:
         build(store, as_games(["zeckendorf", "reversed", "zeckendorf-misere"]), list(range(1, 11)))
     every = "SELECT variant, n, id, outcome, remoteness, winning_moves FROM positions ORDER BY ALL"
     with duckdb.connect(str(path)) as con:

@@ -18,7 +18,7 @@ import pytest
 
 from zeckdb import api
 from zeckdb.errors import ZeckdbError
-from zeckdb.store import Store, resolve_db_path
+from zeckdb.store import Store, StoreWriter, resolve_db_path
 
 from .conftest import run
 
@@ -52,7 +52,7 @@ def scene(root: Path, built: Path) -> Path:
     db.parent.mkdir()
     shutil.copy(built, db)
     (root / "spare").mkdir()
-    with Store.open_write(db):  # makes the lock folder as a build leaves it
+    with StoreWriter.open_write(db):  # makes the lock folder as a build leaves it
         pass
     return db
 

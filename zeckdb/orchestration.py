@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .errors import UsageError, caused_by_ctrl_c, opt
 from .outputs import check_folder
 from .settings import current as settings
-from .store import Store, StoreWriter
+from .store import StoreWriter
 from .variants import get_variant
 
 if TYPE_CHECKING:
@@ -106,7 +106,7 @@ def _build_full(r: BuildRequest, threads: int, progress: Progress | None, say: C
     client, shards = _cluster(r) if r.executor == "dask" else (None, None)
     left = str(shards) if shards is not None and not r.shards_only else None
     with _ending(client, lambda: committed[0] if committed else None, left):
-        store = Store.open_write(r.db, on_wait=lambda: say(
+        store = StoreWriter.open_write(r.db, on_wait=lambda: say(
             "zeckdb: waiting for readers to close the database (a long query, `zeckdb verify`?) before the next "
             "commit"))
         try:
@@ -274,7 +274,7 @@ def _build_summaries(r: BuildRequest, threads: int, progress: Progress | None,
 
         client = connect(address)
     # Ctrl-C: every finished layer is committed (None)
-    with _ending(client, lambda: None), Store.open_write(r.db, on_wait=lambda: say(
+    with _ending(client, lambda: None), StoreWriter.open_write(r.db, on_wait=lambda: say(
             "zeckdb: waiting for readers to close the database")) as store:
         if client is not None:
             from .distributed import cluster_threads

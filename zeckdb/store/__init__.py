@@ -7,7 +7,7 @@
     records      the plain records the store writes (the builder makes them)
     checksummed  a layer's checksums as its stored rows give them
     database     the Store: open under the locks (zeckdb.locking), what is built, zeckdb's reads
-    writer       the StoreWriter (Store.open_write): the build's one writer, its writes
+    writer       the StoreWriter (StoreWriter.open_write): the build's one writer, its writes
 
 A user's statement runs through zeckdb.executor on a connection opened here (zeckdb.apart:
 in a process of its own). Alembic owns the schema (migrations/); writers bring the file to
@@ -18,8 +18,8 @@ pay for importing Alembic and SQLAlchemy.
 from ..errors import interrupted_statement
 from .checksummed import layer_checksum, layer_checksums, rows_checksums, summary_rows_checksum
 from .connections import _transaction as transaction, close_connection, open_sandboxed
-from .database import Store, upgrade
-from .writer import StoreWriter
+from .database import Store
+from .writer import StoreWriter, upgrade
 from .layout import LAYER_TABLES, LEAN_COLUMNS, POSITION_COLUMNS, POSITIONS_TABLES, PROBE_COLUMNS
 from .paths import resolve_db_path
 from .records import GameRecord, LayerCache, LayerTables, SummaryRecord, positions_table

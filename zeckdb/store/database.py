@@ -1,6 +1,6 @@
 """The Store: a database open under the locks (zeckdb.locking), its lifecycle, what is built
 and zeckdb's own reads. Its writing half, the build's one writer, is zeckdb.store.writer's
-StoreWriter (Store.open_write opens one).
+StoreWriter (StoreWriter.open_write opens one).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from contextlib import contextmanager
 import os
 from pathlib import Path
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from collections.abc import Callable, Iterator
 
 import duckdb
@@ -24,15 +24,12 @@ from .layout import (LEAN_DERIVED, MOVE_COLUMNS, POSITIONS_TABLES, PROBE_COLUMNS
 from .connections import close_connection
 from .checksummed import layer_checksums
 from .paths import resolve_db_path
-from .schema import SCHEMA_HEAD, _connect_checked
+from .schema import _connect_checked
 from .records import LayerCache
-
-if TYPE_CHECKING:
-    from .writer import StoreWriter
 
 
 class Store:
-    """An open zeckdb database. Use `Store.open_read` or `Store.open_write`.
+    """An open zeckdb database. Use `Store.open_read` (a writer: `StoreWriter.open_write`).
 
     A reader holds the file from open to close. A writer holds it only while it
     writes: `let_go` closes the file so that readers can open it (zeckdb.locking),
@@ -77,16 +74,6 @@ class Store:
             gate.close()
             raise
         return cls(path, con, gate=gate)
-
-    @classmethod
-    def open_write(cls, db: str | os.PathLike[str] | None = None,
-                   on_wait: Callable[[], None] | None = None) -> StoreWriter:
-        """Open (creating or upgrading) a database as its only writer (a StoreWriter, the
-        store's writing half); a second writer is refused, readers are waited for (on_wait is
-        called once when that takes long)."""
-        from .writer import StoreWriter
-
-        return StoreWriter._open(db, on_wait)
 
     def build_running(self) -> bool:
         """Whether a build is writing this database (this store's own build included)."""
@@ -363,9 +350,3 @@ class Store:
             if len(found) == wanted:
                 break
         return found
-
-def upgrade(path: Path) -> tuple[str | None, str]:
-    """Bring the database at `path` (created if missing) to the head revision, as its writer:
-    (the revision it had, the head revision)."""
-    with Store.open_write(path) as store:
-        return store.upgraded_from, SCHEMA_HEAD

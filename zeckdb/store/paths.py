@@ -28,7 +28,7 @@ def resolve_db_path(db: str | os.PathLike[str] | None, creating: bool = False) -
     log, the lock folder) are the ones DuckDB and every other zeckdb process use. Refused: what
     exists and is no regular file (a folder, a FIFO, a device), and the name of a side file of
     a database that exists (`X.duckdb.wal` beside X.duckdb). `creating`: for the commands that
-    create and write databases (Store.open_write), which may clear what a killed creation left."""
+    create and write databases (StoreWriter.open_write), which may clear what a killed creation left."""
     import stat
 
     from ..outputs import DATABASE_SIDE_FILES

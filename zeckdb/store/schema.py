@@ -219,7 +219,7 @@ def _file_schema_state(path: Path, deadline: float | None = 0.0) -> tuple[str | 
 def _upgrade(path: Path, deadline: float | None) -> str | None:
     """Bring the database at `path` (created if missing) to the head revision and return the
     revision it had. An empty DuckDB file (a build killed while it created the schema) gets
-    the schema; a damaged one is refused. The caller holds the writer's turn (Store.open_write)."""
+    the schema; a damaged one is refused. The caller holds the writer's turn (StoreWriter.open_write)."""
     if not path.exists():
         _create(path)
         return None

@@ -1,4 +1,4 @@
-"""The Store's writing half: the build's one writer (Store.open_write makes it). It commits
+"""The Store's writing half: the build's one writer (StoreWriter.open_write opens it). It commits
 layers and summaries, registers games, and lets the file go to readers between commits; its
 reads are the Store's.
 """
@@ -23,7 +23,7 @@ from .layout import LAYER_TABLES, lean_holds, lean_rows, variant_key
 from .connections import _connect, _rollback, _transaction
 from .checksummed import layer_checksum, summary_rows_checksum
 from .paths import resolve_db_path
-from .schema import _check_writable, _connect_checked, _upgrade
+from .schema import SCHEMA_HEAD, _check_writable, _connect_checked, _upgrade
 from .records import GameRecord, LayerTables, SummaryRecord, _Staged, _done, positions_table
 from .database import Store
 
@@ -61,8 +61,10 @@ class StoreWriter(Store):
         return self._con
 
     @classmethod
-    def _open(cls, db: str | os.PathLike[str] | None = None, on_wait: Callable[[], None] | None = None) -> StoreWriter:
-        """Store.open_write's work (see there)."""
+    def open_write(cls, db: str | os.PathLike[str] | None = None,
+                   on_wait: Callable[[], None] | None = None) -> StoreWriter:
+        """Open (creating or upgrading) a database as its only writer; a second writer is
+        refused, readers are waited for (on_wait is called once when that takes long)."""
         path = resolve_db_path(db, creating=True)
         _check_writable(path)
         gate = Gate(path, create=True)
@@ -330,3 +332,10 @@ class StoreWriter(Store):
             if layer.random_play is not None:
                 self._insert_values(con, "random_play", [{"variant": layer.variant, "n": layer.n,
                                                           **layer.random_play}])
+
+
+def upgrade(path: Path) -> tuple[str | None, str]:
+    """Bring the database at `path` (created if missing) to the head revision, as its writer:
+    (the revision it had, the head revision)."""
+    with StoreWriter.open_write(path) as store:
+        return store.upgraded_from, SCHEMA_HEAD
