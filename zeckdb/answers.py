@@ -1,11 +1,12 @@
-"""The library's typed answers beyond a position (zeckdb.api.PositionInfo): what a database
-holds (Status), a layer's summary row (Layer), a game of the catalogue (GameInfo). Each is a
-frozen dataclass; to_json() gives the plain object the command line and the service print.
+"""The library's typed answers: a position and its moves (PositionInfo, Move), what a
+database holds (Status), a layer's summary row (Layer), a game of the catalogue (GameInfo).
+Each is a frozen dataclass; to_json() gives the plain object the command line and the
+service print.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from typing import Any, Literal
 
@@ -15,6 +16,66 @@ Outcome = Literal["win", "loss"]
 def _plain(value: Any) -> Any:
     """A value as JSON takes it: timestamps as ISO text."""
     return value.isoformat() if isinstance(value, datetime) else value
+
+
+@dataclass(frozen=True)
+class Move:
+    """One legal move: its name, the resulting position and that position's value to the mover's opponent."""
+
+    move: str
+    position: list[int]
+    outcome: Outcome | None  # for the player to move after this move (None: more than two players)
+    remoteness: int | None
+    text: str = ""  # the position as the variant writes it: (3,1) counts, [1,2,1] an ordered list
+    forcing_seat: int | None = None  # more than two players: PositionInfo.forcing_seat of the position it leads to
+
+
+@dataclass(frozen=True)
+class PositionInfo:
+    """Everything the database knows of one position, for the player to move.
+
+    outcome: "win" or "loss". remoteness: moves to the end under optimal play
+    (the winner hurries, the loser delays). min_remaining / max_remaining: the
+    fewest / most moves to the end. games_to_end: complete games from here (an
+    exact int at start positions, a float elsewhere). expected_remaining_random:
+    expected moves to the end when both players pick uniformly random moves.
+    moves: every legal move, best first (wins in fewest moves, then losses in most).
+
+    Games of three or more players (`players`): outcome, remoteness and grundy are None;
+    forcing_seat is the player, counted from the one to move (1 = the player to move, 2 =
+    the next, ..., players = the one who just moved), who can force being the last mover
+    against every joint play of the others, None where none can. teams: every team of
+    players (seats counted the same way; at a start, the players' own numbers) that can force
+    the last mover to be one of theirs, coordinating against the others, smallest first
+    (non-empty and not everyone; None where the database has none). Moves that keep the mover
+    forcing come first.
+    """
+
+    variant: str
+    position: list[int]
+    value: int
+    outcome: Outcome | None
+    remoteness: int | None
+    min_remaining: int
+    max_remaining: int
+    games_to_end: int | float
+    expected_remaining_random: float | None
+    grundy: int | None
+    is_start: bool
+    is_terminal: bool
+    moves: list[Move] = field(default_factory=list)
+    text: str = ""  # the position as the variant writes it: (3,1) counts, [1,2,1] an ordered list
+    players: int = 2
+    forcing_seat: int | None = None
+    teams: list[list[int]] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        if isinstance(self.games_to_end, int):
+            out["games_to_end"] = str(self.games_to_end)
+        elif self.games_to_end.is_integer() and self.games_to_end < 2**53:  # still exact in a double
+            out["games_to_end"] = int(self.games_to_end)
+        return out
 
 
 @dataclass(frozen=True)

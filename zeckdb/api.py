@@ -23,13 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
 import itertools
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from .answers import Export, GameInfo, Layer, Outcome, Status, VariantStatus
+from .answers import Export, GameInfo, Layer, Move, Outcome, PositionInfo, Status, VariantStatus
 from .errors import NotBuiltError, UsageError, opt
 from .executor import Limits, Params, Result, real
 from .settings import Settings, current as settings, using
@@ -63,66 +62,6 @@ def __getattr__(name: str) -> Any:  # the result types of the heavier modules, i
 
         return getattr(importlib.import_module(f"zeckdb.{_RESULT_TYPES[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-@dataclass(frozen=True)
-class Move:
-    """One legal move: its name, the resulting position and that position's value to the mover's opponent."""
-
-    move: str
-    position: list[int]
-    outcome: Outcome | None  # for the player to move after this move (None: more than two players)
-    remoteness: int | None
-    text: str = ""  # the position as the variant writes it: (3,1) counts, [1,2,1] an ordered list
-    forcing_seat: int | None = None  # more than two players: PositionInfo.forcing_seat of the position it leads to
-
-
-@dataclass(frozen=True)
-class PositionInfo:
-    """Everything the database knows of one position, for the player to move.
-
-    outcome: "win" or "loss". remoteness: moves to the end under optimal play
-    (the winner hurries, the loser delays). min_remaining / max_remaining: the
-    fewest / most moves to the end. games_to_end: complete games from here (an
-    exact int at start positions, a float elsewhere). expected_remaining_random:
-    expected moves to the end when both players pick uniformly random moves.
-    moves: every legal move, best first (wins in fewest moves, then losses in most).
-
-    Games of three or more players (`players`): outcome, remoteness and grundy are None;
-    forcing_seat is the player, counted from the one to move (1 = the player to move, 2 =
-    the next, ..., players = the one who just moved), who can force being the last mover
-    against every joint play of the others, None where none can. teams: every team of
-    players (seats counted the same way; at a start, the players' own numbers) that can force
-    the last mover to be one of theirs, coordinating against the others, smallest first
-    (non-empty and not everyone; None where the database has none). Moves that keep the mover
-    forcing come first.
-    """
-
-    variant: str
-    position: list[int]
-    value: int
-    outcome: Outcome | None
-    remoteness: int | None
-    min_remaining: int
-    max_remaining: int
-    games_to_end: int | float
-    expected_remaining_random: float | None
-    grundy: int | None
-    is_start: bool
-    is_terminal: bool
-    moves: list[Move] = field(default_factory=list)
-    text: str = ""  # the position as the variant writes it: (3,1) counts, [1,2,1] an ordered list
-    players: int = 2
-    forcing_seat: int | None = None
-    teams: list[list[int]] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out = asdict(self)
-        if isinstance(self.games_to_end, int):
-            out["games_to_end"] = str(self.games_to_end)
-        elif self.games_to_end.is_integer() and self.games_to_end < 2**53:  # still exact in a double
-            out["games_to_end"] = int(self.games_to_end)
-        return out
 
 
 def _whole(value: object) -> bool:

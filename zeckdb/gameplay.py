@@ -18,15 +18,28 @@ mover, and which teams can, instead of a two-player outcome.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Protocol, Union
 from collections.abc import Sequence
 
+from .answers import Layer, Outcome, PositionInfo
 from .errors import UsageError, did_you_mean
 
 if TYPE_CHECKING:
-    from .api import Database, Outcome, PositionInfo
-    from .answers import Layer
     from .profiles import PlayResult
+
+
+class Lookups(Protocol):
+    """What a game asks of the database it belongs to (zeckdb.api.Database answers it)."""
+
+    def position(self, variant: str, position: str | tuple[int, ...] | None = None, *,
+                 start: int | None = None) -> PositionInfo: ...
+
+    def line(self, variant: str, position: tuple[int, ...]) -> Sequence[tuple[str | None, PositionInfo]]: ...
+
+    def play(self, variant: str, position: tuple[int, ...], *, p1: str, p2: str) -> PlayResult: ...
+
+    def summary(self, variant: str, n: str | int | Sequence[int] | None = None) -> list[Layer]: ...
+
 
 AnyPosition = Union["Position", "PlayersPosition"]
 
@@ -42,7 +55,7 @@ class Game:
     convention: str  # "normal" (the last mover wins) or "misere" (the last mover loses)
     min_n: int
     max_n: int
-    database: Database = field(repr=False, compare=False)
+    database: Lookups = field(repr=False, compare=False)
 
     def start(self, n: int) -> AnyPosition:
         """The start of n."""
