@@ -81,8 +81,8 @@ def build(
         typer.echo(f"nothing to write: {names} for n = {format_ns(result.ns)} already written as Parquet shards in "
                    f"{result.shards} (--force writes them again)")
     elif result.shards is not None:
-        layers = f"{len(result.built)} layer{'s' if len(result.built) != 1 else ''}"
-        typer.echo(f"wrote {layers} of {names} ({result.positions:,} positions, {result.edges:,} moves) as Parquet "
+        typer.echo(f"wrote {_count(len(result.built), 'layer')} of {names} ({_count(result.positions, 'position')}, "
+                   f"{_count(result.edges, 'move')}) as Parquet "
                    f"shards in {result.shards} (nothing stored); query them with DuckDB, e.g. SELECT * FROM "
                    f"read_parquet('{result.shards}/positions/*/*/*.parquet', hive_partitioning = true)")
     elif not result.built:
@@ -90,13 +90,18 @@ def build(
                    + (f"summarised or built in {result.path} (--force recomputes summaries)" if result.summary_only
                       else f"in {result.path} (--force rebuilds)"))
     elif result.summary_only:
-        typer.echo(f"summarised {names} for n = {format_ns(result.ns)}: {result.positions:,} positions, "
-                   f"{result.edges:,} moves solved in {result.seconds:.1f} s, nothing but the summaries stored "
+        typer.echo(f"summarised {names} for n = {format_ns(result.ns)}: {_count(result.positions, 'position')}, "
+                   f"{_count(result.edges, 'move')} solved in {result.seconds:.1f} s, nothing but the summaries stored "
                    f"-> {result.path}")
     else:
         typer.echo(f"built {names} for n = {format_ns(sorted({k for _, k in result.built}))}: "
-                   f"{result.positions:,} positions, {result.edges:,} moves stored in {result.seconds:.1f} s -> "
+                   f"{_count(result.positions, 'position')}, {_count(result.edges, 'move')} stored in {result.seconds:.1f} s -> "
                    f"{result.path}")
+
+
+def _count(number: int, thing: str) -> str:
+    """1 position, 0 moves, 1,024 positions."""
+    return f"{number:,} {thing}{'' if number == 1 else 's'}"
 
 
 def _say_checksum_only(layers: list[tuple[str, int, int]]) -> None:

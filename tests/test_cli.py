@@ -157,6 +157,22 @@ def test_env_var_selects_the_database(capsys, small_db, monkeypatch):
     assert code == 0 and "(5)" in out
 
 
+def test_a_build_counts_in_words_that_agree(capsys, tmp_path):
+    """n = 1 is one chip and no move, n = 2 two positions and one move (the reference solver
+    counts them): "1 position, 0 moves", not "1 positions"."""
+    from . import reference as ref
+
+    path = str(tmp_path / "one.duckdb")
+    for n, said in ((1, "1 position, 0 moves"), (2, "2 positions, 1 move")):
+        positions = ref.positions("zeckendorf", n)
+        moves = sum(len(ref.MOVES["zeckendorf"](p)) for p in positions)
+        assert f"{len(positions)} position{'s' * (len(positions) != 1)}, {moves} move{'s' * (moves != 1)}" == said
+        code, out, _ = run(capsys, "build", "--n", str(n), "--variant", "zeckendorf", "--db", path)
+        assert code == 0 and out.startswith(f"built zeckendorf for n = {n}: {said} stored in"), out
+    code, out, _ = run(capsys, "build", "--n", "2", "--summary-only", "--variant", "reversed", "--db", path)
+    assert code == 0 and out.startswith("summarised reversed for n = 2: 2 positions, 1 move solved in"), out
+
+
 def test_build_summary_and_nothing_to_do(capsys, tmp_path):
     path = tmp_path / "b.duckdb"
     code, out, _ = run(capsys, "build", "--n", "1..6,9", "--variant", "reversed", "--db", str(path))
