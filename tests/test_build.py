@@ -160,6 +160,39 @@ def test_a_failure_after_a_commit_stops_the_build_too(tmp_path, monkeypatch):
     assert consistent(path) == []
 
 
+def test_an_idle_writer_lets_readers_in(tmp_path, monkeypatch):
+    """While the next layer is still being solved the writer has nothing to write: after
+    IDLE_SECONDS it lets the file go, and a reader opens it and finds every layer committed
+    so far. (Letting a waiting reader in after each commit is switched off here, so only the
+    idle writer can let it in.)"""
+    from zeckdb import builder
+    from zeckdb.store import StoreWriter
+
+    taken = _taken_by_the_writer(monkeypatch)
+    real = builder._compute
+    read: dict[str, object] = {}
+    path = tmp_path / "idle.duckdb"
+
+    def last_waits_for_a_reader(n, *args):
+        if n == 12:
+            deadline = time.monotonic() + 60
+            while len(taken) < 11 and time.monotonic() < deadline:  # every layer before it taken
+                time.sleep(0.01)
+            try:
+                with Store.open_read(path, timeout=30) as reader:
+                    read["built"] = sorted(n for (n,) in reader.rows("SELECT n FROM builds"))
+            except Exception as exc:
+                read["error"] = exc
+        return real(n, *args)
+
+    monkeypatch.setattr(builder, "_compute", last_waits_for_a_reader)
+    monkeypatch.setattr(StoreWriter, "let_readers_in", lambda self: None)
+    with StoreWriter.open_write(path) as store:
+        build(store, as_games(["zeckendorf"]), list(range(1, 13)))
+    assert read == {"built": list(range(1, 12))}, read
+    assert consistent(path) == []
+
+
 def _commit_order(monkeypatch, hold_5) -> list[int]:
     """The n of each layer as the writer takes it, from now on, with n = 5's distribution
     computed only once hold_5() returns."""
