@@ -66,12 +66,13 @@ def thread_ticks(pid: int) -> dict[int, tuple[str, int]]:
     return out
 
 
-def measure(args: list[str], cores: int, threads: int, db: Path) -> dict[str, Any]:
-    """One pinned run: wall, CPU and busiest thread's seconds (and its name), peak GiB."""
+def measure(args: list[str], cores: int, threads: int, db: Path, cli: list[str] = CLI) -> dict[str, Any]:
+    """One pinned run: wall, CPU and busiest thread's seconds (and its name), each thread
+    name's CPU seconds (`by_name`), peak GiB. cli: the command (another install's python)."""
     pin = ["taskset", "-c", f"0-{cores - 1}"] if shutil.which("taskset") else []
     env = {k: v for k, v in os.environ.items() if k != "ZECKDB_THREADS"}
     t0 = time.perf_counter()  # the documented flag, the path a user takes
-    proc = subprocess.Popen([*pin, *CLI, *args, "--threads", str(threads), "--db", str(db)], env=env, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([*pin, *cli, *args, "--threads", str(threads), "--db", str(db)], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     seen: dict[int, tuple[str, int]] = {}
     while True:
@@ -89,8 +90,11 @@ def measure(args: list[str], cores: int, threads: int, db: Path) -> dict[str, An
         raise SystemExit(f"zeckdb {' '.join(args)} failed:\n{err[-2000:]}")
     cpu = usage.ru_utime + usage.ru_stime
     name, ticks = max(seen.values(), key=lambda seen_thread: seen_thread[1], default=("-", 0))
+    by_name: dict[str, float] = {}
+    for thread, thread_ticks_seen in seen.values():
+        by_name[thread] = by_name.get(thread, 0.0) + thread_ticks_seen / TICKS
     return {"wall": wall, "cpu": cpu, "peak_gib": usage.ru_maxrss * 1024 / 2**30, "busiest": ticks / TICKS,
-            "busiest_name": name}
+            "busiest_name": name, "by_name": by_name}
 
 
 def amdahl(speedup: float, cores: int) -> float | None:
