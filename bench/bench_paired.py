@@ -8,8 +8,9 @@ commit). Each run is a whole `zeckdb build` of the core games (n = 1..150, or --
 process of its own, pinned to --cores cores with `--threads` (bench_scaling.measure), the
 installs taking turns (before, after, before, after, ...) so that a machine's drift falls
 on both. Per run it prints the wall time, the CPU time of every thread, the peak resident
-memory, and the CPU seconds of the writer thread and of the busiest thread; then each
-install's median and the ratio after / before.
+memory, the CPU seconds of the writer's threads (the writer thread and the DuckDB threads it
+started, which Linux names after it) and of the busiest single thread; then each install's
+median and the ratio after / before.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import tempfile
 
 from bench_scaling import measure
 
-WRITER = "writer_0"  # the build's writer thread, as /proc names it (zeckdb.settings.pool)
+WRITER = "writer_0"  # the build's writer thread as /proc names it (zeckdb.settings.pool), and its DuckDB threads
 
 
 def main() -> None:
@@ -44,7 +45,7 @@ def main() -> None:
         for side, python in installs.items():  # each install's kernels compiled before it is timed
             subprocess.run([python, "-m", "zeckdb.cli.main", "build", "--n", "1..12", "--db",
                             str(Path(tmp) / f"warm-{side}.duckdb")], check=True, capture_output=True)
-        print(f"{'run':>3} {'install':>7} {'wall s':>8} {'CPU s':>8} {'peak GiB':>9} {'writer s':>9}  busiest thread")
+        print(f"{'run':>3} {'install':>7} {'wall s':>8} {'CPU s':>8} {'peak GiB':>9} {'writer+ s':>9}  busiest thread")
         for run in range(1, opts.runs + 1):
             for side, python in installs.items():
                 db = Path(tmp) / f"{side}-{run}.duckdb"
@@ -57,7 +58,7 @@ def main() -> None:
                     if path.is_file():
                         path.unlink()
     print("\nmedians and after / before:")
-    for key, label in (("wall", "wall s"), ("cpu", "CPU s"), ("peak_gib", "peak GiB"), ("writer", "writer s")):
+    for key, label in (("wall", "wall s"), ("cpu", "CPU s"), ("peak_gib", "peak GiB"), ("writer", "writer+ s")):
         def value(one: dict, key: str = key) -> float:
             return one["by_name"].get(WRITER, 0.0) if key == "writer" else one[key]
         before, after = (statistics.median(value(one) for one in got[side]) for side in installs)

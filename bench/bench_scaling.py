@@ -137,13 +137,15 @@ def main() -> None:
                 db.unlink(missing_ok=True)
                 for side in Path(tmp).glob(f"{name}-{k}.duckdb*"):
                     shutil.rmtree(side, ignore_errors=True) if side.is_dir() else side.unlink()
-                base = base or got["wall"]
-                speedup = base / got["wall"]
-                serial = amdahl(speedup, k)
+                if k == 1:  # speed-ups and serial fractions are against one core's run
+                    base = got["wall"]
+                speedup = base / got["wall"] if base else None
+                serial = amdahl(speedup, k) if speedup else None
                 print(f"{k:>5} {got['wall']:>8.1f} {got['cpu']:>8.1f} {got['peak_gib']:>9.2f} {got['busiest']:>10.1f} "
-                      f"{100 * got['busiest'] / max(got['cpu'], 1e-9):>9.1f}% {speedup:>8.2f}x "
+                      f"{100 * got['busiest'] / max(got['cpu'], 1e-9):>9.1f}% "
+                      f"{'-' if speedup is None else f'{speedup:.2f}x':>9} "
                       f"{'-' if serial is None else f'{serial:.3f}':>9}  {got['busiest_name']}")
-                if serial is not None:
+                if serial is not None and base:
                     predicted = ", ".join(f"{n} cores {base / (1 / (serial + (1 - serial) / n)):.1f} s"
                                           for n in (8, 16, 64))
                     print(f"      Amdahl with s = {serial:.3f}: {predicted}")
