@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 
-
 # NumPy asks the kernel for transparent huge pages for every array of 4 MB or more (where
 # THP is set to madvise); on virtual machines a huge page's first touch can cost several
 # times its 512 small pages, and the builder touches fresh arrays of hundreds of MB per
@@ -25,8 +24,9 @@ os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
 from .version import ENGINE_VERSION, __version__
 
-# typing's import costs the `zeckdb` command as much as the rest of this module (its
-# Ctrl-C is held only once zeckdb.launch runs); a type checker reads this name as typing's
+# Not typing's: the `zeckdb` command imports this module before zeckdb.launch holds a
+# Ctrl-C, so nothing it can do without is imported here. A type checker reads the name as
+# typing's.
 TYPE_CHECKING = False
 
 # Imported from a source checkout (its folder first on sys.path: `python -m pytest` there), the
@@ -40,8 +40,8 @@ del _HERE
 if TYPE_CHECKING:  # what a type checker and an IDE see; at run time __getattr__ imports them
     from typing import Any
 
-    from .answers import Export, GameInfo, Layer, Status
-    from .api import BuildResult, Database, Line, Move, PositionInfo, build, open
+    from .answers import Export, GameInfo, Layer, Move, PositionInfo, Status
+    from .api import BuildResult, Database, Line, build, open
     from .errors import (ClusterError, DatabaseError, NotBuiltError, QueryLimitError, UnknownQueryError,
                          UnknownVariantError, UsageError, ZeckdbError)
     from .executor import Limits, Result
@@ -49,8 +49,8 @@ if TYPE_CHECKING:  # what a type checker and an IDE see; at run time __getattr__
     from .settings import Settings
 del TYPE_CHECKING
 
-_FROM = {"open": "api", "build": "api", "Database": "api", "BuildResult": "api", "PositionInfo": "api",
-         "Move": "api", "Line": "api", "Result": "executor", "Limits": "executor", "Settings": "settings",
+_FROM = {"open": "api", "build": "api", "Database": "api", "BuildResult": "api", "PositionInfo": "answers",
+         "Move": "answers", "Line": "api", "Result": "executor", "Limits": "executor", "Settings": "settings",
          "ZeckdbError": "errors", "UsageError": "errors", "UnknownVariantError": "errors", "UnknownQueryError": "errors",
          "NotBuiltError": "errors", "DatabaseError": "errors", "QueryLimitError": "errors", "ClusterError": "errors",
          "Status": "answers", "Layer": "answers", "GameInfo": "answers", "Game": "gameplay", "Position": "gameplay",

@@ -3,8 +3,8 @@
 zeckdb.cli.main turns a Ctrl-C into one line and exit 130, but only once it runs: a Ctrl-C
 while the command line's own modules load would end in Python's traceback. From the first
 statement of main() below, a Ctrl-C is held instead, and the command line raises it where
-it can report it. Only what the console script has loaded already comes before: this
-module imports nothing else."""
+it can report it. Before it come only the console script's own lines and `import zeckdb`;
+this module imports nothing but signal (whose enum the console script's `re` has loaded)."""
 
 from __future__ import annotations
 
