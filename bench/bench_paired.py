@@ -50,18 +50,17 @@ def main() -> None:
             for side, python in installs.items():
                 db = Path(tmp) / f"{side}-{run}.duckdb"
                 one = measure(args, opts.cores, threads, db, cli=[python, "-m", "zeckdb.cli.main"])
+                one["writer"] = one["by_name"].get(WRITER, 0.0)
                 got[side].append(one)
                 print(f"{run:>3} {side:>7} {one['wall']:>8.1f} {one['cpu']:>8.1f} {one['peak_gib']:>9.2f} "
-                      f"{one['by_name'].get(WRITER, 0.0):>9.1f}  {one['busiest_name']} {one['busiest']:.1f} s",
+                      f"{one['writer']:>9.1f}  {one['busiest_name']} {one['busiest']:.1f} s",
                       flush=True)
                 for path in Path(tmp).glob(f"{side}-{run}.duckdb*"):
                     if path.is_file():
                         path.unlink()
     print("\nmedians and after / before:")
     for key, label in (("wall", "wall s"), ("cpu", "CPU s"), ("peak_gib", "peak GiB"), ("writer", "writer+ s")):
-        def value(one: dict, key: str = key) -> float:
-            return one["by_name"].get(WRITER, 0.0) if key == "writer" else one[key]
-        before, after = (statistics.median(value(one) for one in got[side]) for side in installs)
+        before, after = (statistics.median(one[key] for one in got[side]) for side in installs)
         print(f"  {label:<9} before {before:8.2f}   after {after:8.2f}   ratio {after / before if before else float('nan'):.3f}")
 
 
