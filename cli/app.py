@@ -107,12 +107,6 @@ class _Progress:
         self.total, self.verb, self.done, self.logged_tenth = total, verb, 0, 0
         self.began = self.logged_at = time.monotonic()
         self.description = ""
-        if not sys.stderr.isatty():
-            import threading
-
-            self.lock = threading.Lock()
-            self.stopped = threading.Event()
-            threading.Thread(target=self._heartbeat, name="zeckdb-progress", daemon=True).start()
         if sys.stderr.isatty():
             from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -121,6 +115,12 @@ class _Progress:
                                 TimeRemainingColumn(), transient=True, console=None)
             self.bar.start()
             self.task = self.bar.add_task("", total=max(total, 1))
+        else:
+            import threading
+
+            self.lock = threading.Lock()
+            self.stopped = threading.Event()
+            threading.Thread(target=self._heartbeat, name="zeckdb-progress", daemon=True).start()
 
     def advance(self, positions: int, description: str) -> None:
         self.done += positions
