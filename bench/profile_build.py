@@ -84,10 +84,8 @@ def main() -> None:
                 g, counts, new = graphs[v.graph_name]
                 sol = timed("solve", solve.solve_graph, v, g, [r.solution for r in records if r.keys is g.keys])
                 sol.release_node_values()
-                mirror = next((r for r in records if r.solution is sol.mirror), None)
                 records.append(builder.LayerRecord(v, n, g.keys, counts, sol, len(g.src),
-                                                   g.stored_edges() if new else None, 0.0, mirror=mirror,
-                                                   replace=False))
+                                                   g.stored_edges() if new else None, 0.0, replace=False))
                 graphs[v.graph_name] = (g, counts, False)
             for job in builder.analyse(records):
                 timed("distributions", job)

@@ -73,13 +73,13 @@ def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path,
     real = solve.length_distribution
     taken = _taken_by_the_writer(monkeypatch)
 
-    def failing_at(solution, n, mirror=None):
+    def failing_at(sweep, n, both=False):
         if n == failing:
             deadline = time.monotonic() + 60
             while 9 not in taken and time.monotonic() < deadline:  # until the writer has taken the last layer
                 time.sleep(0.01)
             raise RuntimeError("distribution failed")
-        return real(solution, n, mirror)
+        return real(sweep, n, both)
 
     monkeypatch.setattr(solve, "length_distribution", failing_at)
     path = tmp_path / "fail.duckdb"
@@ -200,10 +200,10 @@ def _commit_order(monkeypatch, hold_5) -> list[int]:
 
     real = solve.length_distribution
 
-    def held_at_5(solution, n, mirror=None):
+    def held_at_5(sweep, n, both=False):
         if n == 5:
             hold_5()
-        return real(solution, n, mirror)
+        return real(sweep, n, both)
 
     monkeypatch.setattr(solve, "length_distribution", held_at_5)
     return _taken_by_the_writer(monkeypatch)

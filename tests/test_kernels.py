@@ -128,10 +128,12 @@ def test_exact_length_counts_carry_across_narrow_limbs():
 
 
 @pytest.mark.parametrize("split_from", [0, 10**9])
-@pytest.mark.parametrize(("variant", "n"), [("ordered", 9), ("zeckendorf", 14)])
+@pytest.mark.parametrize(("variant", "n"), [("ordered", 9), ("zeckendorf", 14), ("reversed", 14),
+                                            ("reversed-misere", 13)])
 def test_sweeps_on_one_or_two_threads_give_the_reference_distribution(monkeypatch, variant, n, split_from):
     """engine.solve sweeps the exact counts on a thread of their own from SPLIT_SWEEP_EDGES
-    moves on (the ordered game's largest layers), one after the other below."""
+    moves on (the ordered game's largest layers), one after the other below. The reversed
+    games are swept forwards from their only terminal (the mirrored side of the sweep)."""
     from zeckdb.engine import solve
     from zeckdb.variants import get_variant
 
@@ -139,9 +141,10 @@ def test_sweeps_on_one_or_two_threads_give_the_reference_distribution(monkeypatc
 
     monkeypatch.setattr(solve, "SPLIT_SWEEP_EDGES", split_from)
     _, sol, _ = solve.solve_in_memory(get_variant(variant), n)
-    dist = solve.length_distribution(sol, n)
-    prob, count = ref.remaining_lengths(variant, ref.family_start(variant, n) if variant == "ordered"
-                                        else ref.start(variant, n))
+    assert sol.sweep is not None and sol.sweep.mirrored == variant.startswith("reversed")
+    dist = solve.length_distribution(sol.sweep, n)
+    plays = variant.removesuffix("-misere")  # random play and its lengths do not depend on who wins
+    prob, count = ref.remaining_lengths(plays, ref.family_start(plays, n) if plays == "ordered" else ref.start(plays, n))
     assert dist is not None and dist.games_exact is not None
     assert {k: g for k, g in enumerate(dist.games_exact) if g} == count
     assert {k: q for k, q in enumerate(dist.probability) if q} == pytest.approx({k: float(q) for k, q in prob.items()},

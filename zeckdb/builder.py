@@ -32,7 +32,7 @@ from .tuning import HANDOVER_ROWS, IDLE_SECONDS, MIN_ANALYSTS, TABLES_AHEAD
 if TYPE_CHECKING:
     import numpy as np
 
-    from .engine.solve import Distribution, Solution, SolvedLayer
+    from .engine.solve import Distribution, Solution, SolvedLayer, Sweep
     from .engine.summary import Summary
 
 # what games of three or more players leave NULL (they store positions.forcing_seat)
@@ -219,11 +219,10 @@ def _compute_layer(n: int, steps: list[Step], stored_graphs: dict[str, set[int]]
         if not step.write:
             recomputed += v.estimate_work(n)
             continue
-        mirror = next((r for r in records if r.solution is sol.mirror), None)
         new_graph = n not in stored_graphs[v.graph_name]  # once per graph layer: variants share it
         stored_graphs[v.graph_name].add(n)
         records.append(LayerRecord(v, n, g.keys, counts, sol, len(g.src), g.stored_edges() if new_graph else None,
-                                   time.perf_counter() - t0, mirror=mirror, replace=step.replace))
+                                   time.perf_counter() - t0, replace=step.replace))
     lower.done_with(n)
     return records, recomputed
 
@@ -241,7 +240,6 @@ class LayerRecord:
     edges: tuple[Any, ...] | None  # (src, dst, code, dst_n or None) when the graph layer is new (Graph.stored_edges)
     seconds: float
     distribution: Distribution | None = None  # filled by the builder's second stage
-    mirror: LayerRecord | None = None  # a layer whose games are this one's reversed (engine.solve.mirrors)
     replace: bool = True  # rows of this layer (or of its graph layer) may exist: delete them first
 
 
@@ -359,19 +357,41 @@ def _length_rows(shortest: int, dist: Distribution) -> Any:
 
 
 def analyse(records: list[LayerRecord]) -> list[Callable[[], None]]:
-    """The length-distribution jobs of a batch of records, to run in any order: one per
-    record, but a record and the one mirroring it (LayerRecord.mirror) share one sweep."""
+    """The length-distribution jobs of a batch of records, to run in any order: one a sweep
+    (engine.solve.Sweep), which the records of a graph layer share when their games are the
+    same ones (a game, its misère twin, its games of more players) or each other's reversed.
+    Which sweep a record takes depends on its own game alone, so its length rows are the
+    same, bit for bit, whichever games it is built with."""
     from .engine.solve import length_distribution
 
-    def job(record: LayerRecord, mirrored_by: LayerRecord | None) -> Callable[[], None]:
+    shared: list[list[LayerRecord]] = []  # records of one sweep each, its first record's
+    for r in records:
+        sweep = r.solution.sweep
+        if sweep is None:  # a union graph too big to assemble: no distribution
+            continue
+        group = next((g for g in shared if _sweep(g[0]).same(sweep)), None)
+        if group is None:
+            shared.append([r])
+        else:
+            group.append(r)
+
+    def job(group: list[LayerRecord]) -> Callable[[], None]:
+        first = _sweep(group[0])
+        both = any(_sweep(r).mirrored != first.mirrored for r in group)
+
         def run() -> None:
-            mirror = mirrored_by.solution if mirrored_by else None
-            record.distribution = length_distribution(record.solution, record.n, mirror)
-            if mirrored_by is not None and record.distribution is not None:
-                mirrored_by.distribution = record.distribution.mirror
+            own = length_distribution(first, group[0].n, both)
+            for r in group:
+                r.distribution = own if _sweep(r).mirrored == first.mirrored else own.mirror
         return run
 
-    return [job(r, next((m for m in records if m.mirror is r), None)) for r in records if r.mirror is None]
+    return [job(group) for group in shared]
+
+
+def _sweep(record: LayerRecord) -> Sweep:
+    sweep = record.solution.sweep
+    assert sweep is not None  # analyse groups only the records that have one
+    return sweep
 
 
 @dataclass(eq=False)  # a batch is itself, whatever it holds

@@ -72,7 +72,30 @@ class Distribution:
     probability: np.ndarray  # under P: both players pick uniformly random moves
     games: np.ndarray  # number of complete games of each length (float)
     games_exact: list[int] | None  # the same, exactly, for n <= EXACT_LENGTH_COUNTS_MAX_N
-    mirror: Distribution | None = None  # a mirror solution's, when asked for with this one
+    mirror: Distribution | None = None  # the mirrored game's, when its sweep was asked for both
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """The length sweep whose result is a solution's length distribution
+    (kernels.length_distribution): over `play` from `start`, for games of at most `max_len`
+    moves and `games` complete games (a float). `mirrored`: the solution's games are the
+    sweep's played backwards, whose probability the sweep carries as a third value.
+
+    A solution's sweep depends on its graph layer, its direction of play and its start
+    alone, never on what else is solved beside it, so a layer's stored distribution is the
+    same whichever games it is built with; solutions whose sweeps are `same` share one."""
+
+    play: Play
+    start: int
+    max_len: int
+    games: float
+    mirrored: bool = False
+
+    def same(self, other: Sweep) -> bool:
+        """One sweep serves both (each takes its own side of it)."""
+        return (self.play.offsets is other.play.offsets and self.play.targets is other.play.targets
+                and self.start == other.start)
 
 
 # Exact per-length game counts cost more than the float sweep (more limbs as n grows;
@@ -113,6 +136,7 @@ class Solution:
     play: Play
     union: Play | None = None  # the graph a game from the start runs on, when it spans layers
     mirror: Solution | None = None  # a solution whose games are this one's, reversed (see `mirrors`)
+    sweep: Sweep | None = None  # what gives its length distribution (None: a union graph too big to assemble)
     players: int = 2
     backwards: bool = False  # its variant plays the graph's edges backwards (contract: reversed)
 
@@ -334,7 +358,32 @@ def solve_graph(variant: Solvable, graph: Graph, solved: Sequence[Solution] = ()
         sol.start_games = _limbs_to_int(sol.exact[start])
     if graph.lower:
         sol.union = union_play(variant, graph, lower)
+    sol.sweep = _sweep_of(graph, sol)
     return sol
+
+
+def _sweep_of(graph: Graph, sol: Solution) -> Sweep | None:
+    """The sweep that gives a solution's length distribution. A game played backwards along
+    a layer with one terminal each way (the reversed games, and their misère twins) is the
+    graph's forward game from its own only terminal, read backwards: it is swept forwards
+    from there, carrying its probability as the mirrored value, which is the sweep its
+    forward game (the graph's owner, a twin of it) makes from its start. So a forward game
+    and its reversed one share a sweep when built together, and each gets the same bits
+    when built alone. Otherwise a game sweeps its own moves (the union of the layers its
+    games reach, when they leave the layer: None when that union was too big to assemble)."""
+    start = sol.start
+    if sol.union is None and graph.lower:
+        return None
+    own = Sweep(sol.union if sol.union is not None else sol.play, start, int(sol.max_remaining[start]),
+                float(sol.games[start]))
+    if not sol.backwards or graph.lower:
+        return own
+    ends = np.flatnonzero(sol.max_remaining == 0)  # its terminals: where the forward game starts
+    forward_ends = np.flatnonzero(np.diff(graph.offsets[: sol.size + 1]) == 0)
+    if len(ends) != 1 or len(forward_ends) != 1 or int(forward_ends[0]) != start:
+        return own
+    forward = Play(graph.offsets, graph.dst, graph.order)
+    return Sweep(forward, int(ends[0]), own.max_len, own.games, mirrored=True)
 
 
 def union_play(variant: Solvable, graph: Graph, lower: dict[int, SolvedLayer]) -> Play | None:
@@ -364,34 +413,36 @@ def union_play(variant: Solvable, graph: Graph, lower: dict[int, SolvedLayer]) -
     return Play(np.concatenate(offsets), np.concatenate(targets), np.empty(0, dtype=np.int32))  # no solving on it
 
 
-def length_distribution(solution: Solution, n: int, mirror: Solution | None = None) -> Distribution | None:
-    """The exact distribution of the length of a game from the start, under P and mu.
-    With `mirror` (a solution whose games are this one's reversed: `mirrors`), the mirror's
-    distribution comes from the same sweep, as `mirror_distribution`.
-    None when the game spans layers whose union graph was not assembled (too big)."""
-    play = solution.union if solution.union is not None else solution.play
-    if solution.union is None and len(play.offsets) - 1 > solution.size:
-        return None
-    max_len = int(solution.max_remaining[solution.start])
+def length_distribution(sweep: Sweep, n: int, both: bool = False) -> Distribution:
+    """The exact distribution of the length of a game from the sweep's start, under P and
+    mu: the sweep's own game's, or a mirrored sweep's game's; with `both`, the other side's
+    as `.mirror` (the games played backwards, or forwards, along the same moves: the same
+    number of each length, other probabilities). The bits of each side do not depend on
+    whether the other was asked for: the sweep carrying the mirror moves the same two values
+    the same way (kernels.length_distribution)."""
+    play, start, max_len = sweep.play, sweep.start, sweep.max_len
     limbs, bits = 0, kernels.LIMB_BITS
     if n <= EXACT_LENGTH_COUNTS_MAX_N:
         bits = kernels.limb_bits_for(int(np.bincount(play.targets).max(initial=0)))
-        limbs = int(math.log2(max(solution.games[solution.start], 1.0)) // bits) + 2
-    sweep = (play.offsets, play.targets, solution.start, max_len)
+        limbs = int(math.log2(max(sweep.games, 1.0)) // bits) + 2
+    mirror = sweep.mirrored or both
+    args = (play.offsets, play.targets, start, max_len)
     exact = None
     if limbs and len(play.targets) >= SPLIT_SWEEP_EDGES:  # the exact counts on a thread of their own
         with settings_pool(1, "zeckdb-counts") as pool:
-            counting = pool.submit(kernels.exact_length_counts, *sweep, limbs, bits)
-            p, games, p_mirror = kernels.length_distribution(*sweep, mirror is not None)
+            counting = pool.submit(kernels.exact_length_counts, *args, limbs, bits)
+            p, games, p_mirror = kernels.length_distribution(*args, mirror)
             exact = counting.result()
     else:
-        p, games, p_mirror = kernels.length_distribution(*sweep, mirror is not None)
+        p, games, p_mirror = kernels.length_distribution(*args, mirror)
         if limbs:
-            exact = kernels.exact_length_counts(*sweep, limbs, bits)
-    dist = Distribution(p, games, None if exact is None else [_limbs_to_int(row, bits) for row in exact])
-    if mirror is not None:
-        dist.mirror = Distribution(p_mirror, games, dist.games_exact)  # the same games, reversed
-    return dist
+            exact = kernels.exact_length_counts(*args, limbs, bits)
+    games_exact = None if exact is None else [_limbs_to_int(row, bits) for row in exact]
+    forward, backward = Distribution(p, games, games_exact), Distribution(p_mirror, games, games_exact)
+    own, other = (backward, forward) if sweep.mirrored else (forward, backward)
+    if both:
+        own.mirror = other
+    return own
 
 
 def _exact_games(play: Play, own_games: np.ndarray, graph: Graph, lower: dict[int, SolvedLayer] | None) -> np.ndarray:
