@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from zeckdb import api
+from zeckdb.errors import printable
 from zeckdb.ranges import format_ns, parse_ns
 
 from .app import (DEFAULT_NS, DbOption, NFilterOption, _echo_err, _one_per_line, _Progress, _setting_option, app,
@@ -141,7 +142,7 @@ def verify(
     for c in report.checks:
         typer.echo(f"  {c.name:<{width}}  {c.checked:>12,}  {c.failed:>8,}")
     if report.unknown:
-        _echo_err(f"zeckdb: not checked: {', '.join(report.unknown)}, whose game is not installed here (a plugin?); "
+        _echo_err(f"zeckdb: not checked: {printable(', '.join(report.unknown))}, whose game is not installed here (a plugin?); "
                   "install it to check its layers")
     if report.checksum_only:
         _say_checksum_only(report.checksum_only)
@@ -152,18 +153,35 @@ def verify(
     _echo_err("zeckdb: verify found mismatches; the first of them:")
     for c in report.checks:
         for text in c.examples:
-            _echo_err(f"  {c.name}: {text}")
+            _echo_err(f"  {c.name}: {printable(text)}")
+    if report.holes:
+        _say_holes(report.holes, report.fill)
     raise typer.Exit(1)
 
 
 @db_app.command("upgrade")
 def db_upgrade(db: str | None = DbOption) -> None:
-    """Create the database or bring it to the newest schema revision."""
+    """Bring the database to the newest schema revision, then say which built layers lack rows
+    their game gives them (a build of an older zeckdb may have left some) and the build that
+    fills them."""
     path, before, after = api.upgrade(db)
     if before == after:
-        typer.echo(f"{path} is at the newest schema revision ({after})")
+        typer.echo(f"{printable(str(path))} is at the newest schema revision ({after})")
     else:
-        typer.echo(f"{path} upgraded from {before or 'empty'} to revision {after}")
+        typer.echo(f"{printable(str(path))} upgraded from {before} to revision {after}")
+    with api.open(path) as database:
+        holes = database.holes()
+    if holes.layers:
+        _say_holes(holes.layers, holes.fill)
+
+
+def _say_holes(layers: list[api.Hole], fill: list[str]) -> None:
+    """One line: how many built layers lack rows (the first, in words) and the builds that fill them."""
+    many, first = len(layers) > 1, layers[0]
+    _echo_err(printable(f"zeckdb: {len(layers):,} built {'layers lack rows their' if many else 'layer lacks rows its'} "
+                        f"game gives {'them' if many else 'it'} ({first.variant} n = {first.n}: {'; '.join(first.lacks)}"
+                        f"{', ...' if many else ''}): {' and '.join(fill)} fill{'s' if len(fill) == 1 else ''} "
+                        f"{'them' if many else 'it'}"))
 
 
 @db_app.command("current")

@@ -10,7 +10,7 @@ import typer
 
 from zeckdb import api
 from zeckdb.ranges import parse_n, parse_ns
-from zeckdb.errors import UsageError
+from zeckdb.errors import UsageError, printable
 
 from .app import (DbOption, ForceOption, _Progress, app)
 
@@ -79,8 +79,8 @@ def draw(
     with api.open(db) as database:
         image = database.draw(variant, layer, fmt, strategy_only=strategy_only, max_nodes=max_nodes, out=out,
                               force=force)
-    if out is None:
-        sys.stdout.write(image.decode())
+    if out is None:  # the game's move names and positions, from the file: a terminal shows them, acts on nothing
+        sys.stdout.write(printable(image.decode(), keep="\n\t") if sys.stdout.isatty() else image.decode())
     else:
         typer.echo(f"wrote {out}")
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import typer
 
 from zeckdb import api
+from zeckdb.errors import printable
 from zeckdb.render import seat_words, team_words
 
 from .app import (DbOption, FormatOption, PositionArg, StartOption, _check_format, _echo_err, _start, app)
@@ -86,16 +88,18 @@ def status(db: str | None = DbOption, fmt: str = FormatOption) -> None:
         names = [f.name for f in fields(api.VariantStatus)]
         typer.echo(render(names, [tuple(asdict(r).values()) for r in rows], fmt))
         return
-    typer.echo(f"database {info.database}: {info.size_bytes / 1e6:,.1f} MB, schema revision {info.schema_revision}")
+    typer.echo(f"database {printable(info.database)}: {info.size_bytes / 1e6:,.1f} MB, schema revision "
+               f"{info.schema_revision}")
     if info.build_running:
         typer.echo("a build is writing it: below is what it has committed so far")
     if not rows:
-        typer.echo("nothing built yet: run `zeckdb build`")
+        typer.echo(f"nothing built yet: run {api.suggested('build', Path(info.database))}")
         return
-    name_width = max(len(r.variant) for r in rows)
+    shown = {r.variant: printable(r.variant) for r in rows}  # a file's own text: never a terminal's command
+    name_width = max(len(name) for name in shown.values())
     ns_width = max(len(r.ns) for r in rows)
     for r in rows:
-        typer.echo(f"  {r.variant:<{name_width}}  n = {r.ns:<{ns_width}}  {r.positions:>12,} "
+        typer.echo(f"  {shown[r.variant]:<{name_width}}  n = {r.ns:<{ns_width}}  {r.positions:>12,} "
                    f"positions {r.edges:>13,} edges  ({r.seconds:.1f} s to build)")
         if r.summary_ns:
             typer.echo(f"  {'':<{name_width}}  of which summary only (no positions stored): n = {r.summary_ns}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from zeckdb.errors import ZeckdbError, as_flag, caused_by_ctrl_c
+from zeckdb.errors import ZeckdbError, as_flag, caused_by_ctrl_c, printable
 
 # each registers its commands on app, in the order --help lists them
 from . import building, lookups, querying, figures, serving  # noqa: F401
@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> None:
     try:  # in a context of its own: the settings an option before the command sets end with it
         contextvars.copy_context().run(app, args=argv, prog_name="zeckdb", standalone_mode=True)
     except ZeckdbError as exc:
-        _echo_err(f"zeckdb: error: {exc.worded(as_flag)}")
+        _echo_err(f"zeckdb: error: {printable(exc.worded(as_flag))}")  # it may quote what a file or a user gave
         sys.exit(exc.exit_code)
     except SystemExit as exc:
         if exc.code == 130 and caused_by_ctrl_c(exc):  # typer's silent exit for a Ctrl-C while it parsed
@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> None:
         cause = getattr(exc, "orig", None) or exc  # SQLAlchemy wraps DuckDB's errors
         if type(cause).__module__.split(".")[0] not in ("duckdb", "_duckdb"):
             raise
-        first = str(cause).strip().split("\n")[0]
+        first = printable(str(cause).strip().split("\n")[0])
         if _may_be_damage(cause):
             _echo_err(f"zeckdb: error: the database failed: {first}; the file may be damaged: "
                       "check it with `zeckdb verify`, or rebuild it into a new file")

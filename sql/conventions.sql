@@ -1,5 +1,6 @@
 -- name: conventions
 -- description: Per n, who wins from the start under normal play (the last mover wins) and under misère play (the last mover loses: the twin NAME-misere), whether the two agree, and the running fractions of n, up to this one, that Player 1 wins under each and that they agree. A game appears where it and its twin are both built; --variant names either.
+-- reads: twins
 -- checks: Player 1 wins n = 1 under misère play (no move: the opponent moved last) and Player 2 under normal play; the running fractions are NULL where some n from 1 to this one is not stored for both.
 WITH pairs AS (
     SELECT regexp_replace(m.variant, '-misere$', '') AS variant, m.variant AS twin, m.n, b.winner AS normal_winner,

@@ -1,5 +1,6 @@
 -- name: misere-positions
 -- description: The positions whose outcome differs between normal play and misère play (a game and its twin NAME-misere, both built: the same positions, the same ids), each with its outcome under both, and per layer how many positions it has and how many differ. --variant names either game.
+-- reads: twins
 -- checks: every terminal position differs (lost for the player to move under normal play, won under misère play); a layer's differing count is at most its positions.
 WITH paired AS (
     SELECT regexp_replace(m.variant, '-misere$', '') AS variant, m.variant AS twin, m.n, m.id,

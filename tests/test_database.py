@@ -31,7 +31,7 @@ def test_bad_input_is_the_same_one_line(small_db):
     with zeckdb.open(small_db) as db:
         with pytest.raises(UsageError, match="malformed position"):
             db.position("zeckendorf", "3,x")
-        with pytest.raises(NotBuiltError, match="run `zeckdb build --variant zeckendorf --n 999`"):
+        with pytest.raises(NotBuiltError, match=f"run `zeckdb build --variant zeckendorf --n 999 --db {small_db}`"):
             db.query("winners", variant="zeckendorf", n=999)
         with pytest.raises(UsageError, match="is refused"):
             db.sql("DELETE FROM builds")

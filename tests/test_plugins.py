@@ -81,12 +81,23 @@ def test_the_plugin_passes_the_conformance_checks(plugin):
 
 
 def test_a_plugin_cannot_take_a_name_of_zeckdbs_own(plugin, tmp_path):
+    """Nor of a twin: a plugin's normal-play game named zeckendorf-misere, built past a file's
+    twin layers, made every earlier layer read under normal play."""
     info = plugin / "zeckdb_subtraction-1.0.dist-info" / "entry_points.txt"
     original = info.read_text()
-    info.write_text(original + "zeckendorf = zeckdb_subtraction:Subtraction\n")
+    taken = ["zeckendorf", "zeckendorf-misere", "black-hole-7-misere", "subtraction-misere"]
+    info.write_text(original + "".join(f"{name} = zeckdb_subtraction:Subtraction\n" for name in taken))
     try:
+        db = str(tmp_path / "twin.duckdb")
         shown = zeckdb(plugin, "variants", "zeckendorf", "-f", "json")
         assert shown.returncode == 0 and json.loads(shown.stdout)[0]["game"] == "The Zeckendorf game"
+        built = zeckdb(plugin, "build", "--variant", "zeckendorf-misere", "--variant", "subtraction-misere",
+                       "--n", "1..5", "--db", db)
+        assert built.returncode == 0, built.stderr
+        rows = zeckdb(plugin, "sql", "SELECT variant, convention, graph FROM variants ORDER BY ALL", "-f", "csv",
+                      "--db", db)
+        assert rows.stdout.splitlines()[1:] == ["subtraction-misere,misere,subtraction",
+                                                "zeckendorf-misere,misere,zeckendorf"]
     finally:
         info.write_text(original)
 

@@ -291,7 +291,7 @@ def test_the_library_names_parameters_not_flags(store):
 
 @pytest.mark.parametrize("args, message", [
     (("winners", "reversed", [41]), "n = 41 is not built for reversed (built: n = 1..40): "
-                                    "run `zeckdb build --variant reversed --n 41`"),
+                                    "run `zeckdb build --variant reversed --n 41 --db "),  # the test's file
     (("winners", None, [500, 501]), "n = 500..501 is not built for any variant (built: n = 0..100)"),
     (("omega-b", "zeckendorf", None, {"n": "41"}), "n = 41 is not built for zeckendorf"),
     (("winning-moves", "zeckendorf", None, {"position": "0,0,0,0,0,0,0,0,1"}), "n = 55 is not built for zeckendorf"),
@@ -304,7 +304,8 @@ def test_unbuilt_n_and_variants_are_named_not_answered_with_no_rows(store, args,
 def test_a_variant_not_built_is_named(tmp_path):
     zeckdb.build(tmp_path / "one.duckdb", ["zeckendorf"], "1..3")
     with zeckdb.open(tmp_path / "one.duckdb") as db, \
-            pytest.raises(NotBuiltError, match="black-hole-9 is not built in .*: run `zeckdb build --variant black-hole-9`"):
+            pytest.raises(NotBuiltError, match="black-hole-9 is not built in .*: run `zeckdb build --variant black-hole-9 "
+                                               "--db .*one.duckdb`"):
         db.query("winners", variant="black-hole-9")
 
 

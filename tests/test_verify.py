@@ -38,14 +38,16 @@ def test_a_verify_of_everything_passes_every_layer_but_the_one_edited(capsys, sm
     assert code == 1 and "every check passed" not in out
     lines = out.splitlines()
     checked = {" ".join(line.split()[:-2]): line.split()[-2:] for line in lines[2:]}
-    assert set(checked) == {"layer sizes", "partition counts", "values", "solved columns", "starts", "checksums",
-                            "lengths and odds", "summary checksums", "summary layers", "catalog"}
+    assert set(checked) == {"complete layers", "layer sizes", "partition counts", "values", "solved columns", "starts",
+                            "checksums", "lengths and odds", "summary checksums", "summary layers", "catalog"}
     assert int(checked["values"][0].replace(",", "")) > 100_000  # every position of every variant
     failed = {name for name, (_, count) in checked.items() if count != "0"}
-    assert failed == {"layer sizes", "partition counts", "values", "solved columns", "checksums"}
+    assert failed == {"complete layers", "layer sizes", "partition counts", "values", "solved columns", "checksums"}
     assert all(checked[name][1] == "1" for name in failed)
     assert all(text in err for text in expected), err
-    mismatches = err.split("the first of them:\n")[1].splitlines()
+    *mismatches, holes = err.split("the first of them:\n")[1].splitlines()
+    assert holes.endswith("`zeckdb build --variant zeckendorf --n 10 --force --db "
+                          f"{tmp_path / 'tampered.duckdb'}` fills it")
     assert len(mismatches) == len(failed) and all("zeckendorf n=10" in m for m in mismatches), err
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from .answers import Export, GameInfo, Layer, Move, Outcome, PositionInfo, Status, VariantStatus
-from .errors import NotBuiltError, UsageError, opt
+from .errors import NotBuiltError, UsageError, opt, printable
 from .executor import Limits, Params, Result, real
 from .settings import Settings, current as settings, using
 from .outputs import check_file, write_file  # the one rule of where zeckdb writes
@@ -37,7 +37,7 @@ from .queries import NamedQuery, get_query as named_query, list_queries as queri
 from .orchestration import BuildInterrupted, BuildResult, Progress
 from .ranges import format_ns, parse_ns
 from .reader import SharedReader
-from .store import SCHEMA_HEAD, Store
+from .store import SCHEMA_HEAD, Store, suggested
 from .variants import Game, Position, Probe, Variant, games, get_variant
 
 if TYPE_CHECKING:
@@ -46,14 +46,16 @@ if TYPE_CHECKING:
     from .plots import Plot
     from .simulate import Simulation
     from .verify import Report
+    from .completeness import Hole, Holes
 
-__all__ = ["BuildInterrupted", "BuildResult", "Database", "Export", "GameInfo", "Layer", "Limits", "Line", "Move",
-           "NamedQuery", "Outcome", "PlayResult", "Plot", "PositionInfo", "Progress", "Report", "Result", "Settings",
+__all__ = ["BuildInterrupted", "BuildResult", "Database", "Export", "GameInfo", "Hole", "Holes", "Layer", "Limits", "Line",
+           "Move", "NamedQuery", "Outcome", "PlayResult", "Plot", "PositionInfo", "Progress", "Report", "Result", "Settings",
            "Simulation", "Status", "VariantStatus", "build", "check_sql", "named_query", "open", "plot_kinds",
            "load_game", "plugin_failures", "plugin_names", "queries", "run_sql_apart", "schema_revision", "settings",
-           "simulate", "summary_games", "upgrade", "using", "variant_labels", "variants"]
+           "simulate", "suggested", "summary_games", "upgrade", "using", "variant_labels", "variants"]
 
-_RESULT_TYPES = {"PlayResult": "profiles", "Plot": "plots", "Simulation": "simulate", "Report": "verify"}
+_RESULT_TYPES = {"PlayResult": "profiles", "Plot": "plots", "Simulation": "simulate", "Report": "verify",
+                 "Hole": "completeness", "Holes": "completeness"}
 
 
 def __getattr__(name: str) -> Any:  # the result types of the heavier modules, imported when first asked for
@@ -445,6 +447,15 @@ class Database:
             check_built_ns({game.name: built}, ns or [], game.name)
             return [Layer.from_row(row) for row in store.build_rows(game.name, ns)]
 
+    def holes(self) -> Holes:
+        """The built layers that lack rows their game gives them (zeckdb.completeness: the
+        random_play and length rows, counted), and the builds that fill them; verify counts
+        every table."""
+        from .completeness import database_holes
+
+        with self._session() as store:
+            return database_holes(store)
+
     def verify(self, variant: str | list[str] | None = None, n: NRange = None, *,
                progress: Progress | None = None) -> Report:
         """Check every built layer (of `variant`, one or a list of them, of `n`) against itself
@@ -565,10 +576,15 @@ def run_sql_apart(db: str | os.PathLike[str] | None, sql: str, format: str, writ
 
 
 def upgrade(db: str | os.PathLike[str] | None = None) -> tuple[Path, str | None, str]:
-    """Create the database or bring it to the newest schema: (its path, the revision it had, the newest)."""
-    from .store import resolve_db_path, upgrade as migrate
+    """Bring the database to the newest schema: (its path, the revision it had, the newest).
+    There must be one: a build creates a database."""
+    from .errors import DatabaseError
+    from .store import resolve_db_path, suggested, upgrade as migrate
 
     path = resolve_db_path(db)
+    if not path.exists():
+        raise DatabaseError(f"no database at {printable(str(path))}: nothing to upgrade ({suggested('build', path)} "
+                            "creates one)")
     before, after = migrate(path)
     return path, before, after
 

@@ -103,13 +103,16 @@ class Step:
 def plan(store: Store, variants: list[Variant], ns: list[int], force: bool) -> dict[int, list[Step]]:
     """What each n still needs, in ascending n (n beyond a variant's limit are left out).
     A variant whose moves leave the layer also needs every layer its games pass
-    through: those not stored yet are written too (they become lookups of their own)."""
+    through: those not stored yet are written too (they become lookups of their own).
+    A layer that lacks rows its game gives it (zeckdb.completeness) is built again."""
+    from .completeness import holes
     from .engine.limits import build_memory, full_limit
 
     budget = build_memory()
     todo: dict[int, list[Step]] = {}
+    lacking = {(hole.variant, hole.n) for hole in holes(store, variants)[0]}
     for v in variants:
-        done = store.built_ns(v.name)
+        done = {n for n in store.built_ns(v.name) if (v.name, n) not in lacking}
         present = store.present_ns(v.name) | store.graph_ns(v.graph_name)
         limit = full_limit(v, budget)
         wanted = {n for n in ns if v.min_n <= n <= limit and (force or n not in done)}

@@ -46,6 +46,22 @@ def word(text: str, spell: Callable[[str], str] = as_keyword) -> str:
     return _OPTION.sub(lambda m: spell(m[1]), text)
 
 
+# what a terminal acts on rather than shows: the C0 and C1 controls (escape sequences, a
+# carriage return that overwrites the line) and the marks that reorder text (U+202E shows
+# what follows backwards), besides the line and paragraph separators
+_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def printable(text: str, keep: str = "") -> str:
+    """`text` with every character a terminal would act on written as its escape (\\x1b,
+    \\u202e): what a file, a plugin or a user typed can then never move the cursor, set the
+    clipboard or reorder a line. `keep`: controls left as they are (a table's "\\n")."""
+    def escaped(m: re.Match[str]) -> str:
+        c = m[0]
+        return c if c in keep else f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+    return _UNSHOWN.sub(escaped, text)
+
+
 class ZeckdbError(Exception):
     """Base class of every error zeckdb reports to a user."""
 

@@ -23,6 +23,7 @@ from .variants import get_variant
 
 if TYPE_CHECKING:
     from .builder import Step
+    from .store import Store
     from .variants import Variant
 
 
@@ -102,6 +103,9 @@ def _build_full(r: BuildRequest, threads: int, progress: Progress | None, say: C
     chosen = [get_variant(name) for name in names]
     skip = not r.variants  # by default each variant goes up to what it can build; named ones must fit
     skipped = check_targets(chosen, r.ns, skip)  # before the file is touched
+    if r.executor == "local" and (path := _untouched(r.db, chosen, lambda s: not plan(s, chosen, r.ns, r.force))):
+        _notify_build(skipped if skip else None, False, say)
+        return BuildResult(names, r.ns, [], 0, 0, 0.0, str(path))
     committed: list[list[int]] = []  # what is committed, read before the file is closed
     client, shards = _cluster(r) if r.executor == "dask" else (None, None)
     left = str(shards) if shards is not None and not r.shards_only else None
@@ -131,6 +135,26 @@ def _build_full(r: BuildRequest, threads: int, progress: Progress | None, say: C
                 committed.append(sorted(set().union(*(store.built_ns(v.name) for v in chosen)) & set(r.ns)))
             finally:
                 store.close()  # a checkpoint: Ctrl-C can land here too, after every layer is committed
+
+
+def _untouched(db: str | os.PathLike[str] | None, games: list[Variant], done: Callable[[Store], bool]) -> Path | None:
+    """The database's path if a build of `games` has nothing to do there, found by reading it:
+    a file at the newest revision that registers the games as they are and where `done` finds
+    nothing left. Then the build touches nothing (no write, no lock folder). None where the
+    writer must see to it (no file, an older revision, a game registered otherwise)."""
+    from .builder import game_record
+    from .errors import DatabaseError
+    from .store import Store, resolve_db_path
+
+    try:
+        path = resolve_db_path(db)
+        if not path.exists():
+            return None
+        store = Store.open_read(path)
+    except DatabaseError:  # an older revision, a file whose creation was cut short: the writer's to see to
+        return None
+    with store:
+        return path if all(store.registered_as(game_record(v)) for v in games) and done(store) else None
 
 
 @contextmanager
@@ -268,6 +292,10 @@ def _build_summaries(r: BuildRequest, threads: int, progress: Progress | None,
     chosen = [get_variant(name) for name in names]
     memory = summary_memory()
     check_summary_targets(chosen, ns, memory)  # before the file is touched
+    workers = threads if address is None else None
+    if workers is not None and (path := _untouched(r.db, chosen, lambda s: not plan_summaries(
+            s, chosen, ns, r.force, memory, workers=workers, lean=r.lean))):
+        return BuildResult(names, ns, [], 0, 0, 0.0, str(path), summary_only=True)
     client = None
     if address is not None:
         from .distributed import connect

@@ -39,10 +39,10 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from . import resources
-from .errors import NotBuiltError, UnknownQueryError, UsageError, did_you_mean, opt
+from .errors import NotBuiltError, UnknownQueryError, UsageError, did_you_mean, opt, printable
 from .executor import Limits, Params, Result
 from .ranges import format_ns, parse_count
-from .store import Store
+from .store import Store, suggested
 
 if TYPE_CHECKING:
     from .variants import Variant
@@ -103,6 +103,7 @@ class NamedQuery:
     sql: str
     params: dict[str, Param] = field(default_factory=dict)
     variants: tuple[str, ...] = ()  # the variants it is written for (a family as `black-hole-M`); () for every variant
+    twins: bool = False  # it compares a game with its misère twin: it answers where both are built (`-- reads: twins`)
     computes: str | None = None  # the relation (zeckdb.profiles.RELATIONS) it reads, computed when it runs
     game_columns: tuple[str, ...] = ()  # shown only in the rows of games that declare them (Variant.query_columns)
 
@@ -117,6 +118,11 @@ class NamedQuery:
     @property
     def takes_ns(self) -> bool:
         return "ns" in self.used_params
+
+    @property
+    def reads_lengths(self) -> bool:
+        """Whether it reads the length rows, which some full layers do not have (with_distribution)."""
+        return re.search(r"\b(?:FROM|JOIN)\s+(?:length_distribution|length_moments)\b", self.sql, re.IGNORECASE) is not None
 
     @property
     def reads_layers(self) -> bool:
@@ -146,8 +152,10 @@ def _parse(path: Path) -> NamedQuery:
         if key:
             header[key.strip()] = value.strip()
     variants = tuple(v.strip() for v in header.get("variants", "").split(",") if v.strip())
+    if header.get("reads", "twins") != "twins":
+        raise ValueError(f"{path}: `-- reads:` takes twins, not {header['reads']!r}")
     query = NamedQuery(header.get("name", path.stem), header.get("description", ""), header.get("checks", ""),
-                       text, params, variants, header.get("computes"),
+                       text, params, variants, "reads" in header, header.get("computes"),
                        tuple(c.strip() for c in header.get("game-columns", "").split(",") if c.strip()))
     # what it computes is looked up when it runs (zeckdb.profiles imports the compiled kernels, which a
     # listing of the queries must not wait for); a test holds every query's to profiles.RELATIONS
@@ -198,9 +206,13 @@ def run_query(store: Store, name: str, game: Variant | None = None, ns: list[int
         raise UsageError(f"query {name} does not take {opt('n')}"
                          + (f": it takes {', '.join(opt('param:' + p) for p in query.params)}" if query.params else ""))
     built = _built_variants(store, query, variant)
+    if query.twins:
+        built = _built_twins(store, query, built, variant)
     if ns is not None:
-        check_built_ns(built, ns, variant)
-    values: dict[str, Any] = {p.name: _check_value(p, params.get(p.name), built) for p in query.params.values()}
+        check_built_ns(built, ns, variant, store.path, _pair(variant) if query.twins and variant else None)
+    lacking = _with_lengths(store, built, ns, variant) if query.reads_lengths else None
+    values: dict[str, Any] = {p.name: _check_value(p, params.get(p.name), built, store.path)
+                              for p in query.params.values()}
     relations, stopped = None, None
     if query.computes:
         seconds = limits.timeout if limits.budget is None else min(limits.budget, limits.timeout)
@@ -211,6 +223,8 @@ def run_query(store: Store, name: str, game: Variant | None = None, ns: list[int
     values.update(variant=variant, ns=ns)
     result = store.run(query.sql, {k: v for k, v in values.items() if k in query.used_params}, limits, relations)
     _blank_undeclared(result, query.game_columns)
+    if lacking is not None:
+        result.marked_notice = lacking
     if stopped is not None:
         result.marked_notice = (f"the query reached its time limit of {limits.timeout:g} s at n = {stopped}: the rows of the "
                          f"n before it are shown; ask for the rest ({opt('n')} {stopped}..) in another run, or raise "
@@ -264,7 +278,8 @@ def _built_variants(store: Store, query: NamedQuery, variant: str | None) -> dic
             raise UsageError(f"query {query.name} is written for {', '.join(query.variants)}, not {variant}")
         ns = store.built_ns(variant) | (set() if query.reads_layers else store.summary_ns(variant))
         if not ns:
-            raise NotBuiltError(f"{variant} is not built in {store.path}: run `zeckdb build --variant {variant}`"
+            raise NotBuiltError(f"{variant} is not built in {printable(str(store.path))}: run "
+                                f"{suggested(f'build --variant {variant}', store.path)}"
                                 + (" (it has only summary layers, and this query reads positions)"
                                    if store.summary_ns(variant) else ""))
         return {variant: ns}
@@ -273,21 +288,94 @@ def _built_variants(store: Store, query: NamedQuery, variant: str | None) -> dic
     built = {name: ns for name, ns in built.items() if ns}
     if not built:
         what = ", ".join(query.variants) if query.variants else "any variant"
-        raise NotBuiltError(f"query {query.name} reads {what}, and none is built in {store.path}: run `zeckdb build`")
+        raise NotBuiltError(f"query {query.name} reads {what}, and none is built in {printable(str(store.path))}: run "
+                            f"{suggested('build', store.path)}")
     return built
 
 
-def check_built_ns(built: dict[str, set[int]], ns: list[int], variant: str | None) -> None:
-    """A NotBuiltError naming the n of `ns` that no variant of `built` (variant -> built n) has."""
+def check_built_ns(built: dict[str, set[int]], ns: list[int], variant: str | None, path: Path | None = None,
+                   games: list[str] | None = None) -> None:
+    """A NotBuiltError naming the n of `ns` that no variant of `built` (variant -> built n) has,
+    and the build (of the database at `path`; of `games`, default `variant`) that makes them."""
     have = set().union(*built.values())
     missing = [n for n in ns if n not in have]
     if missing:
         where = variant or "any variant"
+        games = games or ([variant] if variant else [])
+        build = suggested(f"build{''.join(f' --variant {name}' for name in games)} --n {format_ns(missing)}", path)
         raise NotBuiltError(f"n = {format_ns(missing)} is not built for {where} (built: n = {format_ns(sorted(have))}): "
-                            f"run `zeckdb build{f' --variant {variant}' if variant else ''} --n {format_ns(missing)}`")
+                            f"run {build}")
 
 
-def _check_value(param: Param, text: str | None, built: dict[str, set[int]]) -> Any:
+def _built_twins(store: Store, query: NamedQuery, built: dict[str, set[int]],
+                 variant: str | None) -> dict[str, set[int]]:
+    """The n at which a query comparing a game with its misère twin answers: where both are built
+    (`variant`, either of the two: the pair's n, or a NotBuiltError naming the one not built)."""
+    pair = _pair
+    layers = {row["variant"]: set(row["ns"]) - (set(row["summary_ns"]) if query.reads_layers else set())
+              for row in store.status()}
+    both = {}
+    for name in built:
+        normal, twin = pair(name)
+        if name == normal and twin in built:
+            continue  # the twin's entry stands for the pair
+        ns = layers.get(normal, set()) & layers.get(twin, set())
+        if ns:
+            both[twin] = ns
+        elif variant is not None:
+            missing = twin if name == normal else normal
+            raise NotBuiltError(f"query {query.name} compares {normal} with its misère twin {twin}, and {missing} is "
+                                f"not built{' in full' if missing in layers and query.reads_layers else ''} in "
+                                f"{printable(str(store.path))}: run {suggested(f'build --variant {missing}', store.path)}")
+    if not both:
+        raise NotBuiltError(f"query {query.name} compares a game with its misère twin (NAME-misere), and no game is "
+                            f"built with its twin in {printable(str(store.path))}: run "
+                            f"{suggested('build --variant zeckendorf --variant zeckendorf-misere', store.path)}, or the "
+                            "twin of a game built there")
+    if variant is not None:
+        return {variant: both[pair(variant)[1]]}
+    return both
+
+
+def _pair(name: str) -> list[str]:
+    """A game and its misère twin, whichever of the two `name` is."""
+    from .variants import misere
+
+    normal = misere.base_name(name) or name
+    return [normal, normal + misere.SUFFIX]
+
+
+def _with_lengths(store: Store, built: dict[str, set[int]], ns: list[int] | None, variant: str | None) -> str | None:
+    """For a query of the length rows: a NotBuiltError where the n asked (every n built, when none
+    are) have none, saying why (a build's hole and the build that fills it, or the game's
+    distribution beyond what a build assembles); where some have, a notice naming the others."""
+    from .completeness import holes
+    from .variants import get_variant
+
+    without: dict[str, list[int]] = {}
+    for name, layers in built.items():
+        have = {n for (n,) in store.rows("SELECT DISTINCT n FROM length_distribution WHERE variant = ?", [name])}
+        asked = layers if ns is None else layers & set(ns)
+        if asked - have:
+            without[name] = sorted(asked - have)
+    if not without:
+        return None
+    name, lacking = next(iter(without.items()))
+    game = get_variant(name)
+    found = {hole.n for hole in holes(store, [game], lacking)[0]}
+    filled = [n for n in lacking if n in found]
+    why = (f"a build left them out: {suggested(f'build --variant {name} --n {format_ns(filled)}', store.path)} fills "
+           "them" if filled else
+           "a game from there runs through lower layers holding more moves together than a build assembles for a "
+           "length distribution (docs/schema.md, length_distribution)")
+    text = f"{name} has no length rows for n = {format_ns(lacking)}: {why}"
+    if ns is not None or all(not (built[name] - set(missing)) for name, missing in without.items()):
+        raise NotBuiltError(text)
+    return text + ("; the rows of the other n are shown" if len(without) == 1 else
+                   f"; {len(without) - 1} more games lack some; the rows of the other n are shown")
+
+
+def _check_value(param: Param, text: str | None, built: dict[str, set[int]], path: Path) -> Any:
     if text is None:
         return None
     bad = f"bad {opt('param:' + param.name)}={text[:40]!r}: {param.name} is {param.allowed}"
@@ -296,21 +384,21 @@ def _check_value(param: Param, text: str | None, built: dict[str, set[int]]) -> 
             raise UsageError(bad)
         return text
     if param.kind == "position":
-        return _check_position(text, built, bad)
+        return _check_position(text, built, bad, path)
     if param.kind == "team":
         return _check_team(text, built, param.name)
     value = parse_count(text)
     if value is None:
         raise UsageError(bad)
     if param.kind == "n":
-        check_built_ns(built, [value], next(iter(built)) if len(built) == 1 else None)
+        check_built_ns(built, [value], next(iter(built)) if len(built) == 1 else None, path)
     elif value < (param.minimum or 0) or value > (param.maximum if param.maximum is not None else 2**31 - 1):
         raise UsageError(bad if param.maximum is not None or value < (param.minimum or 0)
                          else f"{bad} and at most {2**31 - 1}")
     return value
 
 
-def _check_position(text: str, built: dict[str, set[int]], bad: str) -> list[int]:
+def _check_position(text: str, built: dict[str, set[int]], bad: str, path: Path) -> list[int]:
     """A position that some variant read by the query accepts, in a layer it has built, as that
     game parses it (the counts, or an ordered game's entries): the SQL gets the list, not the text."""
     from .variants import get_variant
@@ -326,7 +414,7 @@ def _check_position(text: str, built: dict[str, set[int]], bad: str) -> list[int
             continue
         if n in ns:
             return [int(x) for x in position]
-        unbuilt.append(f"n = {n} is not built for {name}: run `zeckdb build --variant {name} --n {n}`")
+        unbuilt.append(f"n = {n} is not built for {name}: run {suggested(f'build --variant {name} --n {n}', path)}")
     if unbuilt:
         raise NotBuiltError(unbuilt[0])
     if len(built) == 1:

@@ -7,9 +7,10 @@ from decimal import Decimal
 import io
 import json
 import math
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from .errors import printable
 
 if TYPE_CHECKING:
     from .executor import Result
@@ -32,14 +33,12 @@ def plain(value: Any) -> Any:
     return str(value)
 
 
-# C0 and C1 control characters: a text from a database file someone else made can hold terminal
-# escape sequences (CSI colours, OSC 52 writing the clipboard); shown escaped in tables
-_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
+# a text from a database file someone else made can hold terminal escape sequences (CSI colours,
+# OSC 52 writing the clipboard) and marks that reorder a line: shown escaped in tables
 def _visible(text: str) -> str:
-    """A cell or column name for a table read by a person: every control character escaped (\\x1b)."""
-    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """A cell or column name for a table read by a person: every character a terminal would act
+    on escaped (\\x1b, \\u202e: errors.printable)."""
+    return printable(text)
 
 
 def _cell(value: Any) -> str:

@@ -19,9 +19,10 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from .completeness import Hole, fill_commands, holes as layer_holes
 from .engine.contract import is_misere, stored_columns
 from .settings import current
-from .store import Store
+from .store import Store, suggested
 from .variants import Variant, get_variant
 from .tuning import VERIFY_BATCH_POSITIONS
 
@@ -57,6 +58,10 @@ class Report:
     # summary layers too large to solve again (over verify_resolve_positions): compared with
     # their summary checksum only, which anyone who changed the row can recompute
     checksum_only: list[tuple[str, int, int]] = field(default_factory=list)  # (variant, n, positions)
+    # layers that lack rows their game gives them (zeckdb.completeness): the build fills them
+    holes: list[Hole] = field(default_factory=list)
+    fill: list[str] = field(default_factory=list)  # the commands that fill them, quoted
+
 
     @property
     def ok(self) -> bool:
@@ -74,6 +79,9 @@ def verify(store: Store, games: Sequence[Variant] | None = None, ns: list[int] |
     summaries = _summary_layers(store, names, ns)
     unknown = sorted({name for name, *_ in layers + summaries if not _known(name)})
     checks = {c.name: c for c in [
+        Check("complete layers", "each layer holds every table its game gives it, counted: its positions and its "
+                                 "graph layer's moves (full layers), its random_play row, its length rows under P "
+                                 "and mu from the shortest game to the longest"),
         Check("layer sizes", "each layer holds as many positions and moves as its summary row counts"),
         Check("partition counts", "layers of every partition of n hold as many positions as an independent count"),
         Check("values", "each position's counts add up to its n; each move reaches a stored position of its layer "
@@ -95,6 +103,11 @@ def verify(store: Store, games: Sequence[Variant] | None = None, ns: list[int] |
                          "layer's size is its stored rows'; every row belongs to a layer; the fibonacci table; "
                          "each layer's start and decomposition terms"),
     ]}
+    known = [get_variant(name) for name in dict.fromkeys(name for name, *_ in layers + summaries) if name not in unknown]
+    holes, counted = layer_holes(store, known, ns, sizes=True)
+    checks["complete layers"].checked += counted
+    for hole in holes:
+        checks["complete layers"].fail(f"{hole.variant} n={hole.n}: " + "; ".join(hole.lacks))
     edges_sums: dict[tuple[str, int], int] = {}  # each graph layer's edges hashed once
     for name, batch in _batches([layer for layer in layers if layer[0] not in unknown]):
         v = get_variant(name)
@@ -112,7 +125,8 @@ def verify(store: Store, games: Sequence[Variant] | None = None, ns: list[int] |
     _check_catalog(store, names, checks["catalog"])
     return Report([(name, n) for name, n, _ in layers if name not in unknown]
                   + [layer for layer in summaries if layer[0] not in unknown],
-                  list(checks.values()), time.perf_counter() - t0, unknown, skipped)
+                  list(checks.values()), time.perf_counter() - t0, unknown, skipped, holes,
+                  [suggested(words, store.path) for words in fill_commands(holes)])
 
 
 def _known(name: str) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from ..settings import pool as settings_pool
 
 from dataclasses import dataclass, field
@@ -384,6 +384,30 @@ def _sweep_of(graph: Graph, sol: Solution) -> Sweep | None:
         return own
     forward = Play(graph.offsets, graph.dst, graph.order)
     return Sweep(forward, int(ends[0]), own.max_len, own.games, mirrored=True)
+
+
+def with_distribution(variant: Solvable, ns: Sequence[int], moves: Callable[[int], int | None]) -> dict[int, bool | None]:
+    """Which of the layers `ns` a build gives a length distribution, from the number of moves
+    of each layer their games reach (`moves(k)`, None where layer k is not built: then None).
+    A layer whose moves stay in it always has one; one whose moves leave it has one while the
+    union of the layers below it could be assembled (union_play): each of them kept its moves
+    (at most DISTRIBUTION_MAX_EDGES, and its own union assembled) and together they hold at
+    most DISTRIBUTION_MAX_EDGES. What zeckdb verify and the build's plan expect of a layer."""
+    layers = sorted(set().union(*(variant.closure(n) for n in ns)))  # ascending: a layer's lower layers first
+    kept: dict[int, bool | None] = {}
+    union: dict[int, bool | None] = {}
+    for k in layers:
+        below = variant.closure(k)[1:]
+        counts = [moves(low) for low in below]
+        if any(c is None or kept[low] is None for c, low in zip(counts, below, strict=True)):
+            union[k] = None
+        else:
+            union[k] = all(kept[low] for low in below) and sum(c or 0 for c in counts) <= DISTRIBUTION_MAX_EDGES
+        own = moves(k)
+        stays = not variant.lower_layers(k)
+        kept[k] = None if own is None or (not stays and union[k] is None) else \
+            own <= DISTRIBUTION_MAX_EDGES and (stays or bool(union[k]))
+    return {n: True if not variant.lower_layers(n) else union[n] for n in ns}
 
 
 def union_play(variant: Solvable, graph: Graph, lower: dict[int, SolvedLayer]) -> Play | None:

@@ -21,7 +21,7 @@ from .connections import _transaction as transaction, close_connection, open_san
 from .database import Store
 from .writer import StoreWriter, upgrade
 from .layout import LAYER_TABLES, LEAN_COLUMNS, POSITION_COLUMNS, POSITIONS_TABLES, PROBE_COLUMNS
-from .paths import resolve_db_path
+from .paths import resolve_db_path, suggested
 from .records import GameRecord, LayerCache, LayerTables, SummaryRecord, positions_table
 from .schema import (SCHEMA_HEAD, _alembic_config as alembic_config, _in_dependency_order as in_dependency_order,
                      _migrate as migrate, dump_head_schema, schema_revision, write_head_schema)
@@ -30,5 +30,5 @@ __all__ = ["LAYER_TABLES", "LEAN_COLUMNS", "POSITIONS_TABLES", "POSITION_COLUMNS
            "GameRecord", "LayerCache", "LayerTables", "Store", "StoreWriter", "SummaryRecord", "alembic_config",
            "in_dependency_order", "migrate", "transaction", "close_connection",
            "dump_head_schema", "interrupted_statement", "layer_checksum", "layer_checksums", "open_sandboxed",
-           "positions_table", "resolve_db_path", "rows_checksums", "schema_revision", "summary_rows_checksum", "upgrade",
-           "write_head_schema"]
+           "positions_table", "resolve_db_path", "rows_checksums", "suggested", "schema_revision", "summary_rows_checksum",
+           "upgrade", "write_head_schema"]

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 import duckdb
 import numpy as np
 
-from ..errors import DatabaseError, NotBuiltError, opt
+from ..errors import DatabaseError, NotBuiltError, opt, printable
 from ..executor import Limits, Params, Result, run as execute, stream as execute_streaming
 from ..locking import Gate
 from ..settings import current
@@ -25,7 +25,11 @@ from .connections import close_connection
 from .checksummed import layer_checksums
 from .paths import resolve_db_path
 from .schema import _connect_checked
-from .records import LayerCache
+from .records import GameRecord, LayerCache
+
+# what a game is, in the facts of its variants row: a registration that changes one of them
+# under stored layers makes them another game's (Store.check_same_game)
+IDENTITY_FACTS = ("graph", "reversed", "players", "convention", "bins", "text_width")
 
 
 class Store:
@@ -99,6 +103,42 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # -- what is registered ------------------------------------------------
+    def registered_as(self, game: GameRecord) -> bool:
+        """Whether the file holds exactly this registration of the game (ids included)."""
+        def stored(table: str, names: list[str], order: str = "") -> list[tuple[Any, ...]]:
+            return self.rows(f"SELECT {', '.join(names)} FROM {table} WHERE variant = ? {order}", [game.variant])
+
+        described = {"variant": game.variant, **game.facts}
+        return (stored("variants", list(described)) == [tuple(described.values())]
+                and stored("move_names", ["code", "name"], "ORDER BY code") == list(enumerate(game.move_names))
+                and stored("variant_columns", ["position", "name", "weight"], "ORDER BY position")
+                == [(i + 1, name, weight) for i, (name, weight) in enumerate(game.columns)]
+                and self.rows("SELECT count(*) FROM variant_ids WHERE variant = ?", [game.variant]) == [(1,)]
+                and self.rows("SELECT count(*) FROM graph_ids WHERE graph = ?", [game.graph]) == [(1,)])
+
+    def check_same_game(self, game: GameRecord) -> None:
+        """Refuse a registration that makes the stored game of that name, whose layers are
+        stored, another game: what its rows mean (its graph, direction of play, players,
+        convention, bins, moves, columns) would change under them."""
+        if not self.rows("SELECT 1 FROM builds WHERE variant = ? LIMIT 1", [game.variant]):
+            return
+        facts = [f for f in IDENTITY_FACTS if f in game.facts]
+        row = self.rows(f"SELECT {', '.join(facts)} FROM variants WHERE variant = ?", [game.variant])
+        moves = [name for (name,) in self.rows("SELECT name FROM move_names WHERE variant = ? ORDER BY code",
+                                                [game.variant])]
+        columns = self.rows("SELECT name, weight FROM variant_columns WHERE variant = ? ORDER BY position",
+                            [game.variant])
+        differ = [f for f, stored in zip(facts, row[0] if row else [None] * len(facts), strict=True)
+                  if stored != game.facts[f]]
+        differ += ["its moves"] * (moves != game.move_names) + ["its columns"] * (columns != list(game.columns))
+        if differ:
+            shown = printable(game.variant)
+            raise DatabaseError(
+                f"{printable(str(self.path))} holds layers of a game {shown} that is not this {shown} (they differ in "
+                f"{', '.join(differ)}: a game plugin of that name?): zeckdb never rewrites what a stored game is; build "
+                f"this one into another file ({opt('db')})")
 
     # -- what is built -----------------------------------------------------
     def built_ns(self, variant: str) -> set[int]:

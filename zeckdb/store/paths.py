@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 
-from ..errors import DatabaseError, opt
+from ..errors import DatabaseError, opt, printable
 from ..settings import current
 
 if TYPE_CHECKING:
@@ -57,6 +57,19 @@ def resolve_db_path(db: str | os.PathLike[str] | None, creating: bool = False) -
                 raise DatabaseError(f"{shown} is {where} of the database {owner.name}: pass {opt('db')} {owner.name} "
                                     "to use that database, or name a database file of its own")
     return path
+
+
+def suggested(words: str, path: Path | None = None) -> str:
+    """A zeckdb command to suggest, in backquotes: `zeckdb WORDS`, with `--db PATH` unless
+    `path` is the database the command finds by itself ($ZECKDB_DB, else ./zeckdb.duckdb), so
+    that the advice, typed as given in the folder the user is in, acts on the file it is about."""
+    import shlex
+
+    tail = ""
+    if path is not None and os.path.realpath(current().db) != os.path.realpath(path):
+        relative = os.path.relpath(path)
+        tail = f" --db {shlex.quote(relative if not relative.startswith('..') else str(path))}"
+    return printable(f"`zeckdb {words}{tail}`")
 
 
 def _check_one_name(path: Path, shown: str, creating: bool) -> None:

@@ -13,12 +13,12 @@ from collections.abc import Callable
 
 import duckdb
 
-from ..errors import DatabaseError, opt
+from ..errors import DatabaseError, opt, printable
 from ..executor import quieted
 from ..locking import Gate
 from ..settings import current
 from .connections import REBUILD_HINT, _connect, _open_error, _transaction, close_connection
-from .paths import CREATION_MARK
+from .paths import CREATION_MARK, suggested
 
 if TYPE_CHECKING:
     pass
@@ -60,15 +60,15 @@ def _check_schema(path: Path, revision: str | None, names: set[str]) -> None:
     """A one-line error for a file that is not a complete zeckdb database of the head revision."""
     if not names:
         raise DatabaseError(f"{path} holds no tables: a build was interrupted while it created the schema; "
-                            "run `zeckdb build` again to finish it")
+                            f"run {suggested('build', path)} again to finish it")
     if revision is None:
         if names & {"builds", "positions", "edges"}:
             raise DatabaseError(f"{path} is damaged: its table alembic_version is missing (dropped by hand?); "
                                 f"{REBUILD_HINT}")
         raise DatabaseError(f"{path} is a DuckDB file but not a zeckdb database: pass {opt('db')} with a zeckdb database")
     if revision != SCHEMA_HEAD:
-        raise DatabaseError(f"{path} has schema revision {revision}, this zeckdb needs {SCHEMA_HEAD}: "
-                            "run `zeckdb db upgrade`")
+        raise DatabaseError(f"{printable(str(path))} has schema revision {revision}, this zeckdb needs {SCHEMA_HEAD}: "
+                            f"run {suggested('db upgrade', path)}")
     missing = [name for name in SCHEMA_OBJECTS if name not in names]
     if missing:
         raise DatabaseError(f"{path} is damaged: {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} "
@@ -84,7 +84,9 @@ def _connect_checked(path: Path, read_only: bool, deadline: float | None = 0.0,
     try:
         _check_schema(path, *_schema_state(con))
         _check_columns(con, path)
-        if not read_only:
+        if read_only:
+            _check_definitions(con, path)
+        else:
             _restore_definitions(con, path, SCHEMA_HEAD)
     except BaseException:
         close_connection(con)
@@ -165,6 +167,72 @@ def _restore_definitions(con: duckdb.DuckDBPyConnection, path: Path, revision: s
                             f"({str(exc).strip().splitlines()[0][:160]}); {REBUILD_HINT}") from None
 
 
+FILE_VIEWS = "SELECT view_name, sql FROM duckdb_views() WHERE NOT internal AND database_name = {}"
+FILE_MACROS = ("SELECT function_name, function_type, parameters, macro_definition FROM duckdb_functions() "
+               "WHERE NOT internal AND function_type IN ('macro', 'table_macro') AND database_name = {}")
+
+
+def _check_definitions(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """A reader's check that the file's views (under zeckdb's names) and macros (of any name)
+    are zeckdb's own, refused in one line where they are not: a file someone else made could
+    hold a view `positions` that reads other numbers than its tables, or a macro that shadows
+    DuckDB's `hash` or zeckdb's `phi`, run by every command and by the service's SQL. A reader
+    cannot put them back (a writer does: _restore_definitions); the advice is the command that
+    does. Compared with head.sql's text first, and where that differs (another DuckDB release
+    may word a definition otherwise) with what this DuckDB makes of zeckdb's own definitions,
+    made in the connection's temporary catalog and dropped again."""
+    file = "current_database()"
+    views = {name: _words(sql) for name, sql in con.execute(FILE_VIEWS.format(file)).fetchall()}
+    macros = {name: (kind, params, _words(body)) for name, kind, params, body in con.execute(FILE_MACROS.format(file)).fetchall()}
+    expected_views, expected_macros = _head_definitions()
+    if all(views.get(name) == text for name, text in expected_views.items()) and macros == expected_macros:
+        return
+    ours = own_definitions(SCHEMA_HEAD)
+    made = [statement.replace("CREATE OR REPLACE ", "CREATE OR REPLACE TEMP ", 1) for statement in ours]
+    try:
+        for statement in made:
+            con.execute(statement)
+        temp = "'temp'"
+        expected_views = {name: _words(sql.replace("CREATE TEMP VIEW ", "CREATE VIEW ", 1))
+                          for name, sql in con.execute(FILE_VIEWS.format(temp)).fetchall()}
+        expected_macros = {name: (kind, params, _words(body))
+                           for name, kind, params, body in con.execute(FILE_MACROS.format(temp)).fetchall()}
+    finally:
+        for statement in made[::-1]:
+            kind, name = statement.split()[4:6]
+            con.execute(f"DROP {kind} IF EXISTS temp.main.{name}")
+    changed = sorted(name for name, text in expected_views.items() if views.get(name) != text)
+    changed += sorted(name for name in macros.keys() | expected_macros.keys() if macros.get(name) != expected_macros.get(name))
+    if changed:
+        shown = ", ".join(printable(name)[:40] for name in changed[:5]) + (", ..." if len(changed) > 5 else "")
+        raise DatabaseError(f"{printable(str(path))} holds views or macros that are not zeckdb's ({shown}: changed by hand, "
+                            f"or made by someone else?): they would change what zeckdb reads, and are not run; "
+                            f"{suggested('db upgrade', path)} puts zeckdb's own back")
+
+
+def _words(sql: str) -> str:
+    return " ".join(sql.split()).removesuffix(";").strip()
+
+
+@functools.cache
+def _head_definitions() -> tuple[dict[str, str], dict[str, tuple[str, list[str], str]]]:
+    """zeckdb's views and macros as head.sql words them: {view: CREATE VIEW text}, {macro: (kind,
+    parameters, body)}; head.sql's export writes a macro's body in one more pair of parentheses
+    than duckdb_functions() shows it."""
+    import re
+
+    views, macros = {}, {}
+    for statement in own_definitions(SCHEMA_HEAD):
+        words = _words(statement)
+        if words.startswith("CREATE OR REPLACE VIEW "):
+            views[words.split()[4]] = words.replace("CREATE OR REPLACE VIEW ", "CREATE VIEW ", 1)
+        elif found := re.fullmatch(r"CREATE OR REPLACE MACRO (\w+) ?\((.*?)\) AS (TABLE )?\((.*)\)", words):
+            name, params, table, body = found.groups()
+            macros[name] = ("table_macro" if table else "macro", [p.strip() for p in params.split(",") if p.strip()],
+                            body.strip())
+    return views, macros
+
+
 @functools.cache
 def own_definitions(revision: str) -> tuple[str, ...]:
     """zeckdb's views and macros at `revision`, as CREATE OR REPLACE statements: the head's from
@@ -175,17 +243,19 @@ def own_definitions(revision: str) -> tuple[str, ...]:
 
     from ..resources import migrations_dir
 
-    if revision == SCHEMA_HEAD:
+    if revision == SCHEMA_HEAD:  # a statement a line, as DuckDB's export writes them (read as text: a reader
+        # asks for them, and DuckDB's parser would make an in-memory database in its address space)
         script = (migrations_dir() / HEAD_SCHEMA_FILE).read_text(encoding="utf-8")
-    else:
-        from alembic import command
+        return tuple(f"CREATE OR REPLACE {line[len('CREATE '):]}" for line in script.splitlines()
+                     if line.startswith(("CREATE VIEW ", "CREATE MACRO ")))
+    from alembic import command
 
-        with tempfile.TemporaryDirectory(prefix="zeckdb-definitions-") as tmp:
-            scratch = Path(tmp) / "scratch.duckdb"
-            command.upgrade(_alembic_config(scratch), revision)
-            with duckdb.connect(str(scratch)) as exporter:
-                exporter.execute(f"EXPORT DATABASE '{Path(tmp) / 'export'}'")
-            script = (Path(tmp) / "export" / "schema.sql").read_text(encoding="utf-8")
+    with tempfile.TemporaryDirectory(prefix="zeckdb-definitions-") as tmp:
+        scratch = Path(tmp) / "scratch.duckdb"
+        command.upgrade(_alembic_config(scratch), revision)
+        with duckdb.connect(str(scratch)) as exporter:
+            exporter.execute(f"EXPORT DATABASE '{Path(tmp) / 'export'}'")
+        script = (Path(tmp) / "export" / "schema.sql").read_text(encoding="utf-8")
     kept = []
     for statement in duckdb.extract_statements(script):
         text = statement.query.strip()

@@ -97,14 +97,18 @@ class StoreWriter(Store):
     # -- writing -----------------------------------------------------------
     def register_variant(self, game: GameRecord) -> None:
         """Store a game's description (its row, move names and columns, and ids for it and
-        its graph); a registration that would change nothing writes nothing."""
+        its graph); a registration that would change nothing writes nothing. A game whose
+        layers are stored is never made another game (its graph, direction, players,
+        convention, bins, moves or columns changed): that is refused, as a plugin taking the
+        name of a game the file holds would corrupt every layer of it."""
         con = self._connection_waiting()
         described = {"variant": game.variant, **game.facts}
+        if self.registered_as(game):
+            return
+        self.check_same_game(game)
         move_names = [dict(variant=game.variant, code=code, name=name) for code, name in enumerate(game.move_names)]
         columns = [dict(variant=game.variant, position=i + 1, name=name, weight=w)
                    for i, (name, w) in enumerate(game.columns)]
-        if self._registered_as(con, described, move_names, columns):
-            return
         with _transaction(con):
             con.execute("DELETE FROM move_names WHERE variant = ?", [game.variant])
             con.execute("DELETE FROM variant_columns WHERE variant = ?", [game.variant])
@@ -116,23 +120,7 @@ class StoreWriter(Store):
             self._insert_values(con, "variants", [described])
             self._insert_values(con, "move_names", move_names)
             self._insert_values(con, "variant_columns", columns)
-    @staticmethod
-    def _registered_as(con: duckdb.DuckDBPyConnection, described: dict[str, Any],
-                       move_names: list[dict[str, Any]], columns: list[dict[str, Any]]) -> bool:
-        """Whether the file already holds exactly this registration (ids included)."""
-        def stored(table: str, names: Iterable[str], order: str = "") -> list[tuple[Any, ...]]:
-            return con.execute(f"SELECT {', '.join(names)} FROM {table} WHERE variant = ? {order}",
-                               [described["variant"]]).fetchall()
 
-        return (stored("variants", described) == [tuple(described.values())]
-                and stored("move_names", ["variant", "code", "name"], "ORDER BY code")
-                == [tuple(r.values()) for r in move_names]
-                and stored("variant_columns", ["variant", "position", "name", "weight"], "ORDER BY position")
-                == [tuple(r.values()) for r in columns]
-                and con.execute("SELECT count(*) FROM variant_ids WHERE variant = ?",
-                                [described["variant"]]).fetchone() == (1,)
-                and con.execute("SELECT count(*) FROM graph_ids WHERE graph = ?",
-                                [described["graph"]]).fetchone() == (1,))
     def write_layers(self, records: Iterable[LayerTables]) -> None:
         """Write (replacing) (variant, n) layers in one transaction, all or nothing; when a
         reader waits for the file, the layers written so far are committed and it gets the

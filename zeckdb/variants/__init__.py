@@ -196,9 +196,17 @@ def _plain_number(text: str) -> bool:
 def plugins() -> dict[str, Any]:
     """The games other packages add through the entry-point group `zeckdb.games` (name ->
     entry point, not loaded: variants.plugins loads one when its game is asked for); a name
-    zeckdb uses itself is left out (a plugin cannot stand in for one of zeckdb's games)."""
-    return {name: point for name, point in discovered(frozenset(_REGISTRY)).items()
-            if not any(f.parameters_of(name) is not None for f in _FAMILIES)}
+    zeckdb gives a game itself is left out: one of its games, a member of a family, the misère
+    twin of one of those or of another plugin's game (a plugin cannot stand in for them)."""
+    found = discovered(frozenset(_REGISTRY))
+    return {name: point for name, point in found.items()
+            if not _own_name(name) and not ((base := misere.base_name(name)) is not None
+                                            and (_own_name(base) or base in found))}
+
+
+def _own_name(name: str) -> bool:
+    """Whether zeckdb names a game `name` itself: one of its games or a member of its families."""
+    return name in _REGISTRY or any(f.parameters_of(name) is not None for f in _FAMILIES)
 
 
 def _construct(name: str) -> Variant | None:
