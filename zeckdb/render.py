@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import csv
 from decimal import Decimal
-import io
 import json
 import math
 from collections.abc import Callable
@@ -59,11 +57,8 @@ def render(columns: list[str], rows: list[tuple[Any, ...]], fmt: str = "table") 
     if fmt == "json":
         return json.dumps([{c: plain(v) for c, v in zip(columns, row, strict=False)} for row in rows], indent=None)
     if fmt == "csv":
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(columns)
-        writer.writerows([[_text(v) for v in row] for row in rows])
-        return buf.getvalue().rstrip("\n")
+        return "\n".join(",".join(_csv_field(text) for text in values)
+                         for values in [columns, *([_text(v) for v in row] for row in rows)])
     cells = [[_cell(v) for v in row] for row in rows]
     columns = [_visible(c) for c in columns]
     if fmt == "markdown":
@@ -123,6 +118,12 @@ class StreamedRender:
             self.write(("[" if self.columns is None else "") + "]\n")
         elif self.fmt == "table":
             self.write(f"({self.rows} row{'s' if self.rows != 1 else ''})\n")
+
+
+def _csv_field(text: str) -> str:
+    """A field as RFC 4180 writes it: quoted where it holds a comma, a quote or a line break (a
+    carriage return too, which Python's csv module leaves bare when its lines end in \\n)."""
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\r\n') else text
 
 
 def _is_number(v: Any) -> bool:
