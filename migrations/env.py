@@ -16,8 +16,14 @@ class DuckDBImpl(DefaultImpl):
     transactional_ddl = True
 
 
+def _url() -> Any:
+    """The database: a URL object from zeckdb (store.schema._alembic_config), which no name can
+    break; alembic.ini's text for a developer's own `alembic` command."""
+    return context.config.attributes.get("url") or context.config.get_main_option("sqlalchemy.url")
+
+
 def run_migrations_online() -> None:
-    url = context.config.get_main_option("sqlalchemy.url")
+    url = _url()
     # no access to anything but the file: a migration reads views stored in it, and a file
     # someone else made may hold views of its own (zeckdb.store.schema restores zeckdb's first)
     engine = sa.create_engine(url, poolclass=sa.pool.NullPool,
@@ -38,7 +44,7 @@ def run_migrations_online() -> None:
 
 
 if context.is_offline_mode():
-    context.configure(url=context.config.get_main_option("sqlalchemy.url"), literal_binds=True)
+    context.configure(url=_url(), literal_binds=True)
     with context.begin_transaction():
         context.run_migrations()
 else:

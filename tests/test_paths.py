@@ -280,3 +280,23 @@ def test_a_database_with_two_names_is_refused_under_both(capsys, tmp_path, built
     assert sorted(p.name for p in tmp_path.iterdir()) == ["one.duckdb", "two.duckdb"]  # nothing made beside them
     other.unlink()
     assert run(capsys, "status", "--db", str(db))[0] == 0
+
+
+def test_a_database_name_with_a_percent_sign_or_a_question_mark(capsys, tmp_path):
+    """Alembic's configuration read a % as the start of an interpolation: q%41.duckdb could not
+    be upgraded or built. DuckDB reads what follows a ? as options, its log put elsewhere: refused."""
+    from alembic import command
+
+    from zeckdb.store import alembic_config
+
+    from .conftest import run
+
+    old = tmp_path / "o%41#x.duckdb"
+    command.upgrade(alembic_config(old), "0015")
+    code, out, err = run(capsys, "db", "upgrade", "--db", str(old))
+    assert code == 0 and "upgraded from 0015" in out, err
+    code, out, err = run(capsys, "build", "--variant", "zeckendorf", "--n", "1..3", "--db", str(old))
+    assert code == 0 and out.startswith("built zeckendorf"), err
+    code, out, err = run(capsys, "build", "--variant", "zeckendorf", "--n", "1..3", "--db", str(tmp_path / "a?b.duckdb"))
+    assert (code, out) == (1, "") and "a database's name may not hold a '?'" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o%41#x.duckdb", "o%41#x.duckdb.locks"]

@@ -47,6 +47,10 @@ def test_every_option_named_by_a_setting_is_the_commands(capsys):
     ("ZECKDB_READ_WAIT_SECONDS", "-1", "ZECKDB_READ_WAIT_SECONDS='-1' is not a number from 0 to 3600"),
     ("ZECKDB_MEMORY_LIMIT", "lots", "ZECKDB_MEMORY_LIMIT='lots' is not a memory size: give e.g. 2GB or 512MB"),
     ("ZECKDB_SERVE_MAX_HEAVY", "1.5", "ZECKDB_SERVE_MAX_HEAVY='1.5' is not a whole number from 1 to 64"),
+    # digits as the command line reads them: Python's int() takes an Arabic-Indic three and "5_0"
+    ("ZECKDB_THREADS", "\u0663", "ZECKDB_THREADS='\u0663' is not a whole number from 1 to 4,096"),
+    ("ZECKDB_SERVE_MAX_HEAVY", "5_0", "ZECKDB_SERVE_MAX_HEAVY='5_0' is not a whole number from 1 to 64"),
+    ("ZECKDB_SQL_TIMEOUT", "1_0", "ZECKDB_SQL_TIMEOUT='1_0' is not a number from 0.1 to 86400"),
 ])
 def test_a_bad_environment_value_is_one_line(capsys, monkeypatch, small_db, env, value, message):
     monkeypatch.setenv(env, value)
@@ -261,6 +265,15 @@ def test_a_settings_object_checks_its_values_when_made(tmp_path, values, message
         Settings(**values)
     assert str(refused.value).startswith(message)
     assert Settings(threads=2, sql_timeout=5).sql_timeout == 5  # an int is a number
+
+
+def test_a_settings_object_takes_a_path_and_names_what_it_lacks(tmp_path):
+    from zeckdb.errors import UsageError
+
+    assert Settings(db=tmp_path / "x.duckdb").db == str(tmp_path / "x.duckdb")
+    assert Settings().changed(db=tmp_path / "y.duckdb").db == str(tmp_path / "y.duckdb")
+    with pytest.raises(UsageError, match="^no setting is named 'treads': did you mean threads\\?"):
+        Settings().changed(treads=2)
 
 
 def test_the_service_and_its_database_run_under_the_settings_given(small_db):

@@ -80,6 +80,20 @@ class SqlRequest(BaseModel):
         "into it: {\"sql\": \"SELECT * FROM builds WHERE n = ?\", \"params\": [40]}")
 
 
+def _check_texts(body: SqlRequest) -> None:
+    """JSON may carry a lone surrogate (\\ud800), which no UTF-8 text holds: a 400, not a failure
+    where the text is encoded."""
+    values = list(body.params.values()) if isinstance(body.params, dict) else list(body.params or [])
+    texts = [("the SQL", body.sql)] + [("a parameter", item) for value in values
+                                       for item in (value if isinstance(value, list) else [value]) if isinstance(item, str)]
+    for what, text in texts:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise UsageError(f"bad request: {what} holds a lone surrogate (a \\ud800 .. \\udfff escape): send UTF-8 "
+                             "text") from None
+
+
 def status_of(exc: ZeckdbError) -> int:
     if isinstance(exc, BusyError):
         return 429
@@ -154,6 +168,7 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
     async def sql(body: SqlRequest) -> Response:
         if len(body.sql) > settings.serve_max_sql_chars:
             raise UsageError(f"bad request: the SQL is over {settings.serve_max_sql_chars:,} characters: send less")
+        _check_texts(body)
         api.check_sql(body.sql, body.params)  # a hostile statement is refused by what it is, whatever the load
         limits = {"timeout_s": sql_limits.timeout, "max_rows": sql_limits.max_rows}
         answer = await heavy.run(workers.run_sql, body.sql, sql_limits, "json", {"limits": limits}, body.params)

@@ -153,12 +153,20 @@ class Settings:
                 continue
             if not _of_type(f, value):
                 raise UsageError(f"{f.name}={str(value)[:30]!r} is not {_expected(f)}")
+            if isinstance(value, os.PathLike):  # the database as a path, kept as its text
+                object.__setattr__(self, f.name, os.fspath(value))
             _checked(f, value, f"{f.name}={value!r}")
 
     def changed(self, **values: Any) -> Settings:
         """These settings with some replaced (None keeps a setting), each checked as the
         environment's values are."""
         known = {f.name: f for f in fields(self)}
+        unknown = sorted(set(values) - set(known))
+        if unknown:
+            from .errors import did_you_mean
+
+            raise UsageError(f"no setting is named {unknown[0][:40]!r}: {did_you_mean(unknown[0], list(known))}"
+                             f"docs/commands.md, \"Settings\", lists them")
         checked = {}
         for name, value in values.items():
             if value is not None:
@@ -300,7 +308,7 @@ def _of_type(f: Any, value: Any) -> bool:
     """Whether a value given in Python is of the setting's type (a whole number where it takes
     one, a number where it takes one; never a bool)."""
     if isinstance(f.default, str):
-        return isinstance(value, str)
+        return isinstance(value, str) or (f.name == "db" and isinstance(value, os.PathLike))
     if isinstance(value, bool):
         return False
     import numbers
@@ -312,10 +320,11 @@ def _parsed(f: Any, text: str) -> Any:
     """The environment's text as the setting's type."""
     if isinstance(f.default, str):
         return text
-    try:
-        return (int if f.metadata["whole"] else float)(text)
-    except ValueError:
-        raise UsageError(f"{env_name(f.name)}={text[:30]!r} is not {_expected(f)}") from None
+    # as the command line reads a number: ASCII digits only (Python's int() takes "٣" and "5_0")
+    number = r"[0-9]+" if f.metadata["whole"] else r"[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?"
+    if not re.fullmatch(number, text):
+        raise UsageError(f"{env_name(f.name)}={text[:30]!r} is not {_expected(f)}")
+    return (int if f.metadata["whole"] else float)(text)
 
 
 def _checked(f: Any, value: Any, source: str) -> Any:

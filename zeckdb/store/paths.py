@@ -34,8 +34,11 @@ def resolve_db_path(db: str | os.PathLike[str] | None, creating: bool = False) -
     from ..outputs import DATABASE_SIDE_FILES
 
     given = Path(db or current().db)
-    shown = str(given)[:200]
+    shown = printable(str(given)[:200])
     path = Path(os.path.realpath(given))
+    if "?" in path.name:
+        raise DatabaseError(f"{shown}: a database's name may not hold a '?': DuckDB reads what follows it as options, "
+                            "and would put the file's write-ahead log under another name; rename it")
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:

@@ -33,9 +33,13 @@ def _alembic_config(path: Path) -> Any:
 
     from ..resources import migrations_dir
 
+    import sqlalchemy as sa
+
     cfg = Config()
-    cfg.set_main_option("script_location", str(migrations_dir()))
-    cfg.set_main_option("sqlalchemy.url", f"duckdb:///{path}")
+    # configparser reads a % as the start of an interpolation: a folder's or a file's own % is doubled
+    cfg.set_main_option("script_location", str(migrations_dir()).replace("%", "%%"))
+    # the file as a URL object, never parsed from text: a name holding ?, # or % is the file's name
+    cfg.attributes["url"] = sa.engine.URL.create("duckdb", database=str(path))
     return cfg
 
 
