@@ -73,7 +73,7 @@ def build(
                 f"n = {format_ns(interrupt.committed)} {'is' if len(interrupt.committed) == 1 else 'are'}") \
             if interrupt.committed is not None else "every finished n is"
         kept = "the layers written as Parquet shards are kept" if shards_only else f"{done} committed"
-        takes = f"; the layers solved but not yet stored stay as Parquet shards in {interrupt.shards} for it" \
+        takes = f"; tasks still running on the cluster may add shards to {interrupt.shards}: the rerun writes over them" \
             if interrupt.shards else ""
         _echo_err(f"zeckdb: interrupted; {kept}, run the same command again to resume{takes}")
         raise typer.Exit(130) from None

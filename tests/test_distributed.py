@@ -193,11 +193,17 @@ def _shard_seconds(shards: Path) -> dict[tuple[str, int], float]:
             pq.read_table(p)["seconds"][0].as_py() for p in shards.glob("builds/*/*/part-0.parquet")}
 
 
-def test_a_full_build_ingests_the_layers_a_run_before_left_whole(cluster, local_db, tmp_path, capsys):
-    """Layers left whole in the shard folder (by --shards-only here; by a run stopped before
-    it ingested them, too) are ingested, not solved again: their builds rows keep the
-    seconds the first run measured. The database equals a local build."""
+def test_a_full_build_solves_again_what_a_run_before_left_in_the_folder(cluster, local_db, tmp_path, capsys):
+    """Layers left in the shard folder (by --shards-only here; by a run stopped before it
+    ingested them, too) were ingested as they were: a forger who can write the folder put the
+    start's remoteness 5 higher there, recomputed the builds shard's checksums with zeckdb's own
+    function, and the build stored it. Now only shards whose own task shipped their checksums
+    are stored: what a run before left is solved again (its builds rows do not keep the seconds
+    the first run measured), the forgery is written over, the database equals a local build."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from zeckdb.store import summary_rows_checksum
 
     shards, db = tmp_path / "shards", tmp_path / "z.duckdb"
     args = ["build", "--executor", "dask", "--address", cluster, "--variant", "zeckendorf", "--variant", "reversed",
@@ -205,27 +211,30 @@ def test_a_full_build_ingests_the_layers_a_run_before_left_whole(cluster, local_
     assert run(capsys, *args, "--n", "1..20", "--shards-only")[0] == 0
     first = _shard_seconds(shards)
     assert len(first) == 40
+    path = shards / "builds" / "variant=zeckendorf" / "n=15" / "part-0.parquet"
+    row = pq.read_table(path).to_pylist()[0]
+    row["start_remoteness"] += 5
+    lengths = pq.read_table(shards / "length_distribution" / "variant=zeckendorf" / "n=15" / "part-0.parquet")
+    played = pq.read_table(shards / "random_play" / "variant=zeckendorf" / "n=15" / "part-0.parquet").to_pylist()[0]
+    row["summary_checksum"] = summary_rows_checksum("zeckendorf", 15, {k: v for k, v in row.items()
+                                                                       if not k.endswith("_checksum")}, played, lengths)
+    pq.write_table(pa.Table.from_pylist([row], schema=pq.read_schema(path)), path)
     code, out, err = run(capsys, *args, "--n", "1..22")
     assert code == 0 and out.startswith("built zeckendorf, reversed for n = 1..22"), err
-    assert dict(((v, n), t) for v, n, t in _rows(db, "SELECT variant, n, seconds FROM builds WHERE n <= 20")) == first
+    stored = {(v, n): t for v, n, t in _rows(db, "SELECT variant, n, seconds FROM builds WHERE n <= 20")}
+    assert all(stored[key] != seconds for key, seconds in first.items())  # solved again, every one
     layers = LAYERS.replace("FROM builds", "FROM builds WHERE n <= 22 AND variant IN ('zeckendorf', 'reversed')")
     assert _rows(db, layers) == _rows(local_db, layers)
-    assert not (shards / "positions").exists()  # ingested shards are removed
+    assert sorted(p.name for p in shards.iterdir()) == [".zeckdb-shards"]  # ingested shards are removed
     code, out, _ = run(capsys, "verify", "--db", str(db))
     assert code == 0 and "every check passed" in out
-    # --force solves again what a run before left whole
-    assert run(capsys, *args, "--n", "1..3", "--shards-only", "--force")[0] == 0
-    left = {v: pq.read_table(shards / "builds" / f"variant={v}" / "n=3" / "part-0.parquet")["seconds"][0].as_py()
-            for v in ("zeckendorf", "reversed")}
-    assert run(capsys, *args, "--n", "1..3", "--force")[0] == 0
-    again = dict(_rows(db, "SELECT variant, seconds FROM builds WHERE n = 3"))
-    assert all(again[v] != left[v] for v in left), (again, left)
 
 
-def test_ctrl_c_of_a_full_build_on_the_cluster_names_the_shards_a_rerun_stores(cluster, local_db, tmp_path, capsys,
+def test_ctrl_c_of_a_full_build_on_the_cluster_names_the_shards_a_rerun_writes_over(cluster, local_db, tmp_path, capsys,
                                                                                monkeypatch):
     """Tasks running at a Ctrl-C finish on the workers (Dask cannot stop them) and leave their
-    layers as shards: the message says where, and the rerun stores them and removes the folder."""
+    layers as shards: the message says where; the rerun solves them again (a shard is stored
+    only with the checksums its own task shipped) and removes the folder."""
     import inspect
 
     import zeckdb.distributed
@@ -253,15 +262,15 @@ def test_ctrl_c_of_a_full_build_on_the_cluster_names_the_shards_a_rerun_stores(c
     with monkeypatch.context() as patched:
         patched.setattr(zeckdb.distributed, "build_distributed", stopped_at_the_first_commit)
         code, _, err = run(capsys, *args)
-    assert code == 130 and err.endswith(f"run the same command again to resume; the layers solved but not yet "
-                                        f"stored stay as Parquet shards in {db}.shards for it\n"), err
+    assert code == 130 and err.endswith(f"run the same command again to resume; tasks still running on the cluster "
+                                        f"may add shards to {db}.shards: the rerun writes over them\n"), err
     _wait_until_no_task_runs(cluster)
     left = _shard_seconds(Path(f"{db}.shards"))
     assert left, "no layer left to store: the test proves nothing"
     code, _, err = run(capsys, *args)
     assert code == 0, err
     stored = {(v, n): t for v, n, t in _rows(db, "SELECT variant, n, seconds FROM builds")}
-    assert {key: stored[key] for key in left} == left  # stored from the shards, not solved again
+    assert all(stored[key] != seconds for key, seconds in left.items())  # solved again, not taken from the folder
     layers = LAYERS.replace("FROM builds", "FROM builds WHERE n <= 30 AND variant IN ('zeckendorf', 'reversed')")
     assert _rows(db, layers) == _rows(local_db, layers)
     assert not Path(f"{db}.shards").exists()
@@ -354,20 +363,51 @@ def test_shards_without_checksums_are_hashed_by_the_driver(tmp_path, local_db):
     assert _rows(db, recorded) == _rows(local_db, recorded)
 
 
-@pytest.mark.parametrize("peer", ["nothing listens", "a silent peer"])
+# what a peer that is no Dask scheduler sends when a client connects (None: nothing, ever)
+PEERS = {"a silent peer": None, "garbage": [b"\x17\x03\x03garbage garbage garbage"],
+         "an HTTP answer": [b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"],
+         "a huge length": [(1 << 62).to_bytes(8, "little")], "a byte a second": [b"\x3a"] * 8}
+
+
+@pytest.mark.parametrize("peer", ["nothing listens", *PEERS])
 def test_an_unreachable_scheduler_is_one_line_and_touches_nothing(tmp_path, capsys, monkeypatch, peer):
-    """Nothing listening, or a peer that accepts and never speaks (it held the driver for as
-    long as the peer lived): one line within the setting's bound either way."""
+    """Nothing listening, a peer that accepts and never speaks (it held the driver for as long
+    as the peer lived), or one that speaks something else: garbage or an HTTP answer (86 lines
+    of traceback), a huge length prefix (Dask allocated 4 EiB for it), a byte a second
+    (struct.error). One line within the setting's bound, and no allocation the peer sizes."""
+    import threading
+
     monkeypatch.setenv("ZECKDB_CLUSTER_CONNECT_SECONDS", "2")
     db = tmp_path / "z.duckdb"  # the connection gives up after its setting's seconds (a hang meets the suite's timeout)
-    with socket.socket() as silent:
-        silent.bind(("127.0.0.1", 0))
-        if peer == "a silent peer":
-            silent.listen(8)  # the kernel completes the connection; nothing ever answers on it
-        code, out, err = run(capsys, "build", "--executor", "dask", "--address",
-                             f"tcp://127.0.0.1:{silent.getsockname()[1]}", "--n", "5", "--variant", "zeckendorf",
-                             "--db", str(db))
-    said = "did not answer as a Dask scheduler within 7 s" if peer == "a silent peer" else "cannot reach a Dask scheduler at"
+    stop = threading.Event()
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+
+        def answer() -> None:
+            server.settimeout(0.2)
+            while not stop.is_set():
+                try:
+                    conn, _ = server.accept()
+                except OSError:
+                    continue
+                with conn:
+                    for piece in PEERS[peer] or []:
+                        if stop.wait(1.0 if peer == "a byte a second" else 0):
+                            break
+                        conn.sendall(piece)
+                    stop.wait(10)
+
+        if peer != "nothing listens":
+            server.listen(8)  # the kernel completes the connection
+            threading.Thread(target=answer, daemon=True).start()
+        try:
+            code, out, err = run(capsys, "build", "--executor", "dask", "--address",
+                                 f"tcp://127.0.0.1:{server.getsockname()[1]}", "--n", "5", "--variant", "zeckendorf",
+                                 "--db", str(db))
+        finally:
+            stop.set()
+    said = {"nothing listens": "cannot reach a Dask scheduler at", "a silent peer": "did not open as a Dask scheduler",
+            "a byte a second": "did not open as a Dask scheduler"}.get(peer, "is not a Dask scheduler (it sent")
     assert code != 0 and not out and said in err and err.count("\n") == 1, err
     assert not db.exists()
 
@@ -395,9 +435,11 @@ def test_bad_executor_options(tmp_path, capsys, args, message):
 
 
 def test_a_task_failing_on_the_cluster_is_one_line(cluster, tmp_path, capsys, monkeypatch):
-    # a shard folder the workers cannot write: here, a file where a table's folder should be
+    # a shard folder the workers cannot write: here, a file where a table's folder should be (in
+    # a folder zeckdb marked as its own: a folder of the user's is not taken at all)
     shards = tmp_path / "shards"
     shards.mkdir()
+    (shards / ".zeckdb-shards").touch()
     (shards / "positions").write_text("not a folder")
     code, out, err = run(capsys, "build", "--executor", "dask", "--address", cluster, "--n", "3", "--variant",
                          "zeckendorf", "--shards", str(shards), "--db", str(tmp_path / "z.duckdb"))
@@ -557,7 +599,7 @@ def test_shards_that_are_not_what_their_task_wrote_are_refused(tmp_path, tamper)
     import pyarrow.parquet as pq
 
     from zeckdb.builder import LowerLayers, Step, _compute, analyse, layer_tables
-    from zeckdb.distributed import ClusterError, _shard, _write_shards, read_shards
+    from zeckdb.distributed import ClusterError, _write_shards, read_shards
     from zeckdb.store import summary_rows_checksum
     from zeckdb.variants import get_variant
 
@@ -573,11 +615,11 @@ def test_shards_that_are_not_what_their_task_wrote_are_refused(tmp_path, tamper)
     honest = read_shards(root, "zeckendorf", "zeckendorf", 9, False, True, shipped)
     assert honest.checksums == shipped and len(honest.positions) == len(ref.positions("zeckendorf", 9))
     if tamper == "duplicate rows":
-        path = _shard(root, "positions", "zeckendorf", 9)
+        path = root / "positions" / "variant=zeckendorf" / "n=9" / "part-0.parquet"
         rows = pq.read_table(path)
         pq.write_table(pa.concat_tables([rows, rows]), path)
     else:
-        path = _shard(root, "builds", "zeckendorf", 9)
+        path = root / "builds" / "variant=zeckendorf" / "n=9" / "part-0.parquet"
         row = pq.read_table(path).to_pylist()[0]
         if tamper == "flip a winner":
             row["winner"] = 3 - row["winner"]
@@ -589,3 +631,117 @@ def test_shards_that_are_not_what_their_task_wrote_are_refused(tmp_path, tamper)
         pq.write_table(pa.Table.from_pylist([row], schema=pq.read_schema(path)), path)
     with pytest.raises(ClusterError, match=r"the shards of zeckendorf n = 9 in .* do not hold the rows its task wrote"):
         read_shards(root, "zeckendorf", "zeckendorf", 9, False, True, shipped)
+
+
+def _honest_shards(root: Path) -> dict[str, int]:
+    """Layer n = 9 of the Zeckendorf game written as a worker writes it; the checksums it ships."""
+    from zeckdb.distributed import solve_to_shards
+
+    (receipt,) = solve_to_shards(str(root), 9, [("zeckendorf", True, False)], [])
+    return receipt["checksums"]
+
+
+def test_a_link_in_the_shard_folder_leads_no_write_read_or_removal_elsewhere(tmp_path):
+    """A layer's folder replaced by a link to a folder of the user's: the worker wrote its
+    part-0.parquet through it (over the user's file of that name); the clean-up removed what the
+    link led to. Every step below the folder is opened without following a link."""
+    from zeckdb import shardfolder
+    from zeckdb.distributed import ClusterError, read_shards, solve_to_shards
+
+    root, users = tmp_path / "shards", tmp_path / "users"
+    users.mkdir()
+    (users / "part-0.parquet").write_bytes(b"the user's own file")
+    (root / "positions" / "variant=zeckendorf").mkdir(parents=True)
+    (root / "positions" / "variant=zeckendorf" / "n=9").symlink_to(users, target_is_directory=True)
+    with pytest.raises(ClusterError, match="in the shard folder is not a folder .a link, or a file.."):
+        solve_to_shards(str(root), 9, [("zeckendorf", True, False)], [])
+    assert (users / "part-0.parquet").read_bytes() == b"the user's own file"
+    (root / "positions" / "variant=zeckendorf" / "n=9").unlink()
+    shipped = _honest_shards(root)
+    (root / "builds" / "variant=zeckendorf" / "n=9" / "part-0.parquet").unlink()
+    (root / "builds" / "variant=zeckendorf" / "n=9" / "part-0.parquet").symlink_to(users / "part-0.parquet")
+    with pytest.raises(ClusterError, match="cannot be opened"):
+        read_shards(root, "zeckendorf", "zeckendorf", 9, False, True, shipped)
+    shardfolder.remove_layer(root, "zeckendorf", "zeckendorf", 9)
+    shardfolder.tidy(root, remove_root=True)
+    assert (users / "part-0.parquet").read_bytes() == b"the user's own file"  # the link is not zeckdb's: left
+    assert [p.relative_to(root).as_posix() for p in root.rglob("*")] == [
+        "builds", "builds/variant=zeckendorf", "builds/variant=zeckendorf/n=9",
+        "builds/variant=zeckendorf/n=9/part-0.parquet"]
+
+
+def test_a_folder_of_the_users_is_not_taken_as_a_shard_folder(tmp_path):
+    """--shards naming a folder of the user's that holds only folders named like the tables
+    (positions/thesis.txt) was accepted, and the clean-up deleted them."""
+    from zeckdb.distributed import build_distributed
+    from zeckdb.errors import UsageError
+    from zeckdb.store import StoreWriter
+
+    shards = tmp_path / "thesis"
+    (shards / "positions").mkdir(parents=True)
+    (shards / "positions" / "thesis.txt").write_text("four years")
+    with StoreWriter.open_write(tmp_path / "a.duckdb") as store, \
+            pytest.raises(UsageError, match="holds files zeckdb did not put there: name a new or empty folder"):
+        build_distributed(store, None, {}, shards)
+    assert (shards / "positions" / "thesis.txt").read_text() == "four years"
+    (shards / "positions" / "thesis.txt").unlink()
+    (shards / "positions").rmdir()
+    with StoreWriter.open_write(tmp_path / "b.duckdb") as store:  # empty: taken, marked, tidied, left (the user's)
+        assert build_distributed(store, None, {}, shards) == ([], 0, 0)
+    assert [p.name for p in shards.iterdir()] == [".zeckdb-shards"]
+
+
+@pytest.mark.parametrize("shard", ["a FIFO", "cut short", "a link to a text file", "a link to /dev/zero"])
+def test_a_shard_that_is_no_parquet_file_is_one_line_and_no_hang(tmp_path, shard):
+    """A FIFO as a shard hung the build ("still working" until killed); a truncated shard, a
+    link to a text file or to /dev/zero gave a 40-line pyarrow traceback."""
+    from zeckdb.distributed import ClusterError, read_shards
+
+    root = tmp_path / "shards"
+    shipped = _honest_shards(root)
+    path = root / "positions" / "variant=zeckendorf" / "n=9" / "part-0.parquet"
+    whole = path.read_bytes()
+    path.unlink()
+    if shard == "a FIFO":
+        os.mkfifo(path)
+    elif shard == "cut short":
+        path.write_bytes(whole[: len(whole) // 2])
+    elif shard == "a link to a text file":
+        (tmp_path / "notes.txt").write_text("not parquet\n")
+        path.symlink_to(tmp_path / "notes.txt")
+    else:
+        path.symlink_to("/dev/zero")
+    with pytest.raises(ClusterError) as refused:
+        read_shards(root, "zeckendorf", "zeckendorf", 9, False, True, shipped)
+    assert "\n" not in str(refused.value) and "nothing of its layer is stored" in str(refused.value)
+
+
+def test_every_wait_on_the_cluster_is_watched():
+    """A frozen worker holding a finished task's result held the driver in future.result(), with
+    no bound, so the watch that names a silent worker never ran. Every wait is now a wait of
+    IDLE_SECONDS at most, the watch run between them (no cluster: a future that times out)."""
+    from zeckdb.distributed import _result, _WorkerWatch
+
+    class Fetching:  # a result held by a worker that does not answer, until it wakes
+        tries = 0
+
+        def result(self, timeout=None):
+            assert timeout is not None  # never an unbounded wait
+            self.tries += 1
+            if self.tries < 3:
+                raise TimeoutError
+            return ["receipt"]
+
+    class Watched(_WorkerWatch):
+        def __init__(self):
+            super().__init__(client=None)
+            self.checks = 0
+            self.idled = 0
+            self.idle = lambda: setattr(self, "idled", self.idled + 1)
+
+        def check(self):
+            self.checks += 1
+
+    watch = Watched()
+    assert _result(Fetching(), 9, watch) == ["receipt"]
+    assert (watch.idled, watch.checks) == (2, 3)  # idle and a look at the cluster after each time out

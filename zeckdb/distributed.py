@@ -18,12 +18,14 @@ writes them as Parquet shards in `zeckdb export`'s layout:
     DIR/graph_layers/graph=G/n=N/part-0.parquet
 
 The driver ingests the n whose tasks finished, those that finished meanwhile in one
-transaction (with the checksums the worker computed from the rows it wrote), and
-removes their shards; with
+transaction (with the checksums the worker computed from the rows it wrote, which travel
+with the task's result, not through the folder), and removes their shards; with
 --shards-only it leaves them for DuckDB to query in place (a rerun skips the layers
-whose builds shard, written last, is there). Layers a run before left whole in the
-folder (it was stopped, or was --shards-only) are ingested, not solved again. The folder
-must be one the workers and the driver share (a network filesystem on a real cluster).
+whose builds shard, written last, is there). Layers a run before left in the folder (it
+was stopped, or was --shards-only) are solved again, never stored from there: whoever can
+write the folder could have written them, checksums included. The folder must be one the
+workers and the driver share (a network filesystem on a real cluster); zeckdb.shardfolder
+reaches it without following links and removes only what it made.
 A task solves the layers its games reach below n itself (Black Hole, Fibonacci
 nim): they are not shipped between workers; those lower layers the build also
 stores are tasks of their own. Why Dask: docs/scaling.md.
@@ -36,14 +38,14 @@ from functools import partial
 import logging
 import os
 from pathlib import Path
-import shutil
 import threading
 import time
 from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Iterator
 
-from . import interrupts
-from .errors import ClusterError, UsageError, opt
+from . import interrupts, shardfolder
+from .errors import ClusterError, UsageError, opt, printable
+from .shardfolder import TABLE_PARTITIONS
 from .settings import Settings, current, pool as settings_pool, using
 from .store import LayerTables, Store, StoreWriter, rows_checksums
 from .tuning import SHARD_COMPRESSION, TABLES_AHEAD, THREADED_LAYER
@@ -53,8 +55,6 @@ if TYPE_CHECKING:
     from .engine.summary import Summary
     from .summaries import SummaryJob
 
-TABLE_PARTITIONS = {"positions": "variant", "edges": "graph", "length_distribution": "variant", "builds": "variant",
-                    "random_play": "variant", "graph_layers": "graph"}
 # a layer's checksums (LayerTables.checksums) as columns of its builds shard, as the builds table names them
 CHECKSUMS = {"positions": "positions_checksum", "edges": "edges_checksum", "summary": "summary_checksum"}
 # a build whose cluster has had no worker for this long stops (what it committed is kept):
@@ -103,7 +103,6 @@ def _write_shards(root: Path, layer: LayerTables) -> dict[str, int]:
     """Write a layer's shards; the checksums of its rows (store.rows_checksums)."""
     import pyarrow as pa
 
-    from .export import write_part
 
     # the builds row with the layer's checksums, hashed here: the driver only ingests the rows
     checksums = rows_checksums(layer)
@@ -119,30 +118,18 @@ def _write_shards(root: Path, layer: LayerTables) -> dict[str, int]:
     for table, rows in tables.items():
         if rows is not None:
             owner = layer.graph if TABLE_PARTITIONS[table] == "graph" else layer.variant
-            write_part(rows, _shard(root, table, owner, layer.n), compression=SHARD_COMPRESSION)
+            shardfolder.write(root, table, owner, layer.n, rows, SHARD_COMPRESSION)
     return checksums
-
-
-def _shard_folder(root: Path, table: str, owner: str, n: int) -> Path:
-    from .export import partition
-
-    return root / partition(table, TABLE_PARTITIONS[table], owner, n)
-
-
-def _shard(root: Path, table: str, owner: str, n: int) -> Path:
-    """The one file of a table's shard of (owner, n)."""
-    return _shard_folder(root, table, owner, n) / "part-0.parquet"
 
 
 def _builds_row(root: Path, variant: str, n: int) -> dict[str, Any] | None:
     """The one row of a layer's builds shard (written last: the layer's shards are whole),
     or None when it is missing or is not one row of Parquet (put there by hand, or damaged)."""
-    import pyarrow.parquet as pq
-
     try:
-        rows = pq.ParquetFile(_shard(root, "builds", variant, n)).read().to_pylist()
-    except (OSError, ValueError):  # pyarrow's errors of a missing or damaged file
+        table = shardfolder.read(root, "builds", variant, n)
+    except ClusterError:
         return None
+    rows = [] if table is None else table.to_pylist()
     return rows[0] if len(rows) == 1 else None
 
 
@@ -180,14 +167,14 @@ def read_shards(root: Path, variant: str, graph: str, n: int, replace: bool, wit
 
 
 def _read_shards(root: Path, variant: str, graph: str, n: int, replace: bool, with_graph: bool) -> LayerTables:
-    import pyarrow.parquet as pq
-
     def table(name: str, owner: str) -> Any:
-        path = _shard(root, name, owner, n)
-        # one file, not a dataset: read_table's discovery cost more than most shards' rows
-        return pq.ParquetFile(path).read() if path.exists() else None
+        return shardfolder.read(root, name, owner, n)
 
-    build = table("builds", variant).to_pylist()[0]
+    builds = table("builds", variant)
+    if builds is None or builds.num_rows != 1:
+        raise ClusterError(f"the shards of {variant} n = {n} in {root} have no builds row (removed or changed on disk?): "
+                           "nothing of them is stored; run the build again")
+    build = builds.to_pylist()[0]
     # a worker of an older zeckdb sends none: the store then hashes the rows itself
     checksums = {kind: build.pop(column, None) for kind, column in CHECKSUMS.items()}
     random_play = table("random_play", variant)
@@ -203,20 +190,15 @@ def _read_shards(root: Path, variant: str, graph: str, n: int, replace: bool, wi
 def shard_counts(root: Path, variant: str, graph: str, n: int, with_graph: bool) -> tuple[str, str, int, int, int]:
     """(variant, graph, n, positions, moves) of a layer written as shards, read from its builds
     shard and (if `with_graph`: the variant its graph layer came with) its graph_layers shard."""
-    import pyarrow.parquet as pq
+    def row(name: str, owner: str) -> dict[str, Any] | None:
+        table = shardfolder.read(root, name, owner, n)
+        return None if table is None or table.num_rows != 1 else dict(table.to_pylist()[0])
 
-    def row(name: str, owner: str) -> dict[str, Any]:
-        row: dict[str, Any] = pq.ParquetFile(_shard(root, name, owner, n)).read().to_pylist()[0]
-        return row
-
-    graph_layer = _shard(root, "graph_layers", graph, n)
-    moves = row("graph_layers", graph)["edges"] if with_graph and graph_layer.exists() else 0
-    return variant, graph, n, row("builds", variant)["positions"], moves
-
-
-def remove_shards(root: Path, variant: str, graph: str, n: int) -> None:
-    for table, by in TABLE_PARTITIONS.items():
-        shutil.rmtree(_shard_folder(root, table, graph if by == "graph" else variant, n), ignore_errors=True)
+    build, graph_layer = row("builds", variant), row("graph_layers", graph) if with_graph else None
+    if build is None:
+        raise ClusterError(f"the shards of {variant} n = {n} in {root} have no builds row (removed or changed on disk?): "
+                           "run the build again")
+    return variant, graph, n, build["positions"], graph_layer["edges"] if graph_layer is not None else 0
 
 
 def connect(address: str) -> Any:
@@ -229,6 +211,7 @@ def connect(address: str) -> Any:
         raise UsageError(f"{opt('executor')} dask needs Dask's distributed package: pip install "
                          "'zeckdb[distributed]'") from None
     seconds = current().cluster_connect_seconds
+    _check_peer(address, seconds)
     got: list[Any] = []
 
     def make() -> None:
@@ -245,25 +228,80 @@ def connect(address: str) -> Any:
         raise UsageError(f"the peer at {address!r} accepted the connection but did not answer as a Dask scheduler "
                          f"within {seconds + 5:g} s: give the address `dask scheduler` prints "
                          "(e.g. tcp://127.0.0.1:8786)")
-    if isinstance(got[0], (OSError, TimeoutError, ValueError)):
+    if isinstance(got[0], Exception):  # whatever Dask raised of a peer that is not, or not yet, a scheduler
         raise UsageError(f"cannot reach a Dask scheduler at {address!r} ({type(got[0]).__name__}): start one with "
                          "`dask scheduler` and pass its address, e.g. tcp://127.0.0.1:8786")
-    if isinstance(got[0], Exception):
-        raise got[0]
     return got[0]
+
+
+# what a Dask scheduler sends first, on every connection and before it reads anything: its
+# handshake, a few hundred bytes in Dask's framing (an 8-byte length, then the frames)
+HANDSHAKE_MAX_BYTES = 1 << 16
+
+
+def _check_peer(address: str, seconds: float) -> None:
+    """Refuse, in one line, a TCP peer that does not open as a Dask scheduler does: within the
+    connect deadline it must send a length of at most HANDSHAKE_MAX_BYTES and that many bytes,
+    framed as Dask frames them. Dask itself would take the first 8 bytes of an HTTP answer or
+    of garbage for a length and allocate that much (exabytes), or wait on a peer sending a byte
+    a second. Addresses of other schemes (tls://, a name Dask resolves) are left to Dask."""
+    import socket
+    import struct
+
+    scheme, _, rest = address.rpartition("://")
+    host, _, port = rest.rpartition(":")
+    if scheme not in ("", "tcp") or not port.isdigit() or not host:
+        return
+    deadline = time.monotonic() + seconds
+
+    def received(sock: socket.socket, count: int) -> bytes:
+        data = b""
+        while len(data) < count:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            sock.settimeout(left)
+            chunk = sock.recv(count - len(data))
+            if not chunk:
+                raise ConnectionError("closed")
+            data += chunk
+        return data
+
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=seconds) as sock:
+            (size,) = struct.unpack("<Q", received(sock, 8))
+            if not 16 <= size <= HANDSHAKE_MAX_BYTES:
+                raise ValueError(f"a first message of {size:,} bytes")
+            frames = received(sock, size)
+            (count,) = struct.unpack_from("<Q", frames)
+            lengths = struct.unpack_from(f"<{count}Q", frames, 8) if 0 < count <= 64 else None
+            if lengths is None or 8 * (count + 1) + sum(lengths) != size:
+                raise ValueError("frames that are not Dask's")
+    except (OSError, TimeoutError) as exc:
+        if isinstance(exc, (ConnectionRefusedError, socket.gaierror)):
+            return  # nothing listens, or no such host: Dask's own attempt says so
+        raise UsageError(f"the peer at {address!r} did not open as a Dask scheduler does within {seconds:g} s "
+                         f"({type(exc).__name__}): give the address `dask scheduler` prints (e.g. tcp://127.0.0.1:8786)"
+                         ) from None
+    except (ValueError, struct.error) as exc:
+        raise UsageError(f"the peer at {address!r} is not a Dask scheduler (it sent {exc}): give the address "
+                         "`dask scheduler` prints (e.g. tcp://127.0.0.1:8786)") from None
 
 
 def build_distributed(store: StoreWriter, client: Any, todo: dict[int, list[Any]], shards: Path, shards_only: bool = False,
                       progress: Callable[[int, str], None] | None = None,
-                      reuse: bool = True) -> tuple[list[tuple[str, int]], int, int]:
+                      own_folder: bool = False) -> tuple[list[tuple[str, int]], int, int]:
     """Run the planned layers (builder.plan) on the cluster; ingest the n that finish, those
-    finished meanwhile in one transaction (unless shards_only). With `reuse` (not --force),
-    the layers a run before left whole in the folder are ingested, not solved again.
-    Returns the (variant, n) layers built, their positions and the moves stored. One driver
-    at a time holds the folder (folder_lock): a second is refused in one line."""
-    shards.mkdir(parents=True, exist_ok=True)
+    finished meanwhile in one transaction (unless shards_only), then tidy the folder (with
+    `own_folder`, one zeckdb chose, remove it once empty). Returns the (variant, n) layers
+    built, their positions and the moves stored. One driver at a time holds the folder
+    (folder_lock): a second is refused in one line."""
+    shardfolder.claim(shards)
     with folder_lock(shards):
-        return _build_distributed(store, client, todo, shards, shards_only, progress, reuse)
+        result = _build_distributed(store, client, todo, shards, shards_only, progress)
+    if not shards_only:  # every layer is in the database: the shard folders go (a folder of the user's stays)
+        shardfolder.tidy(shards, remove_root=own_folder)
+    return result
 
 
 @contextmanager
@@ -286,20 +324,18 @@ def folder_lock(shards: Path) -> Iterator[None]:
 
 
 def _build_distributed(store: StoreWriter, client: Any, todo: dict[int, list[Any]], shards: Path, shards_only: bool,
-                       progress: Callable[[int, str], None] | None, reuse: bool) -> tuple[list[tuple[str, int]], int, int]:
-    futures, ready = _submitted(store, client, todo, shards, reuse and not shards_only)
+                       progress: Callable[[int, str], None] | None) -> tuple[list[tuple[str, int]], int, int]:
+    futures = _submitted(store, client, todo, shards)
     store.let_go()
     built, positions, edges = [], 0, 0
     readers = settings_pool(TABLES_AHEAD, "zeckdb-shards")
+    watch = _WorkerWatch(client, store.let_go)
 
     def batches() -> Iterator[list[tuple[int, list[Step], dict[str, dict[str, int] | None]]]]:
         """(n, its steps, the variants written with the checksums their task shipped) of the n
-        whose shards are there: those a run before left (nothing shipped), then those of the
-        tasks that finished meanwhile, as they finish."""
-        if ready:
-            yield [(n, steps, dict.fromkeys(names)) for n, steps, names in ready]
-        for finished in _as_finished(client, list(futures), store.let_go):
-            yield [(*futures[f], _receipts(_result(f, futures[f][0])))
+        whose tasks finished meanwhile, as they finish."""
+        for finished in _as_finished(list(futures), watch):
+            yield [(*futures[f], _receipts(_result(f, futures[f][0], watch)))
                    for f in sorted(finished, key=lambda f: futures[f][0])]
 
     try:
@@ -323,7 +359,7 @@ def _build_distributed(store: StoreWriter, client: Any, todo: dict[int, list[Any
                 store.write_layers(_noted(interrupts.made_ahead(readers, reads, TABLES_AHEAD), ingested))
                 store.let_readers_in()  # the file stays open while tasks keep finishing (reopening it costs)
                 for variant, graph, n, _, _ in ingested:
-                    remove_shards(shards, variant, graph, n)
+                    shardfolder.remove_layer(shards, variant, graph, n)
             built += [(variant, n) for variant, _, n, _, _ in ingested]
             positions += sum(layer[3] for layer in ingested)
             edges += sum(layer[4] for layer in ingested)  # a shared graph's moves once
@@ -333,50 +369,19 @@ def _build_distributed(store: StoreWriter, client: Any, todo: dict[int, list[Any
     finally:
         with interrupts.ctrl_c_held():
             readers.shutdown(cancel_futures=True)
-    if not shards_only:  # every layer is in the database: the shard folders go (a folder of the user's stays)
-        for table in TABLE_PARTITIONS:
-            shutil.rmtree(shards / table, ignore_errors=True)
     return built, positions, edges
 
 
-def _submitted(store: Store, client: Any, todo: dict[int, list[Step]], shards: Path, reuse: bool
-               ) -> tuple[dict[Any, tuple[int, list[Step]]], list[tuple[int, list[Step], list[str]]]]:
-    """A task per n submitted (the future's n and steps), but, with `reuse`, for the n a run
-    before wrote in full to the shard folder: those are ready, with their steps and the
-    variants written."""
+def _submitted(store: Store, client: Any, todo: dict[int, list[Step]], shards: Path) -> dict[Any, tuple[int, list[Step]]]:
+    """A task per n submitted (the future's n and steps). What a run before left in the folder
+    is written over: a shard is stored only with the checksums its own task shipped."""
     root = str(shards.resolve())
     futures = {}
-    ready = []
     for n, steps in todo.items():
         stored = [g for g in {s.variant.graph_name for s in steps} if n in store.graph_ns(g)]
-        if reuse and _written_before(shards, n, steps, stored):
-            ready.append((n, steps, [s.variant.name for s in steps if s.write]))
-            continue
         plain = [(s.variant.name, s.write, s.replace) for s in steps]
         futures[client.submit(solve_to_shards, root, n, plain, stored, current(), pure=False, priority=-n)] = (n, steps)
-    return futures, ready
-
-
-def _written_before(root: Path, n: int, steps: list[Step], stored: list[str]) -> bool:
-    """Whether a run before (stopped before it ingested them, or --shards-only) left layer n
-    of every game to write in the shard folder, whole, by this engine, with the graph layers
-    the database does not hold: then they are ingested, not solved again."""
-    import pyarrow.parquet as pq
-
-    from .version import ENGINE_VERSION
-
-    writes = [s.variant for s in steps if s.write]
-    for v in writes:
-        build = _builds_row(root, v.name, n)
-        if build is None or build.get("engine_version") != ENGINE_VERSION \
-                or not _shard(root, "positions", v.name, n).exists():
-            return False
-    try:
-        return bool(writes) and all(
-            pq.ParquetFile(_shard(root, "graph_layers", g, n)).metadata.num_rows == 1
-            and _shard(root, "edges", g, n).exists() for g in {v.graph_name for v in writes} - set(stored))
-    except (OSError, ValueError):  # missing, or not Parquet: solved again
-        return False
+    return futures
 
 
 def _noted(layers: Iterator[LayerTables], ingested: list[tuple[str, str, int, int, int]]) -> Iterator[LayerTables]:
@@ -431,35 +436,29 @@ def summarise_on_cluster(store: StoreWriter, client: Any, jobs: list[SummaryJob]
     t0 = time.perf_counter()
     futures = {client.submit(summarise, job.variant.name, job.n, job.floats, job.positions >= THREADED_LAYER,
                              current(), pure=False, priority=job.positions): job for job in jobs}
-    for finished in _as_finished(client, list(futures), store.let_go):
+    watch = _WorkerWatch(client, store.let_go)
+    for finished in _as_finished(list(futures), watch):
         for future in finished:
             job = futures[future]
-            commit_summary(store, job, _result(future, job.n), report, progress)
+            commit_summary(store, job, _result(future, job.n, watch), report, progress)
     report.seconds = time.perf_counter() - t0
     return report
 
 
-def _as_finished(client: Any, futures: list[Any], idle: Callable[[], None]) -> Iterator[list[Any]]:
-    """The futures as they finish, those finished at once together. While none does for
-    IDLE_SECONDS, `idle` runs (the writer lets the file go to readers). The cluster is watched
-    throughout (_WorkerWatch): a worker gone silent is named, a cluster without workers for
-    WORKERLESS_SECONDS stops the build. Those left are cancelled when the caller stops
-    (Ctrl-C, a failed task)."""
+def _as_finished(futures: list[Any], watch: _WorkerWatch) -> Iterator[list[Any]]:
+    """The futures as they finish, those finished at once together, each wait bounded by
+    IDLE_SECONDS and the cluster watched between them (_WorkerWatch.wait). Those left are
+    cancelled when the caller stops (Ctrl-C, a failed task)."""
     from distributed import wait
 
-    from .tuning import IDLE_SECONDS
-
     pending = set(futures)
-    watch = _WorkerWatch(client)
+
+    def first_done(seconds: float) -> set[Any]:
+        return set(wait(pending, timeout=seconds, return_when="FIRST_COMPLETED")[0])
     try:
         while pending:
-            try:
-                done, pending = wait(pending, timeout=IDLE_SECONDS, return_when="FIRST_COMPLETED")
-            except TimeoutError:
-                idle()
-                watch.check()
-                continue
-            watch.check()
+            done = watch.waited(first_done)
+            pending -= done
             yield list(done)
     finally:
         for future in pending:
@@ -473,15 +472,25 @@ def _receipts(result: list[Any]) -> dict[str, dict[str, int] | None]:
         {r["variant"]: r["checksums"] for r in result if isinstance(r, dict)}
 
 
-def _result(future: Any, n: int) -> Any:
+def _result(future: Any, n: int, watch: _WorkerWatch) -> Any:
     """A task's result, or a one-line ClusterError (whatever the worker raised, or the
-    cluster's own errors: a task whose workers died too often)."""
-    try:
-        return future.result()
-    except Exception as exc:  # noqa: BLE001 (re-raised as one line)
-        first = (str(exc).strip().splitlines() or [""])[0][:200]
-        raise ClusterError(f"the task of n = {n} failed on the cluster ({type(exc).__name__}: {first}); the layers "
-                           "committed so far are kept: run the same command again to resume") from None
+    cluster's own errors: a task whose workers died too often). A finished task's result is
+    fetched from the worker that holds it: a frozen worker would hold the fetch for good,
+    so it is waited for like any task (_WorkerWatch.waited)."""
+    def fetched(seconds: float) -> tuple[bool, Any]:
+        try:
+            return True, future.result(timeout=seconds)
+        except TimeoutError:
+            raise
+        except Exception as exc:  # noqa: BLE001 (what the task raised: re-raised below as one line)
+            return False, exc
+
+    finished, value = watch.waited(fetched)
+    if finished:
+        return value
+    first = printable((str(value).strip().splitlines() or [""])[0][:200])
+    raise ClusterError(f"the task of n = {n} failed on the cluster ({type(value).__name__}: {first}); the layers "
+                       "committed so far are kept: run the same command again to resume") from None
 
 
 class _WorkerWatch:
@@ -493,13 +502,30 @@ class _WorkerWatch:
     A worker is heard from when the scheduler's `last_seen` of it (its heartbeats) changes;
     the silence is timed on this machine's clock, never compared with the scheduler's."""
 
-    def __init__(self, client: Any):
+    def __init__(self, client: Any, idle: Callable[[], None] = lambda: None):
         self.client = client
+        self.idle = idle  # what the driver does while it waits (the writer lets the file go)
         self.since: float | None = None
         self.silent_seconds = current().cluster_silent_seconds
         self.heard: dict[str, tuple[Any, float]] = {}  # worker -> (its last_seen, when that changed here)
         self.named: set[str] = set()
         self.checked = 0.0
+
+    def waited(self, call: Callable[[float], Any]) -> Any:
+        """What `call(seconds)` returns, called again while it times out (TimeoutError) after
+        so many seconds: between the tries the driver idles and the cluster is checked, so
+        no wait on the cluster goes unwatched, however long a worker is silent."""
+        from .tuning import IDLE_SECONDS
+
+        while True:
+            try:
+                found = call(IDLE_SECONDS)
+            except TimeoutError:
+                self.idle()
+                self.check()
+                continue
+            self.check()
+            return found
 
     def check(self) -> None:
         from .tuning import IDLE_SECONDS

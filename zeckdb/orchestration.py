@@ -8,7 +8,7 @@ arguments' types and hands a BuildRequest to run().
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 import os
 from pathlib import Path
@@ -45,9 +45,8 @@ class BuildResult:
 class BuildInterrupted(KeyboardInterrupt):
     """Ctrl-C during a build; `committed` lists the n of the build's range that are committed
     (None when the file could not be read any more: every finished n is). `shards`, for a
-    full build on a cluster: the folder where the layers solved but not stored stay, those
-    the workers finish after the Ctrl-C too (Dask lets a running task finish), for a rerun
-    to store."""
+    full build on a cluster: the folder where the tasks still running after the Ctrl-C (Dask
+    lets a running task finish) write their layers, which a rerun writes over and removes."""
 
     def __init__(self, committed: list[int] | None, shards: str | None = None):
         super().__init__()
@@ -175,11 +174,12 @@ def _ending(client: Any, committed: Callable[[], list[int] | None], shards: str 
 
 def _cluster(r: BuildRequest) -> tuple[Any, Path]:
     """The Dask client and the shard folder of a distributed full build, both checked."""
-    from .distributed import TABLE_PARTITIONS, connect
+    from .distributed import connect
+    from .shardfolder import MARK, TABLE_PARTITIONS
     from .store import resolve_db_path
 
     shards = Path(r.shards or str(resolve_db_path(r.db)) + ".shards")
-    check_folder(shards, database=resolve_db_path(r.db), may_hold=TABLE_PARTITIONS)  # or a resumed run's
+    check_folder(shards, database=resolve_db_path(r.db), may_hold=[*TABLE_PARTITIONS, MARK])  # or a resumed run's
     return connect(r.address or ""), shards  # checked before: dask needs an address
 
 
@@ -192,11 +192,9 @@ def _on_cluster(store: StoreWriter, client: Any, todo: dict[int, list[Step]], sh
     for v in variants.values():
         store.register_variant(game_record(v))
     t0 = time.perf_counter()
+    # the folder zeckdb chose goes too, once empty
     built, positions, edges = build_distributed(store, client, todo, shards, r.shards_only, advance,
-                                                reuse=not r.force)  # --force solves every layer again
-    if r.shards is None and not r.shards_only:  # the folder zeckdb chose goes too, once empty
-        with suppress(OSError):
-            shards.rmdir()
+                                                own_folder=r.shards is None)
     return BuildResult(names, r.ns, built, positions, edges, time.perf_counter() - t0, str(store.path),
                        shards=str(shards) if r.shards_only else None)
 
