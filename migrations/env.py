@@ -33,7 +33,9 @@ def run_migrations_online() -> None:
     def quiet(dbapi_connection: Any, _record: Any) -> None:
         # DuckDB's progress bar would print on the caller's standard output during a long migration
         cursor = dbapi_connection.cursor()
-        cursor.execute("SET enable_progress_bar = false")
+        cursor.execute("SELECT current_setting('enable_progress_bar')")
+        if tuple(cursor.fetchone()) != (False,):  # a SET is refused in a Jupyter kernel without ipywidgets (off there)
+            cursor.execute("SET enable_progress_bar = false")
         cursor.close()
 
     with engine.connect() as connection:

@@ -83,10 +83,13 @@ QUIET: dict[str, Any] = {"enable_progress_bar": False}
 
 
 def quieted(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
-    """`con` with the QUIET settings (closed if they cannot be set)."""
+    """`con` with the QUIET settings (closed if they cannot be set). A setting already as wanted
+    is left alone: in a Jupyter kernel without ipywidgets DuckDB's progress bar is off, and any
+    SET of it is refused ("required package 'ipywidgets' is missing")."""
     try:
         for name, value in QUIET.items():
-            con.execute(f"SET {name} = {value}")
+            if con.execute(f"SELECT current_setting('{name}')").fetchone() != (value,):
+                con.execute(f"SET {name} = {value}")
     except BaseException:
         con.close()
         raise
