@@ -24,6 +24,7 @@ def serve(
     body_timeout: float | None = _setting_option("serve_body_seconds", "--body-timeout", "SECONDS"),
     max_client_connections: int | None = _setting_option("serve_max_client_connections", "--max-client-connections",
                                                          "COUNT"),
+    allowed_hosts: str | None = _setting_option("serve_allowed_hosts", "--allowed-hosts", "NAMES"),
 ) -> None:
     """Serve the database read-only over HTTP: a web page at / and a JSON API at /v1 (documented at /docs).
 
@@ -41,5 +42,5 @@ def serve(
         serve_sql_timeout=sql_timeout, serve_sql_max_rows=sql_max_rows, serve_max_heavy=max_heavy,
         serve_queue_seconds=queue_seconds, serve_memory_limit=memory_limit, serve_max_connections=max_connections,
         serve_header_seconds=header_timeout, serve_body_seconds=body_timeout,
-        serve_max_client_connections=max_client_connections)
+        serve_max_client_connections=max_client_connections, serve_allowed_hosts=allowed_hosts)
     run_service(db, host, port, settings)

@@ -416,9 +416,9 @@ def test_the_command_line_and_the_service_go_through_the_api_only():
     for path in commands:
         assert zeckdb_imports(path, "zeckdb.cli") <= helpers | own | {"zeckdb.service", "zeckdb.cli"}, path.name
     assert zeckdb_imports(ROOT / "zeckdb" / "service.py", "zeckdb") <= helpers | {"zeckdb.resources",
-                                                                                  "zeckdb.sqlworkers"}
+                                                                                  "zeckdb.sqlworkers", "zeckdb.servelog"}
     assert zeckdb_imports(ROOT / "zeckdb" / "sqlworkers.py", "zeckdb") <= helpers | {"zeckdb.executor",
-                                                                                     "zeckdb.apart"}
+                                                                                     "zeckdb.apart", "zeckdb.children"}
     for path in (*[c for c in commands if "api." in c.read_text()], ROOT / "zeckdb" / "service.py",
                  ROOT / "zeckdb" / "sqlworkers.py"):
         used = set(re.findall(r"\bapi\.(\w+)", path.read_text()))

@@ -48,11 +48,12 @@ if TYPE_CHECKING:
     from .verify import Report
     from .completeness import Hole, Holes
 
-__all__ = ["BuildInterrupted", "BuildResult", "Database", "Export", "GameInfo", "Hole", "Holes", "Layer", "Limits", "Line",
-           "Move", "NamedQuery", "Outcome", "PlayResult", "Plot", "PositionInfo", "Progress", "Report", "Result", "Settings",
-           "Simulation", "Status", "VariantStatus", "build", "check_sql", "named_query", "open", "plot_kinds",
-           "load_game", "plugin_failures", "plugin_names", "queries", "run_sql_apart", "schema_revision", "settings",
-           "simulate", "suggested", "summary_games", "upgrade", "using", "variant_labels", "variants"]
+__all__ = ["BuildInterrupted", "BuildResult", "Database", "Export", "GameInfo", "Hole", "Holes", "Layer", "Limits",
+           "Line", "Move", "NamedQuery", "Outcome", "PlayResult", "Plot", "PositionInfo", "Progress", "Report",
+           "Result", "Settings", "Simulation", "Status", "VariantStatus", "build", "check_sql", "named_query",
+           "open", "plot_kinds", "load_game", "plugin_failures", "plugin_games", "plugin_names", "plugin_of",
+           "queries", "run_sql_apart", "schema_revision", "settings", "simulate", "stop_plugin_probes", "suggested",
+           "summary_games", "upgrade", "using", "variant_labels", "variants"]
 
 _RESULT_TYPES = {"PlayResult": "profiles", "Plot": "plots", "Simulation": "simulate", "Report": "verify",
                  "Hole": "completeness", "Holes": "completeness"}
@@ -196,6 +197,32 @@ def load_game(name: str) -> None:
     get_variant(name)
 
 
+def plugin_games(names: Iterable[str]) -> tuple[list[GameInfo], list[str]]:
+    """The games of these installed plugins as each one's probe reports it (each in a process of
+    its own, bounded in time: none is loaded here), and one line for each that does not load."""
+    from .variants import plugins, probe_all
+
+    installed = plugins()
+    probes, failures = probe_all({name: installed[name] for name in names if name in installed})
+    return [_plugin_info(probe) for probe in probes], failures
+
+
+def plugin_of(variant: str) -> str | None:
+    """The installed plugin whose game `variant` is (or whose game's misère twin), else None."""
+    from .variants import misere, plugins
+
+    installed = plugins()
+    base = misere.base_name(variant)
+    return variant if variant in installed else base if base is not None and base in installed else None
+
+
+def stop_plugin_probes() -> None:
+    """End the plugins' probes running in this process now, with whatever their plugins started."""
+    from .variants.plugins import stop_probes
+
+    stop_probes()
+
+
 def plugin_failures() -> list[str]:
     """One line for each installed game plugin that fails to load, naming it (each probed in a
     process of its own, bounded in time: zeckdb.variants.plugins)."""
@@ -337,8 +364,8 @@ class Database:
         with using(self.settings):
             if self._shared is None:
                 yield self._own
-            else:
-                with self._shared.store() as store:
+            else:  # a long-lived reader (the service): each call bounded by the lookup's time
+                with self._shared.store(settings().serve_lookup_seconds) as store:
                     yield store
 
     def __enter__(self) -> Database:

@@ -78,12 +78,27 @@ class SharedReader:
         self.watcher.start()
 
     @contextmanager
-    def store(self) -> Iterator[Store]:
+    def store(self, seconds: float | None = None) -> Iterator[Store]:
+        """A reader of its own for the block; with `seconds`, a statement it runs past them is
+        interrupted (the block raises QueryLimitError naming the limit)."""
+        import duckdb
+
+        from .errors import QueryLimitError
+
         base = self._enter()
         reader = base.reader()
+        timer = threading.Timer(seconds, reader.interrupt) if seconds is not None else None
+        if timer is not None:
+            timer.daemon = True
+            timer.start()
         try:
             yield reader
+        except duckdb.InterruptException:
+            raise QueryLimitError(f"the lookup was stopped at its time limit of {seconds:g} s (serve_lookup_seconds): "
+                                  "try a smaller one") from None
         finally:
+            if timer is not None:
+                timer.cancel()
             reader.close()
             with self.changed:
                 self.running -= 1

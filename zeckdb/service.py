@@ -35,12 +35,14 @@ build's commits and opened again after it (a shared zeckdb.api.Database).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import signal
 from pathlib import Path
 from typing import Any, cast
 
-from fastapi import Depends, FastAPI, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt
@@ -53,7 +55,7 @@ from .errors import (BusyError, NotBuiltError, QueryLimitError, UnknownQueryErro
 from .ranges import format_ns, parse_n, parse_ns
 from .render import plain
 from .resources import web_dir
-from .sqlworkers import SqlWorkers
+from .sqlworkers import SqlWorkers, WorkerStopped, lookup
 
 log = logging.getLogger("zeckdb.service")
 SECURITY_HEADERS = [
@@ -95,6 +97,8 @@ def _check_texts(body: SqlRequest) -> None:
 
 
 def status_of(exc: ZeckdbError) -> int:
+    if isinstance(exc, _PluginFailed):
+        return 503
     if isinstance(exc, BusyError):
         return 429
     if isinstance(exc, (UnknownVariantError, UnknownQueryError, NotBuiltError)):
@@ -124,14 +128,15 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
     plot_limits = api.Limits(timeout=max(settings.serve_plot_seconds, settings.serve_sql_timeout))
 
     plugins = _Plugins(database, settings)
+    lookups = _Lookups(database, settings, plugins)
     app = FastAPI(title="zeckdb", version=__version__, docs_url=None, redoc_url=None,
-                  dependencies=[Depends(plugins.gate)],
                   description="Exhaustive position database of the Zeckendorf game family: lookups, principal lines, "
                               "per-n summaries, named queries and read-only SQL.")
 
     _add_error_handlers(app, hide)
     _add_pages(app)
-    app.add_middleware(_Guard, max_body_bytes=settings.serve_max_body_bytes, body_seconds=settings.serve_body_seconds)
+    app.add_middleware(_Guard, max_body_bytes=settings.serve_max_body_bytes, body_seconds=settings.serve_body_seconds,
+                       allowed_hosts=settings.serve_allowed_hosts)
 
     @app.get("/v1/variants", summary="The games, each with the n built (in full: positions can be looked up) "
                                      "and the n built with --summary-only")
@@ -160,8 +165,10 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
         own_n = "n" in api.named_query(name).params  # omega-b's own n: one n, not a range filter
         params = {k: v for k, v in request.query_params.items()
                   if k not in ("variant", "format") and (k != "n" or own_n)}
-        body = await heavy.run(workers.run_query, name, variant, parse_ns(n) if n and not own_n else None, params,
-                               sql_limits, format)
+        ns = parse_ns(n) if n and not own_n else None
+        body = await (plugins.run(variant, "run_query", name, variant, ns, params, sql_limits, format)
+                      if plugins.owns(variant) else
+                      heavy.run(workers.run_query, name, variant, ns, params, sql_limits, format))
         return Response(body, media_type="text/csv" if format == "csv" else "application/json")
 
     @app.post("/v1/sql", summary="Ad-hoc read-only SQL through the sandboxed executor")
@@ -177,21 +184,22 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
     @app.get("/v1/plots/{kind}", summary=f"A figure as SVG (kind: {', '.join(api.plot_kinds())}), as `zeckdb plot` draws it",
              response_class=Response)
     async def plot(kind: str, variant: str, n: str | None = None, measure: str = "P") -> Response:
-        image = await heavy.run(workers.plot, kind, variant, parse_ns(n) if n else None, measure, plot_limits)
+        ns = parse_ns(n) if n else None
+        image = await (plugins.run(variant, "plot", kind, variant, ns, measure, plot_limits) if plugins.owns(variant)
+                       else heavy.run(workers.plot, kind, variant, ns, measure, plot_limits))
         return Response(image, media_type="image/svg+xml")
 
     @app.get("/v1/{variant}/summary", summary="The per-n summary rows (n: 7, 1..150 or 1..20,30)")
-    def summary(variant: str, n: str | None = None) -> list[dict[str, Any]]:
-        return cast(list[dict[str, Any]], plain([layer.to_json() for layer in
-                                                 database.summary(variant, parse_ns(n) if n else None)]))
+    async def summary(variant: str, n: str | None = None) -> Response:
+        return await lookups.answer("summary", variant, n)
 
     @app.get("/v1/{variant}/starts/{n}", summary="The start of n: value and every move ranked best first")
-    def start(variant: str, n: str) -> dict[str, Any]:
-        return database.position(variant, start=_n(n)).to_json()
+    async def start(variant: str, n: str) -> Response:
+        return await lookups.answer("start", variant, _n(n))
 
     @app.get("/v1/{variant}/positions/{position}", summary="A position (written as on the command line, 3,1,0,2)")
-    def position(variant: str, position: str) -> dict[str, Any]:
-        return database.position(variant, position).to_json()
+    async def position(variant: str, position: str) -> Response:
+        return await lookups.answer("position", variant, position)
 
     @app.get("/v1/{variant}/play", summary="A game under a profile for each player (p1, p2: perfect, random, "
                                            "best-response, combine-largest, ...), from position=... or start=N: "
@@ -200,84 +208,133 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
              response_class=Response)
     async def play(variant: str, p1: str = "perfect", p2: str = "random", position: str | None = None,
                    start: str | None = None, distribution: bool = True) -> Response:
-        body = await heavy.run(workers.play, variant, position, None if start is None else _n(start), p1, p2,
-                               distribution, plot_limits)
+        args = (variant, position, None if start is None else _n(start), p1, p2, distribution, plot_limits)
+        body = await (plugins.run(variant, "play", *args) if plugins.owns(variant) else heavy.run(workers.play, *args))
         return Response(body, media_type="application/json")
 
     @app.get("/v1/{variant}/mainline/start/{n}", summary="The principal line from the start of n")
-    def mainline_start(variant: str, n: str) -> dict[str, Any]:
-        return _line(database.line(variant, start=_n(n)))
+    async def mainline_start(variant: str, n: str) -> Response:
+        return await lookups.answer("line-start", variant, _n(n))
 
     @app.get("/v1/{variant}/mainline/{position}", summary="The principal line from a position")
-    def mainline(variant: str, position: str) -> dict[str, Any]:
-        return _line(database.line(variant, position))
+    async def mainline(variant: str, position: str) -> Response:
+        return await lookups.answer("line", variant, position)
 
     app.state.database = database
+    app.router.on_startup.append(lookups.started)
     app.router.on_shutdown.append(database.close)
     app.router.on_shutdown.append(workers.close)
+    app.router.on_shutdown.append(plugins.close)
     workers.wait_ready()  # before uvicorn listens: the first requests find their workers started
     return app
 
 
 class _Plugins:
-    """The installed game plugins, loaded off the request threads: a thread started with the
-    service probes each (zeckdb.variants.plugins: in a process of its own, bounded in time) and
-    loads those whose games the database holds. Until a plugin's game is loaded, a request for
-    it gets 503 with Retry-After (one that does not load: 503 naming why); /v1/variants lists
-    zeckdb's own games at once and the plugins' once probed. No request waits on a plugin."""
+    """The installed game plugins, whose code never runs in the service's process: a request
+    naming a plugin's game (its twin's too) is answered by the plugin workers, processes of
+    their own (sqlworkers, serve_plugin_workers of them) that import the plugin when a job
+    asks for its game. A worker that does not answer within the request's limit is stopped
+    by group and replaced; the request gets 503 naming the plugin. The catalogue
+    (/v1/variants) lists zeckdb's own games at once, and the games of the plugins the database
+    holds once each is probed (in a process of its own, bounded in time, on a thread started
+    with the service); the plugins whose games it does not hold are not probed."""
 
     def __init__(self, database: api.Database, settings: api.Settings):
         import threading
 
-        self.settings = settings
+        self.db, self.settings = database.path, settings
         self.installed = set(api.plugin_names())
         with api.using(settings):
             self.builtin = api.variants(plugins=False)
-        self.listed: list[api.GameInfo] | None = None if self.installed else self.builtin
-        self.ready: dict[str, str | None] = {}  # plugin -> None once loaded, else why it is not
-        if self.installed:
-            threading.Thread(target=self._load, args=(database,), name="zeckdb-plugins", daemon=True).start()
+        self.listed: list[api.GameInfo] | None = None
+        held = sorted(name for name in {self._plugin(v) for v in database.built()} if name) if self.installed else []
+        self.turns = _Turns(settings.serve_plugin_workers, settings.serve_queue_seconds)
+        self.pool: SqlWorkers | None = None
+        self.lock = threading.Lock()
+        self.closed = False
+        if held:
+            threading.Thread(target=self._list, args=(held,), name="zeckdb-plugins", daemon=True).start()
+        else:
+            self.listed = self.builtin
 
-    def _load(self, database: api.Database) -> None:
+    def _plugin(self, variant: str | None) -> str | None:
+        """The plugin whose game `variant` is (or whose game's misère twin), else None."""
+        return None if variant is None or not self.installed else api.plugin_of(variant)
+
+    def owns(self, variant: str | None) -> bool:
+        return self._plugin(variant) is not None
+
+    def _list(self, held: list[str]) -> None:
         with api.using(self.settings):
-            self._load_all(database)
-
-    def _load_all(self, database: api.Database) -> None:
-        listed = api.variants()
-        self.listed = listed
-        for failure in api.plugin_failures():
+            games, failures = api.plugin_games(held)
+        for failure in failures:
             log.warning("zeckdb: left out: %s", failure)
-        try:
-            wanted = [name for name in database.built() if name in self.installed]
-        except ZeckdbError:
-            wanted = []
-        for name in sorted(self.installed, key=lambda name: name not in wanted):  # the database's games first
-            try:
-                api.load_game(name)
-                self.ready[name] = None
-            except ZeckdbError as exc:
-                self.ready[name] = str(exc)
+        self.listed = self.builtin + games
+        with contextlib.suppress(ZeckdbError):
+            self._workers()  # started meanwhile: the first request for a held game finds its worker
 
     def catalogue(self) -> list[api.GameInfo]:
         return self.listed if self.listed is not None else self.builtin
 
-    def gate(self, request: Request) -> None:
-        """Before any endpoint: a request naming a plugin's game goes on only once it is loaded."""
-        name = request.path_params.get("variant") or request.query_params.get("variant")
-        if name not in self.installed:
-            return
-        if name not in self.ready:
-            raise _PluginLoading(f"the game plugin {name} is still loading: try again in a few seconds")
-        if self.ready[name] is not None:
-            raise _PluginLoading(f"the game {name} is not available: {self.ready[name]}", retry=False)
+    def _workers(self) -> SqlWorkers:
+        with self.lock:
+            if self.closed:
+                raise _PluginFailed("the service is stopping")
+            if self.pool is None:
+                self.pool = SqlWorkers(self.db, self.settings, count=self.settings.serve_plugin_workers)
+            return self.pool
+
+    async def run(self, variant: str | None, job: str, *args: Any) -> bytes:
+        """A job for a plugin's game (a method of SqlWorkers and its arguments), on a plugin worker."""
+        import anyio.to_thread
+
+        name = self._plugin(variant)
+        pool = await anyio.to_thread.run_sync(self._workers)  # its first start must not wait on the loop
+        try:
+            return cast(bytes, await self.turns.run(getattr(pool, job), *args))
+        except WorkerStopped:
+            raise _PluginFailed(f"the game plugin {name} did not answer within the request's limit: its worker was "
+                                "stopped and is replaced") from None
+        except BusyError:
+            raise _PluginFailed(f"the game plugin {name}'s workers are all busy: try again in a moment") from None
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
+            pool, self.pool = self.pool, None
+        if pool is not None:
+            pool.close()
 
 
-class _PluginLoading(ZeckdbError):
-    """A plugin's game not (yet) loaded: 503, with Retry-After while it loads."""
+class _PluginFailed(ZeckdbError):
+    """A plugin's game could not be answered (its worker stopped at its deadline, or busy): 503."""
 
-    def __init__(self, message: str, retry: bool = True):
-        super().__init__(message)
-        self.retry = retry
+
+class _Lookups:
+    """Lookups, lines and summaries: zeckdb's own games on threads of the service (at most
+    serve_lookup_threads at once, anyio's thread limiter; a statement past serve_lookup_seconds
+    is interrupted), a plugin's game on a plugin worker (_Plugins), stopped past the same time."""
+
+    def __init__(self, database: api.Database, settings: api.Settings, plugins: _Plugins):
+        self.database, self.settings, self.plugins = database, settings, plugins
+        self.limits = api.Limits(timeout=settings.serve_lookup_seconds)
+
+    async def started(self) -> None:
+        import anyio.to_thread
+
+        anyio.to_thread.current_default_thread_limiter().total_tokens = self.settings.serve_lookup_threads
+
+    async def answer(self, kind: str, variant: str, value: str | int | None) -> Response:
+        import json
+
+        import anyio.to_thread
+
+        if self.plugins.owns(variant):
+            body = await self.plugins.run(variant, "lookup", kind, variant, value, self.limits)
+        else:
+            answer = await anyio.to_thread.run_sync(lookup, self.database, kind, variant, value)
+            body = json.dumps(answer).encode()
+        return Response(body, media_type="application/json")
 
 
 class _Turns:
@@ -310,12 +367,15 @@ class _Turns:
 
 
 class _Guard:
-    """ASGI middleware: the security headers on every answer, and a request body read only up to
-    max_body_bytes (413 past it, at once when its Content-Length says so) and within
-    body_seconds (408 past them: a body sent a byte at a time holds no connection for long)."""
+    """ASGI middleware: the security headers on every answer; a request naming in its Host
+    header a name the service does not answer for refused (400: DNS rebinding, allowed_host);
+    a request body read only up to max_body_bytes (413 past it, at once when its
+    Content-Length says so) and within body_seconds (408 past them: a body sent a byte at a
+    time holds no connection for long)."""
 
-    def __init__(self, app: Any, max_body_bytes: int, body_seconds: float):
+    def __init__(self, app: Any, max_body_bytes: int, body_seconds: float, allowed_hosts: str = "localhost"):
         self.app, self.max_body_bytes, self.body_seconds = app, max_body_bytes, body_seconds
+        self.allowed_hosts = {name.strip().lower().rstrip(".") for name in allowed_hosts.split(",") if name.strip()}
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -327,6 +387,12 @@ class _Guard:
                 message = {**message, "headers": [*message.get("headers", []), *SECURITY_HEADERS]}
             await send(message)
 
+        host = dict(scope.get("headers", [])).get(b"host")
+        if host is not None and not allowed_host(host.decode("latin-1"), self.allowed_hosts):
+            await self._refuse(guarded_send, 400, f"bad request: this server does not answer for the host "
+                               f"{host.decode('latin-1')[:60]!r}: name it by an address or an allowed name "
+                               "(serve --allowed-hosts)")
+            return
         length = dict(scope.get("headers", [])).get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_body_bytes):
             await self._refuse(guarded_send, 413 if length.isdigit() else 400, "the request body is over "
@@ -374,6 +440,27 @@ class _Guard:
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                                 (b"connection", b"close")]})
         await send({"type": "http.response.body", "body": body})
+
+
+def allowed_host(host: str, allowed: set[str]) -> bool:
+    """Whether a Host header names this server as it answers: an IP address (no DNS name can be
+    rebound to it), a loopback name, or a name of `allowed` ("*": any). A web page whose name
+    an attacker's DNS rebinds to 127.0.0.1 sends its own name, and is refused."""
+    import ipaddress
+
+    name = host.strip().lower()
+    if name.startswith("["):  # [::1]:8000
+        name = name[1:].partition("]")[0]
+    elif name.count(":") == 1:
+        name = name.partition(":")[0]
+    name = name.rstrip(".")
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        pass
+    return "*" in allowed or name in allowed or name in ("localhost", "localhost.localdomain") \
+        or name.endswith(".localhost")
 
 
 def guarded_protocol(max_connections: int, header_seconds: float, max_client_connections: int | None = None) -> type:
@@ -487,8 +574,6 @@ def _add_error_handlers(app: FastAPI, hide: _Scrubber) -> None:
         response = error(status_of(exc), hide(str(exc)))
         if isinstance(exc, BusyError):
             response.headers["Retry-After"] = "1"
-        if isinstance(exc, _PluginLoading) and exc.retry:
-            response.headers["Retry-After"] = "5"
         return response
 
     @app.exception_handler(RequestValidationError)
@@ -558,18 +643,43 @@ def _n(text: str) -> int:
     return parse_n(text, "n")
 
 
-def _line(line: api.Line) -> dict[str, Any]:
-    return {"from": line[0][1].to_json(), "line": line.to_json()}
+GRACE_SECONDS = 3  # how long a stopping service lets the requests under way finish
 
 
 def serve(db: str | os.PathLike[str] | None, host: str, port: int, settings: api.Settings | None = None) -> None:
-    """Run the service with uvicorn until interrupted (its limits: create_app's)."""
+    """Run the service with uvicorn until interrupted (its limits: create_app's). Its log (uvicorn's
+    and zeckdb's) goes through servelog.LogWriter: nothing the event loop does waits on it."""
     import uvicorn
 
+    from .servelog import LogWriter
+
+    from .sqlworkers import close_all
+
+    def stopped(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):  # while it starts: end here, and end what it started
+        signal.signal(signum, stopped)
     settings = settings or api.settings()
-    app = create_app(db, settings)
-    print(f"zeckdb: serving {Path(app.state.database.path).resolve()} on http://{host}:{port} (API at /docs)", flush=True)
-    protocol = guarded_protocol(settings.serve_max_connections, settings.serve_header_seconds,
-                                settings.serve_max_client_connections)
-    uvicorn.run(app, host=host, port=port, log_level="info", http=protocol,
-                timeout_keep_alive=settings.serve_keep_alive_seconds)
+    writer = LogWriter(fd=2)
+    writer.attach()
+    try:
+        app = create_app(db, settings)
+        log.info("zeckdb: serving %s on http://%s:%d (API at /docs)", Path(app.state.database.path).resolve(), host,
+                 port)
+        protocol = guarded_protocol(settings.serve_max_connections, settings.serve_header_seconds,
+                                    settings.serve_max_client_connections)
+        # a stop waits for the requests under way at most GRACE_SECONDS (an SQL request may run for minutes):
+        # their workers are then stopped, and they end
+        server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="info", http=protocol,
+                                              log_config=None, timeout_keep_alive=settings.serve_keep_alive_seconds,
+                                              timeout_graceful_shutdown=GRACE_SECONDS))
+        # uvicorn stops gracefully on SIGINT and SIGTERM; a hang-up (its terminal closed) does the same,
+        # so that the workers and every process they started are ended too (SIGHUP's default ends
+        # this process alone, and they would die by their own means, a plugin's children left behind)
+        signal.signal(signal.SIGHUP, lambda signum, frame: server.handle_exit(signal.SIGTERM, frame))
+        server.run()
+    finally:  # however it ends (a signal while it started included): no process it started is left
+        close_all()
+        api.stop_plugin_probes()
+        writer.stop()

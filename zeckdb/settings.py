@@ -132,6 +132,19 @@ class Settings:
                                                  option="serve --max-client-connections")
     serve_keep_alive_seconds: int = _setting(5, "seconds an idle kept-alive connection stays open", low=1,
                                              high=3600)
+    serve_lookup_seconds: float = _setting(10.0, "seconds a lookup, line or summary may take; past them its "
+                                           "statement is interrupted (408), and a plugin game's worker is stopped "
+                                           "and replaced (503 naming the plugin)", low=0.1, high=3600)
+    serve_lookup_threads: int = _setting(40, "lookups answered at once, each on a thread of its own (more wait "
+                                         "their turn on the event loop, holding nothing)", low=1, high=1000)
+    serve_plugin_workers: int = _setting(1, "worker processes answering the requests for game plugins' games "
+                                         "(a plugin's code never runs in the service's own process)", low=1,
+                                         high=64)
+    serve_allowed_hosts: str = _setting("localhost", "the host names a request may name in its Host header, "
+                                        "comma-separated, besides IP addresses (* for any): another name is "
+                                        "refused, so that a web page whose name is rebound to this machine (DNS "
+                                        "rebinding) cannot read the service from a visitor's browser",
+                                        option="serve --allowed-hosts")
     # -- the service's SQL worker processes ----------------------------------------------------
     worker_start_seconds: float = _setting(60.0, "seconds a new worker has to start before it is replaced",
                                            low=1, high=3600)

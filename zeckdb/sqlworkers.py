@@ -35,12 +35,18 @@ import queue
 import threading
 import time
 from typing import Any, cast
+import weakref
 
 from .errors import BusyError, QueryLimitError, ZeckdbError
 from .executor import Limits, Params
 from .apart import address_space
+from .children import die_with_parent, end_group, lead_group
 from .settings import Settings, current, memory_bytes
 
+
+
+class WorkerStopped(QueryLimitError):
+    """A worker that did not answer by its deadline (stopped, and replaced) or died."""
 
 
 @dataclass(eq=False)  # each worker is itself (hashable by identity)
@@ -53,26 +59,29 @@ class _Worker:
 
 class SqlWorkers:
     """A pool of SQL worker processes over the database at `db`: settings.serve_max_heavy of
-    them, each with DuckDB's limit settings.serve_memory_limit; the queue's wait and the
-    worker_* settings are the same object's (default: zeckdb.settings.current())."""
+    them (`count`, when given), each with DuckDB's limit settings.serve_memory_limit; the
+    queue's wait and the worker_* settings are the same object's (default:
+    zeckdb.settings.current()). Each worker leads a process group of its own and dies with the
+    service (zeckdb.children); a worker is stopped by group, without its cooperation."""
 
-    def __init__(self, db: Path, settings: Settings | None = None):
+    def __init__(self, db: Path, settings: Settings | None = None, count: int | None = None):
         self.db = db
         self.settings = settings or current()
-        self.count = self.settings.serve_max_heavy
+        self.count = count or self.settings.serve_max_heavy
         self.memory_limit = self.settings.serve_memory_limit
         self.context = multiprocessing.get_context("spawn")  # no copy of the server's threads and DuckDB
         self.idle: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
         self.all: set[_Worker] = set()
         self.lock = threading.Lock()
         self.closed = False
+        _pools.add(self)
         for _ in range(self.count):
             self.idle.put(self._start())
 
     def _start(self) -> _Worker:
         parent, child = self.context.Pipe()
-        process = self.context.Process(target=_work, args=(child, str(self.db), self.memory_limit, self.settings),
-                                       name="zeckdb-sql", daemon=True)
+        process = self.context.Process(target=_work, args=(child, str(self.db), self.memory_limit, self.settings,
+                                                           os.getpid()), name="zeckdb-sql", daemon=True)
         process.start()
         child.close()
         worker = _Worker(process, parent)
@@ -107,6 +116,11 @@ class SqlWorkers:
         """`zeckdb play --json`'s object, computed by a worker (a whole layer's arithmetic)."""
         return self._run(("play", "json", None, variant, position, start, p1, p2, distribution), limits)
 
+    def lookup(self, kind: str, variant: str, value: str | int | None, limits: Limits) -> bytes:
+        """A lookup's JSON (lookup(), its kind: position, start, line, line-start, summary), answered
+        by a worker: the lookups of a plugin's game, whose code never runs in the service."""
+        return self._run(("lookup", "json", None, kind, variant, value), limits)
+
     def _run(self, job: tuple[Any, ...], limits: Limits) -> bytes:
         deadline = time.monotonic() + limits.timeout  # the request's time limit covers every wait
         try:
@@ -123,13 +137,13 @@ class SqlWorkers:
             budget = max(deadline - time.monotonic() - min(self.settings.worker_response_seconds, limits.timeout / 4), 0.01)
             worker.conn.send((job, dataclasses.replace(limits, budget=budget)))
             if not worker.conn.poll(budget + self.settings.worker_grace_seconds):
-                raise QueryLimitError(f"the query was stopped at its time limit of {limits.timeout:g} s: narrow it "
-                                      "(e.g. a WHERE on variant and n)")
+                raise WorkerStopped(f"the query was stopped at its time limit of {limits.timeout:g} s: narrow it "
+                                    "(e.g. a WHERE on variant and n)")
             kind, value, retired = worker.conn.recv()
             healthy = not retired
         except (EOFError, OSError):  # the worker died: the operating system stopped what no limit caught
-            raise QueryLimitError("the query needs more memory than the service allows: narrow it (e.g. a WHERE "
-                                  "on variant and n, fewer columns)") from None
+            raise WorkerStopped("the query needs more memory than the service allows: narrow it (e.g. a WHERE "
+                                "on variant and n, fewer columns)") from None
         finally:
             self._give_back(worker, healthy)
         if kind == "error":
@@ -171,20 +185,42 @@ class SqlWorkers:
     def _stop(self, worker: _Worker) -> None:
         with self.lock:
             self.all.discard(worker)
+        if worker.process.pid is not None:
+            end_group(worker.process.pid)  # the worker and what it started (a plugin's probe, its children)
         worker.process.kill()
         worker.process.join(5)
         worker.conn.close()
 
     def close(self) -> None:
         self.closed = True
+        _pools.discard(self)
         with self.lock:
             workers = list(self.all)
         for worker in workers:
             self._stop(worker)
 
 
-def _work(conn: Connection, db: str, memory_limit: str, settings: Settings) -> None:
-    """A worker: run jobs until the pipe closes. Each job opens the database read-only."""
+_pools: weakref.WeakSet[SqlWorkers] = weakref.WeakSet()  # the pools of this process not closed yet
+
+
+def close_all() -> None:
+    """Stop every worker of every pool of this process (the service ending, however it ends)."""
+    for pool in list(_pools):
+        pool.close()
+
+
+def _work(conn: Connection, db: str, memory_limit: str, settings: Settings, parent: int) -> None:
+    """A worker: run jobs until the pipe closes (the service gone: quietly). Each job opens the
+    database read-only."""
+    die_with_parent(parent)
+    lead_group()
+    try:
+        _serve_jobs(conn, db, memory_limit, settings)
+    except (EOFError, OSError, KeyboardInterrupt):  # the service stopped meanwhile (its pipe closed): nothing to say
+        os._exit(0)
+
+
+def _serve_jobs(conn: Connection, db: str, memory_limit: str, settings: Settings) -> None:
     # below the service's own priority (its start-up too): a greedy query yields the CPU to the lookups
     os.nice(settings.worker_niceness)
     import resource
@@ -215,6 +251,8 @@ def _work(conn: Connection, db: str, memory_limit: str, settings: Settings) -> N
                                                     distribution=distribution).to_json()).encode()
                 elif kind == "sql":
                     body = result_body(database.sql(what[0], what[1], limits=limits), fmt, extra)
+                elif kind == "lookup":
+                    body = json.dumps(lookup(database, *what)).encode()
                 else:
                     name, variant, ns, params = what
                     body = result_body(database.query(name, variant=variant, n=ns, params=params, limits=limits),
@@ -231,3 +269,23 @@ def _work(conn: Connection, db: str, memory_limit: str, settings: Settings) -> N
         conn.send((*answer, retire))
         if retire:
             return
+
+
+def lookup(database: Any, kind: str, variant: str, value: str | int | None) -> Any:
+    """A lookup's answer as the service sends it (JSON-ready): `position` (value: the position's
+    text), `start` (value: n), `line` and `line-start` (the principal line from a position or a
+    start), `summary` (value: a range of n or None). The one place these answers are made, for
+    the service's own threads and for its workers alike."""
+    from .ranges import parse_ns
+    from .render import plain
+
+    if kind == "position":
+        return database.position(variant, value).to_json()
+    if kind == "start":
+        return database.position(variant, start=value).to_json()
+    if kind in ("line", "line-start"):
+        line = database.line(variant, value) if kind == "line" else database.line(variant, start=value)
+        return {"from": line[0][1].to_json(), "line": line.to_json()}
+    if kind == "summary":
+        return plain([layer.to_json() for layer in database.summary(variant, parse_ns(str(value)) if value else None)])
+    raise ValueError(f"no lookup {kind!r}")

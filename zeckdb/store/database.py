@@ -5,6 +5,7 @@ StoreWriter (StoreWriter.open_write opens one).
 
 from __future__ import annotations
 
+import contextlib
 from contextlib import contextmanager
 import os
 from pathlib import Path
@@ -232,6 +233,14 @@ class Store:
         # what the file says of where a variant's rows are holds while it is open: ids are never reused
         reader._ids, reader._positions_table = self._ids, self._positions_table
         return reader
+
+    def interrupt(self) -> None:
+        """Stop the statement this reader's connection runs now, from another thread (DuckDB
+        raises duckdb.InterruptException in the one that runs it)."""
+        con = self._con
+        if con is not None:
+            with contextlib.suppress(duckdb.Error):  # closed meanwhile: nothing runs on it to stop
+                con.interrupt()
 
     def build_rows(self, variant: str, ns: list[int] | None = None) -> list[dict[str, Any]]:
         """The builds rows (but the checksums) of a variant, of every n or of `ns`, by n."""

@@ -248,4 +248,5 @@ def get_variant(name: str) -> Variant:
 
 
 __all__ = ["PLUGIN_GROUP", "Family", "Game", "Position", "Probe", "UnknownVariantError", "Variant", "catalog", "games",
-           "get_variant", "misere_twins", "plugin_catalogue", "plugins", "probe_plugin", "summary_games", "variant_names"]
+           "get_variant", "misere_twins", "plugin_catalogue", "plugins", "probe_all", "probe_plugin", "summary_games",
+           "variant_names"]

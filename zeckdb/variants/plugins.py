@@ -22,16 +22,22 @@ import contextlib
 from dataclasses import asdict, dataclass
 import functools
 import json
+import math
 import os
 import subprocess
 import sys
 import threading
 from typing import Any, cast
 
+from ..children import end_group, new_session_for_children
 from ..engine.contract import MAX_NAME_LENGTH, ContractError, Variant, check_contract, shown_text, valid_name
 
 GROUP = "zeckdb.games"  # the entry-point group through which a package adds a game
-PROBE = "import sys; from zeckdb.variants.plugins import probe_here; probe_here(sys.argv[1], int(sys.argv[2]))"
+# the probe's child ends itself at its deadline (SIGALRM's default action: no Python runs, a loop
+# holding the GIL ends too) and with its parent, before it imports anything of zeckdb or the plugin
+PROBE = ("import signal, sys; signal.alarm(int(sys.argv[3])); "
+         "from zeckdb.children import die_with_parent; die_with_parent(int(sys.argv[4])); "
+         "from zeckdb.variants.plugins import probe_here; probe_here(sys.argv[1], int(sys.argv[2]))")
 
 
 @dataclass(frozen=True)
@@ -85,13 +91,28 @@ def probe(name: str, point: Any) -> Probe:
     return known
 
 
+_running: set[int] = set()  # the probes' children running now (a Ctrl-C ends them at once)
+
+
+def stop_probes() -> None:
+    """End every probe running now, with whatever its plugin started (the service ending)."""
+    for pid in list(_running):
+        end_group(pid)
+
+
 def probe_all(points: dict[str, Any]) -> tuple[list[Probe], list[str]]:
     """Every plugin probed at once (each in its own child process): the games that load, and
-    one line for each that does not."""
+    one line for each that does not. A Ctrl-C ends every probe at once, not at its deadline."""
     if not points:
         return [], []
-    with ThreadPoolExecutor(min(len(points), 16)) as pool:
+    pool = ThreadPoolExecutor(min(len(points), 16))
+    try:
         outcomes = list(pool.map(lambda item: _outcome(probe, *item), points.items()))
+    except BaseException:
+        stop_probes()
+        raise
+    finally:
+        pool.shutdown()
     return [o for o in outcomes if isinstance(o, Probe)], [str(o) for o in outcomes if isinstance(o, ContractError)]
 
 
@@ -163,14 +184,17 @@ def _run_probe(name: str, point: Any) -> Probe | ContractError:
     seconds = deadline()
     read, write = os.pipe()
     env = {**os.environ, **current().as_environment()}
+    own_session = new_session_for_children()
     try:
-        child = subprocess.Popen([sys.executable, "-c", PROBE, name, str(write)],
+        # a Ctrl-C of ours is ours to handle (its own session: the terminal's does not reach it); we end it
+        child = subprocess.Popen([sys.executable, "-c", PROBE, name, str(write), str(math.ceil(seconds) + 1),
+                                  str(os.getpid())],
                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                  stderr=sys.stderr.fileno() if _has_fd(sys.stderr) else subprocess.DEVNULL,
-                                 pass_fds=(write,), env=env,
-                                 start_new_session=True)  # a Ctrl-C of ours is ours to handle; we end the child
+                                 pass_fds=(write,), env=env, start_new_session=own_session)
     finally:
         os.close(write)
+    _running.add(child.pid)
     report: list[bytes] = []
     reader = threading.Thread(target=lambda: report.append(_read_all(read)), daemon=True)
     reader.start()
@@ -178,10 +202,13 @@ def _run_probe(name: str, point: Any) -> Probe | ContractError:
         child.wait(seconds)
     except subprocess.TimeoutExpired:
         return ContractError(f"{_named(name, point)} did not load within {seconds:g} s (plugin_load_seconds)")
-    finally:  # a Ctrl-C here too: the child, in a session of its own, is ended by us
-        if child.poll() is None:
+    finally:  # a Ctrl-C here too: ended by us, with whatever the plugin started (it holds our pipes)
+        if own_session:
+            end_group(child.pid)
+        elif child.poll() is None:
             child.kill()
-            child.wait()
+        child.wait()
+        _running.discard(child.pid)
         reader.join(5)
     text = report[0].decode("utf-8", "replace") if report else ""
     if not text:

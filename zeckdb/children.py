@@ -1,0 +1,57 @@
+"""The processes zeckdb starts, ended without their cooperation.
+
+Every child (a plugin's probe, the service's workers, `zeckdb sql`'s process) leads a process
+group of its own and is ended by group (os.killpg, SIGKILL): whatever it started (a plugin's
+own `subprocess.Popen`) goes with it. Each dies with its parent: it asks the kernel for
+SIGKILL when its parent ends (PR_SET_PDEATHSIG, Linux), and checks at once that the parent it
+was started by is still the one it has (it may have died before the request). Nothing here
+needs the child to run any Python once it is asked to end, so a child that holds its GIL in a
+loop, sleeps, or ignores SIGTERM ends all the same.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int) -> None:
+    """In a child, first thing: SIGKILL when the parent ends; gone at once if it has ended already
+    (where the kernel offers no such request, the caller's own ending of the child remains)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+_leading = False  # this process leads a group of its own that its parent ends (a worker)
+
+
+def lead_group() -> None:
+    """In a child made by multiprocessing (which cannot start it in a session of its own): lead a
+    process group, so that what it starts is ended with it (end_group), and a Ctrl-C at the
+    terminal, sent to the terminal's group, reaches its parent alone."""
+    global _leading
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)
+        _leading = True
+
+
+def new_session_for_children() -> bool:
+    """Whether a child this process starts takes a session of its own: yes, unless this
+    process leads a group its parent ends as one (a worker), where its children stay in that
+    group and end with it, whatever they started too."""
+    return not _leading
+
+
+def end_group(pid: int) -> None:
+    """SIGKILL to the process group led by `pid`: the child and whatever it started, however busy."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
