@@ -21,6 +21,7 @@ def main(held_ctrl_c: list[int] | None = None) -> None:
 
     keep_ctrl_c_from_vanishing()
     _guard_standard_streams()
+    watcher = _second_ctrl_c_ends_the_command()
     try:
         if held_ctrl_c is not None:
             signal.signal(signal.SIGINT, signal.default_int_handler)  # a Ctrl-C raises, caught below
@@ -43,6 +44,43 @@ def main(held_ctrl_c: list[int] | None = None) -> None:
         _interrupted()
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if watcher is not None:  # its pipe closed: it ends
+            signal.set_wakeup_fd(-1)
+            os.close(watcher)
+
+
+# The watcher: it reads the signal numbers Python's C-level handler writes to the wakeup pipe
+# (signal.set_wakeup_fd), one byte a signal, even while another thread holds the GIL and no
+# Python runs; at the second byte it ends the command. It ignores the terminal's Ctrl-C itself.
+_WATCHER = ('trap "" INT; n=$(dd bs=1 count=2 2>/dev/null | wc -c); if [ "$n" -eq 2 ]; then '
+            'echo "zeckdb: stopped at once (a second Ctrl-C); what was committed is kept" >&2; kill -KILL $PPID; fi')
+
+
+def _second_ctrl_c_ends_the_command() -> int | None:
+    """A second Ctrl-C ends the command at once, whatever it runs: a game plugin's code that
+    sleeps in a thread the build waits for, or loops holding the GIL so that Python's own
+    handler never runs, ignored the first and the second. A small shell process (the watcher)
+    is started; the descriptor to close when the command ends is returned (None where there is
+    no shell or dd, or for `serve`, whose own signal handling ends it and what it started)."""
+    import shutil
+    import subprocess
+
+    import threading
+
+    if "serve" in sys.argv[1:] or not (shutil.which("sh") and shutil.which("dd")) or not hasattr(signal, "SIGKILL") \
+            or threading.current_thread() is not threading.main_thread():  # a wakeup pipe is the main thread's
+        return None
+    read, write = os.pipe()  # neither end is inherited by the processes zeckdb starts
+    try:
+        subprocess.Popen(["sh", "-c", _WATCHER], stdin=read, stdout=subprocess.DEVNULL, close_fds=True)
+    except OSError:
+        os.close(write)
+        return None
+    finally:
+        os.close(read)
+    os.set_blocking(write, False)
+    signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    return write
 
 
 class StandardOutputFailed(OSError):

@@ -530,3 +530,78 @@ def test_the_docs_misere_plugin_and_zeckdbs_own_twin_of_a_plugin(plugin, tmp_pat
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": str(site)}, timeout=300)
     assert out.stdout.strip() == "conforms", out.stderr
+
+
+MISBEHAVING_LAYER = '''import os, re, sys, time
+from zeckdb.variants.zeckendorf import Zeckendorf
+
+
+class Rogue(Zeckendorf):
+    name = "rogue"
+
+    def graph_edges(self, n, keys):
+        if n == 11:
+            how = os.environ["ROGUE"]
+            if how in ("sleeps", "holds the GIL"):
+                open(os.environ["ROGUE_STARTED"], "w").close()
+            if how == "sleeps":
+                time.sleep(3600)
+            elif how == "holds the GIL":
+                re.match("(a*)*b", "a" * 40)  # no Python runs in the process meanwhile: Ctrl-C's handler neither
+            elif how == "exits":
+                sys.exit(3)
+            elif how == "raises KeyboardInterrupt":
+                raise KeyboardInterrupt
+        return super().graph_edges(n, keys)
+'''
+
+
+@pytest.mark.parametrize("how, message", [
+    ("exits", "the game plugin rogue failed while building n = 11: called sys.exit(3)"),
+    ("raises KeyboardInterrupt", "the game plugin rogue failed while building n = 11: raised KeyboardInterrupt "
+                                 "(not a Ctrl-C of the user's)"),
+])
+def test_a_plugins_exit_or_keyboard_interrupt_in_a_build_is_named_in_one_line(tmp_path, how, message):
+    """sys.exit(3) in a plugin's moves ended the build with status 3 and no word; a
+    KeyboardInterrupt it raised read as the user's Ctrl-C."""
+    site = tmp_path / "site"
+    install(site, "zeckdb_rogue", MISBEHAVING_LAYER, "rogue = zeckdb_rogue:Rogue")
+    env = {**os.environ, "PYTHONPATH": str(site), "ROGUE": how}
+    done = subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "build", "--variant", "rogue", "--n", "1..12",
+                           "--db", str(tmp_path / "r.duckdb")], env=env, capture_output=True, text=True, timeout=600)
+    errors = [line for line in done.stderr.splitlines() if line.startswith("zeckdb:")]
+    assert done.returncode == 1 and errors == [f"zeckdb: error: {message}"], done.stderr
+
+
+@pytest.mark.parametrize("how", ["sleeps", "holds the GIL"])
+def test_a_second_ctrl_c_ends_a_build_a_plugin_holds_at_once(tmp_path, how):
+    """A plugin's layer that sleeps (the build waits for it after a Ctrl-C) or loops holding the
+    GIL (Python's Ctrl-C handler never runs): Ctrl-C was ignored, twice, and only SIGKILL ended
+    the build. The second Ctrl-C now ends the command at once; what was committed is kept."""
+    import signal as signals
+
+    site = tmp_path / "site"
+    install(site, "zeckdb_rogue", MISBEHAVING_LAYER, "rogue = zeckdb_rogue:Rogue")
+    started = tmp_path / "started"
+    db = tmp_path / "r.duckdb"
+    env = {**os.environ, "PYTHONPATH": str(site), "ROGUE": how, "ROGUE_STARTED": str(started)}
+    build = subprocess.Popen([str(Path(sys.executable).with_name("zeckdb")), "build", "--variant", "rogue",
+                              "--variant", "zeckendorf", "--n", "1..12", "--db", str(db)], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not started.exists() and time.monotonic() < deadline:
+            assert build.poll() is None, build.stderr.read() if build.stderr else ""
+            time.sleep(0.1)
+        build.send_signal(signals.SIGINT)
+        with pytest.raises(subprocess.TimeoutExpired):  # the first waits for the layer: nothing more to see
+            build.wait(timeout=2)
+        build.send_signal(signals.SIGINT)
+        build.wait(timeout=30)
+    finally:
+        build.kill()
+    assert build.returncode == -signals.SIGKILL
+    assert "zeckdb: stopped at once (a second Ctrl-C); what was committed is kept" in build.stderr.read()
+    status = subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "status", "--db", str(db)], env=env,
+                            capture_output=True, text=True, timeout=600)
+    assert status.returncode == 0, status.stderr  # the file is whole: what was committed reads

@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from . import interrupts
+from .errors import printable
 from .store import GameRecord, LayerTables, Store, StoreWriter, SummaryRecord
 from .variants import Variant, get_variant
 from .settings import pool as settings_pool
@@ -164,20 +165,27 @@ def _compute(n: int, steps: list[Step], stored_graphs: dict[str, set[int]], lowe
     solving: list[str] = []  # the game whose step runs: the one a failure names, when it is a plugin's
     try:
         return _compute_layer(n, steps, stored_graphs, lower, solving)
-    except Exception as exc:
+    except BaseException as exc:  # on a solver's thread: a Ctrl-C is the main thread's, never raised here
         failed = next((name for name in solving[-1:] if name in plugins()), None)
         raise _named_failure(exc, failed, f"building n = {n}") from None
 
 
-def _named_failure(exc: Exception, plugin: str | None, doing: str) -> Exception:
-    """A plugin game's own code failing (not zeckdb's errors): one line naming the plugin."""
+def _named_failure(exc: BaseException, plugin: str | None, doing: str) -> BaseException:
+    """A plugin game's own code failing (not zeckdb's errors): one line naming the plugin. Its
+    sys.exit() would end the build with the plugin's status and no word, and a KeyboardInterrupt
+    it raises would read as the user's Ctrl-C: each is named like any failure of the plugin."""
     from .engine.contract import ContractError
     from .errors import ZeckdbError
 
     if plugin is None or isinstance(exc, ZeckdbError):
         return exc
-    return ContractError(f"the game plugin {plugin} failed while {doing}: {type(exc).__name__}: "
-                         f"{str(exc).splitlines()[0][:200] if str(exc) else 'no message'}")
+    if isinstance(exc, SystemExit):
+        said = f"called sys.exit({exc.code!r})"
+    elif isinstance(exc, KeyboardInterrupt):
+        said = "raised KeyboardInterrupt (not a Ctrl-C of the user's)"
+    else:
+        said = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else 'no message'}"
+    return ContractError(f"the game plugin {plugin} failed while {doing}: {printable(said)}")
 
 
 def _written_tables(rec: LayerRecord, analysed: Callable[[], None]) -> LayerTables:
@@ -186,7 +194,7 @@ def _written_tables(rec: LayerRecord, analysed: Callable[[], None]) -> LayerTabl
 
     try:
         return layer_tables(rec, analysed)
-    except Exception as exc:
+    except BaseException as exc:  # on a table maker's thread: never the user's Ctrl-C
         raise _named_failure(exc, rec.variant.name if rec.variant.name in plugins() else None,
                              f"writing n = {rec.n}") from None
 
