@@ -13,6 +13,7 @@ import http.client
 import json
 import random
 import threading
+from collections.abc import Callable
 import time
 
 ATTACKER_ADDRESSES = 8  # 127.0.0.2 and up; the lookups come from 127.0.0.1
@@ -69,10 +70,11 @@ def children(pid: int) -> list[int]:
 
 
 def attack(port: int, server_pid: int, seconds: float, clients: int = 8, max_n: int = 50,
-           lookup_pause: float = 0.02, plots: int = 0, silent: int = 0) -> Outcome:
-    """Run the load for `seconds` and return what was seen: `clients` attackers, the first
-    `plots` of them asking for figures instead of SQL, and `silent` sockets opened and left
-    silent (reopened whenever the server closes one)."""
+           lookup_pause: float = 0.02, plots: int = 0, silent: int = 0, lookups: int | None = None) -> Outcome:
+    """Run the load for `seconds` (with `lookups`: until the looker has had that many answers
+    under it, however long that takes: no bound on the machine's speed) and return what was
+    seen: `clients` attackers, the first `plots` of them asking for figures instead of SQL, and
+    `silent` sockets opened and left silent (reopened whenever the server closes one)."""
     outcome = Outcome()
     stop = threading.Event()
     lock = threading.Lock()
@@ -122,15 +124,21 @@ def attack(port: int, server_pid: int, seconds: float, clients: int = 8, max_n: 
     threads += [threading.Thread(target=looker), threading.Thread(target=watch_memory)]
     if silent:
         threads.append(threading.Thread(target=hold_silent, args=(port, silent, stop)))
-    run_for(threads, stop, seconds)
+    run_for(threads, stop, seconds, None if lookups is None else lambda: len(outcome.lookups) >= lookups)
     return outcome
 
 
-def run_for(threads: list[threading.Thread], stop: threading.Event, seconds: float) -> None:
-    """Start the threads, let them run for `seconds`, then set `stop` and wait for them."""
+def run_for(threads: list[threading.Thread], stop: threading.Event, seconds: float,
+            until: Callable[[], bool] | None = None) -> None:
+    """Start the threads, let them run for `seconds` (or, given `until`, until it holds), then
+    set `stop` and wait for them."""
     for t in threads:
         t.start()
-    time.sleep(seconds)
+    if until is None:
+        time.sleep(seconds)
+    else:
+        while not until():
+            time.sleep(0.05)
     stop.set()
     for t in threads:
         t.join()

@@ -7,6 +7,7 @@ from pathlib import Path
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import duckdb
@@ -75,9 +76,7 @@ def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path,
 
     def failing_at(sweep, n, both=False):
         if n == failing:
-            deadline = time.monotonic() + 60
-            while 9 not in taken and time.monotonic() < deadline:  # until the writer has taken the last layer
-                time.sleep(0.01)
+            taken.wait_for({9})  # until the writer has taken the last layer
             raise RuntimeError("distribution failed")
         return real(sweep, n, both)
 
@@ -175,9 +174,7 @@ def test_an_idle_writer_lets_readers_in(tmp_path, monkeypatch):
 
     def last_waits_for_a_reader(n, *args):
         if n == 12:
-            deadline = time.monotonic() + 60
-            while len(taken) < 11 and time.monotonic() < deadline:  # every layer before it taken
-                time.sleep(0.01)
+            taken.wait_for(set(range(1, 12)))  # every layer before it taken
             try:
                 with Store.open_read(path, timeout=30) as reader:
                     read["built"] = sorted(n for (n,) in reader.rows("SELECT n FROM builds"))
@@ -193,7 +190,7 @@ def test_an_idle_writer_lets_readers_in(tmp_path, monkeypatch):
     assert consistent(path) == []
 
 
-def _commit_order(monkeypatch, hold_5) -> list[int]:
+def _commit_order(monkeypatch, hold_5) -> Taken:
     """The n of each layer as the writer takes it, from now on, with n = 5's distribution
     computed only once hold_5() returns."""
     from zeckdb.engine import solve
@@ -209,16 +206,35 @@ def _commit_order(monkeypatch, hold_5) -> list[int]:
     return _taken_by_the_writer(monkeypatch)
 
 
-def _taken_by_the_writer(monkeypatch) -> list[int]:
+class Taken(list):
+    """The n of each layer as the build's writer takes it, and a wait for what it has taken."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.changed = threading.Condition()
+
+    def record(self, ns: list[int]) -> None:
+        with self.changed:
+            self.extend(ns)
+            self.changed.notify_all()
+
+    def wait_for(self, ns: set[int]) -> None:
+        """Until the writer has taken every layer of `ns` (a handshake: however long a loaded
+        machine takes; a hang meets the suite's timeout, with every thread's stack)."""
+        with self.changed:
+            self.changed.wait_for(lambda: ns <= set(self))
+
+
+def _taken_by_the_writer(monkeypatch) -> Taken:
     """The n of each layer as the build's writer takes it to write, from now on."""
     from zeckdb import builder
 
     real_take = builder._Writer._take
-    taken: list[int] = []
+    taken = Taken()
 
     def recorded(waiting, finishing):
         batches = real_take(waiting, finishing)
-        taken.extend(r.n for batch in batches for r in batch.records)
+        taken.record([r.n for batch in batches for r in batch.records])
         return batches
 
     monkeypatch.setattr(builder._Writer, "_take", staticmethod(recorded))
@@ -230,9 +246,7 @@ def test_a_layer_still_analysed_does_not_hold_back_the_layers_after_it(tmp_path,
     ordered game's largest take half a minute) waits for a later write, and every layer is
     committed whole in the end."""
     def until_8_is_written():
-        deadline = time.monotonic() + 10
-        while 8 not in committed and time.monotonic() < deadline:
-            time.sleep(0.01)
+        committed.wait_for({8})
 
     committed = _commit_order(monkeypatch, until_8_is_written)
     path = tmp_path / "order.duckdb"
@@ -250,9 +264,7 @@ def test_a_layer_waits_for_the_lower_layers_its_moves_reach(tmp_path, monkeypatc
     from zeckdb.variants import get_variant
 
     def until_6_and_7_are_written():
-        deadline = time.monotonic() + 60
-        while not {6, 7} <= set(committed) and time.monotonic() < deadline:
-            time.sleep(0.01)
+        committed.wait_for({6, 7})
 
     committed = _commit_order(monkeypatch, until_6_and_7_are_written)
     path = tmp_path / "lower.duckdb"
