@@ -25,6 +25,17 @@ one client looks up starts on a new connection each time, measured without and w
 Client and server share the machine's cores.
 
     python bench/bench_serve.py --db core.duckdb --only-hostile --hostile 60
+
+Under load (--under-load SECONDS, alone with --only-under-load): two CPU-bound processes at the
+service's own priority beside it, a game plugin installed that hangs when imported, and 200
+clients (from ten loopback addresses) sending lookups back to back, five of them asking for the
+plugin's game: every second's answers, the built-in lookups' p99, none lost, and how long SIGTERM
+takes to end the service. --python takes one interpreter or several (comma-separated), each an
+install of zeckdb to serve with: two are measured in turns in the same run (paired, a commit
+against the one before it).
+
+    python bench/bench_serve.py --db core.duckdb --only-under-load --under-load 60 \
+        --python /tmp/before/bin/python,.venv/bin/python
 """
 
 from __future__ import annotations
@@ -86,10 +97,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(db: Path, port: int, sql_timeout: float, *options: str) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "zeckdb.cli.main", "serve", "--db", str(db), "--port", str(port),
+def start_server(db: Path, port: int, sql_timeout: float, *options: str, python: str = sys.executable,
+                 env: dict[str, str] | None = None) -> subprocess.Popen:
+    import os
+
+    proc = subprocess.Popen([python, "-m", "zeckdb.cli.main", "serve", "--db", str(db), "--port", str(port),
                              "--sql-timeout", str(sql_timeout), *options],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})})
     for _ in range(600):
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
@@ -182,6 +196,11 @@ def main() -> None:
     parser.add_argument("--slow", type=float, default=30.0, help="seconds of slow bodies from many addresses (0: none)")
     parser.add_argument("--slow-addresses", type=int, default=10, help="loopback addresses sending slow bodies")
     parser.add_argument("--slow-each", type=int, default=64, help="slow bodies held from each address")
+    parser.add_argument("--under-load", type=float, default=60.0, help="seconds of 200 clients beside two CPU-bound "
+                        "processes and a hanging plugin (0: none)")
+    parser.add_argument("--only-under-load", action="store_true", help="run the under-load measurement alone")
+    parser.add_argument("--python", default=sys.executable, help="the interpreter(s) of the install(s) to serve with, "
+                        "comma-separated: several are measured in turns (under load)")
     args = parser.parse_args()
     counts = [int(c) for c in args.clients.split(",")]
     with tempfile.TemporaryDirectory(dir=".") as tmp:
@@ -190,12 +209,112 @@ def main() -> None:
             db = Path(tmp) / "bench.duckdb"
             build(db, args.n)
         paths, max_n = sample_positions(db, 5000, seed=1)
+        if args.only_under_load:
+            run_under_load(db, max_n, args, Path(tmp))
+            return
         if not args.only_hostile:
             run_mixes(db, paths, max_n, counts, args)
         if args.hostile:
             run_hostile(db, max_n, args)
         if args.slow:
             run_slow_bodies(db, max_n, args)
+        if args.under_load:
+            run_under_load(db, max_n, args, Path(tmp))
+
+
+HANGING_PLUGIN = "import time\ntime.sleep(3600)\n"
+CPU_BOUND = "while True:\n    pass\n"
+
+
+def run_under_load(db: Path, max_n: int, args: argparse.Namespace, tmp: Path) -> None:
+    """200 clients of lookups beside two CPU-bound processes, with a plugin that hangs when
+    imported installed (five clients ask for its game): per install of --python, in turns."""
+    site = tmp / "site"
+    site.mkdir(exist_ok=True)
+    (site / "zeckdb_hangs.py").write_text(HANGING_PLUGIN)
+    info = site / "zeckdb_hangs-1.0.dist-info"
+    info.mkdir(exist_ok=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: zeckdb-hangs\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[zeckdb.games]\nhangs = zeckdb_hangs:Game\n")
+    pythons = args.python.split(",")
+    print(f"\nunder load: 2 CPU-bound processes at the same priority, a plugin that hangs at import installed, "
+          f"200 clients (195 built-in lookups, 5 the plugin's game) for {args.under_load:g} s, per install:")
+    for python in pythons:
+        r = _one_under_load(db, max_n, args.under_load, python, site)
+        print(f"  {python}")
+        print(f"    built-in lookups {r['answered']:>7} answered ({r['rate']:.0f}/s), lost {r['lost']}, "
+              f"p50 {r['p50']:.0f} ms, p99 {r['p99']:.0f} ms; seconds without an answer {r['silent_seconds']} of "
+              f"{r['seconds']}, the fewest answers in a second {r['fewest']}")
+        print(f"    the plugin's game: {r['plugin']}; SIGTERM ended the service in {r['term']}")
+
+
+def _one_under_load(db: Path, max_n: int, seconds: float, python: str, site: Path) -> dict:
+    import signal
+
+    hogs = [subprocess.Popen([sys.executable, "-c", CPU_BOUND]) for _ in range(2)]
+    port = free_port()
+    server = start_server(db, port, 10.0, python=python, env={"PYTHONPATH": str(site)})
+    stop = threading.Event()
+    lock = threading.Lock()
+    answered: list[tuple[float, float]] = []  # (when, latency) of each built-in lookup answered
+    lost: list[str] = []
+    plugin: dict[str, int] = {}
+
+    def client(i: int) -> None:
+        rng = random.Random(i)
+        source = (f"127.0.0.{2 + i % 10}", 0)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120, source_address=source)
+        while not stop.is_set():
+            path = ("/v1/hangs/starts/5" if i < 5 else
+                    f"/v1/{rng.choice(VARIANTS)}/starts/{rng.randint(1, max_n)}")
+            t0 = time.monotonic()
+            try:
+                conn.request("GET", path)
+                response = conn.getresponse()
+                response.read()
+                status: object = response.status
+            except (OSError, http.client.HTTPException) as exc:
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120, source_address=source)
+                status = type(exc).__name__
+            t1 = time.monotonic()
+            with lock:
+                if i < 5:
+                    plugin[str(status)] = plugin.get(str(status), 0) + 1
+                elif status == 200:
+                    answered.append((t1, t1 - t0))
+                else:
+                    lost.append(str(status))
+
+    try:
+        threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(200)]
+        t_start = time.monotonic()
+        for t in threads[:5]:  # the plugin's clients may be held for good (daemons, never joined)
+            t.start()
+        run_for(threads[5:], stop, seconds)
+    finally:
+        for hog in hogs:
+            hog.kill()
+    t0 = time.monotonic()
+    server.send_signal(signal.SIGTERM)
+    try:
+        server.wait(timeout=60)
+        term = f"{time.monotonic() - t0:.1f} s"
+    except subprocess.TimeoutExpired:
+        term = "no: still running after 60 s (killed)"
+        server.kill()
+        server.wait()
+    buckets = [0] * int(seconds)
+    for when, _ in answered:
+        k = int(when - t_start)
+        if 0 <= k < len(buckets):
+            buckets[k] += 1
+    latencies = sorted(1000 * latency for _, latency in answered) or [float("nan")]
+    return {"answered": len(answered), "rate": len(answered) / seconds, "lost": len(lost),
+            "p50": latencies[len(latencies) // 2], "p99": latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))],
+            "silent_seconds": sum(b == 0 for b in buckets), "seconds": len(buckets), "fewest": min(buckets, default=0),
+            "plugin": ", ".join(f"{status}: {count}" for status, count in sorted(plugin.items())) or "no answer",
+            "term": term}
 
 
 def run_slow_bodies(db: Path, max_n: int, args: argparse.Namespace) -> None:

@@ -227,3 +227,20 @@ def test_a_host_the_server_does_not_answer_for_is_refused(small_db):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_a_lookup_past_its_time_is_interrupted(small_db):
+    """A lookup's statement that runs past serve_lookup_seconds is interrupted (the service's
+    threads are not held by it): the shared reader's deadline, one thread for every request."""
+    from zeckdb.errors import QueryLimitError
+    from zeckdb.reader import SharedReader
+
+    reader = SharedReader(small_db)
+    try:
+        with pytest.raises(QueryLimitError, match=r"the lookup was stopped at its time limit of 0.2 s"):
+            with reader.store(0.2) as store:  # a statement that would run for minutes
+                store.rows("SELECT count(*) FROM range(1000000) a, range(1000000) b WHERE a.range + b.range = 7")
+        with reader.store(30) as store:  # the next reader is not interrupted by the last one's deadline
+            assert store.rows("SELECT 42") == [(42,)]
+    finally:
+        reader.close()

@@ -5,6 +5,7 @@ connection, each request on a cursor of its own, let go whenever a build waits t
 from __future__ import annotations
 
 from collections import OrderedDict
+import heapq
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 import os
@@ -54,6 +55,51 @@ class MoveValues:
         return arrays
 
 
+class Deadlines:
+    """Calls due at their deadlines, made by one thread for every request (a timer thread per
+    lookup cost the service a thread's start on every request)."""
+
+    def __init__(self) -> None:
+        self.heap: list[tuple[float, int, Callable[[], None]]] = []
+        self.live: set[int] = set()  # the keys in the heap
+        self.cancelled: set[int] = set()  # of those, the ones not to call
+        self.count = 0
+        self.changed = threading.Condition()
+        threading.Thread(target=self._run, name="zeckdb-deadlines", daemon=True).start()
+
+    def add(self, seconds: float, call: Callable[[], None]) -> int:
+        with self.changed:
+            self.count += 1
+            heapq.heappush(self.heap, (time.monotonic() + seconds, self.count, call))
+            self.live.add(self.count)
+            self.changed.notify()
+            return self.count
+
+    def cancel(self, key: int) -> None:
+        """The call is not made (if it has been, nothing changes)."""
+        with self.changed:
+            if key in self.live:
+                self.cancelled.add(key)
+
+    def _run(self) -> None:
+        while True:
+            with self.changed:
+                while self.heap and self.heap[0][1] in self.cancelled:
+                    key = heapq.heappop(self.heap)[1]
+                    self.cancelled.discard(key)
+                    self.live.discard(key)
+                if not self.heap:
+                    self.changed.wait()
+                    continue
+                due, key, call = self.heap[0]
+                if due > time.monotonic():
+                    self.changed.wait(due - time.monotonic())
+                    continue
+                heapq.heappop(self.heap)
+                self.live.discard(key)
+            call()  # outside the lock: it interrupts a connection
+
+
 class SharedReader:
     """A read-only connection shared by a process's requests (each on a cursor of its
     own), and let go whenever a build waits to commit a layer (zeckdb.locking).
@@ -76,6 +122,7 @@ class SharedReader:
         self.stopped = threading.Event()
         self.watcher = threading.Thread(target=self._watch, name="zeckdb-writer-watch", daemon=True)
         self.watcher.start()
+        self.deadlines = Deadlines()
 
     @contextmanager
     def store(self, seconds: float | None = None) -> Iterator[Store]:
@@ -87,18 +134,15 @@ class SharedReader:
 
         base = self._enter()
         reader = base.reader()
-        timer = threading.Timer(seconds, reader.interrupt) if seconds is not None else None
-        if timer is not None:
-            timer.daemon = True
-            timer.start()
+        due = self.deadlines.add(seconds, reader.interrupt) if seconds is not None else None
         try:
             yield reader
         except duckdb.InterruptException:
             raise QueryLimitError(f"the lookup was stopped at its time limit of {seconds:g} s (serve_lookup_seconds): "
                                   "try a smaller one") from None
         finally:
-            if timer is not None:
-                timer.cancel()
+            if due is not None:
+                self.deadlines.cancel(due)
             reader.close()
             with self.changed:
                 self.running -= 1
