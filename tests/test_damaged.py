@@ -273,7 +273,7 @@ def test_a_creation_killed_between_its_link_and_its_cleanup_is_finished_by_the_n
     (leftover / CREATION_MARK).write_bytes(b"")
     os.link(path, leftover / "x.duckdb")
     code, out, err = run(capsys, "status", "--db", str(path))
-    assert code != 0 and "was being created when its build stopped: run `zeckdb build`" in err, err
+    assert code != 0 and f"was being created when its build stopped: run `zeckdb build --db {path}`" in err, err
     assert (leftover / "x.duckdb").exists()  # a read-only command removes nothing
     code, _, err = run(capsys, "build", "--variant", "zeckendorf", "--n", "1..5", "--db", str(path))
     assert code == 0, err

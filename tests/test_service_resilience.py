@@ -237,9 +237,9 @@ def test_a_lookup_past_its_time_is_interrupted(small_db):
 
     reader = SharedReader(small_db)
     try:
-        with pytest.raises(QueryLimitError, match=r"the lookup was stopped at its time limit of 0.2 s"):
-            with reader.store(0.2) as store:  # a statement that would run for minutes
-                store.rows("SELECT count(*) FROM range(1000000) a, range(1000000) b WHERE a.range + b.range = 7")
+        with pytest.raises(QueryLimitError, match=r"the lookup was stopped at its time limit of 0.2 s"), \
+                reader.store(0.2) as store:  # a statement that would run for minutes
+            store.rows("SELECT count(*) FROM range(1000000) a, range(1000000) b WHERE a.range + b.range = 7")
         with reader.store(30) as store:  # the next reader is not interrupted by the last one's deadline
             assert store.rows("SELECT 42") == [(42,)]
     finally:

@@ -116,10 +116,10 @@ def _probe(store: Store, variant_name: str, position: str | Position | None = No
     if own not in rows:
         store.require_built(variant.name, n)  # raises the helpful error when n is not built
         raise NotBuiltError(f"position {variant.format(pos)} is missing from the database for n = {n}: rebuild "
-                            f"with `zeckdb build --variant {variant.name} --n {n} --force`")
+                            f"with {suggested(f'build --variant {variant.name} --n {n} --force', store.path)}")
     if any(place not in rows for _, _, place in children):
         raise NotBuiltError(f"the moves from {variant.format(pos)} lead to positions missing from the database: "
-                            f"rebuild with `zeckdb build --variant {variant.name} --n {n} --force`")
+                            f"rebuild with {suggested(f'build --variant {variant.name} --n {n} --force', store.path)}")
     me = rows[own]
     games: int | float = me["games_to_end"]
     expected = real(me["expected_remaining"])  # stored as REAL: show the digits it holds
@@ -469,9 +469,9 @@ class Database:
         with self._session() as store:
             built = store.built_ns(game.name) | store.summary_ns(game.name)
             if not built:
-                raise NotBuiltError(f"{game.name} is not built in {store.path}: run "
-                                    f"`zeckdb build --variant {game.name}`")
-            check_built_ns({game.name: built}, ns or [], game.name)
+                raise NotBuiltError(f"{game.name} is not built in {printable(str(store.path))}: run "
+                                    f"{suggested(f'build --variant {game.name}', store.path)}")
+            check_built_ns({game.name: built}, ns or [], game.name, store.path)
             return [Layer.from_row(row) for row in store.build_rows(game.name, ns)]
 
     def holes(self) -> Holes:
@@ -623,7 +623,7 @@ def schema_revision(db: str | os.PathLike[str] | None = None) -> tuple[Path, str
 
     path = resolve_db_path(db)
     if not path.exists():
-        raise DatabaseError(f"no database at {path}: create one with `zeckdb build` or `zeckdb db upgrade`")
+        raise DatabaseError(f"no database at {printable(str(path))}: create one with {suggested('build', path)}")
     found = revision(path)
     return path, found, found == SCHEMA_HEAD
 

@@ -16,7 +16,7 @@ from .errors import QueryLimitError, UsageError, did_you_mean, opt
 from .executor import Limits
 from .queries import run_query
 from .settings import current
-from .store import Store
+from .store import Store, suggested
 from .variants import Variant
 
 KINDS = ("length-distribution", "winners", "conventions", "lengths", "p-positions", "remoteness", "profiles")
@@ -52,7 +52,8 @@ def _rows(store: Store, query: str, game: Variant, ns: list[int] | None,
     result = run_query(store, query, game, ns, params or {}, Limits(timeout=current().plot_seconds, max_rows=None))
     if not result.rows:
         raise UsageError(f"nothing to plot: {query} has no rows for {game.name}"
-                         + ("" if ns is None else " at these n") + f": build them with `zeckdb build --variant {game.name}`")
+                         + ("" if ns is None else " at these n")
+                         + f": build them with {suggested(f'build --variant {game.name}', store.path)}")
     return result.columns, result.rows
 
 
@@ -99,7 +100,8 @@ def length_distribution(store: Store, game: Variant, ns: list[int], measure: str
     for ax, n in zip(axes, ns, strict=False):
         mine = [r for r in rows if r[at["n"]] == n]
         if not mine:
-            raise UsageError(f"n = {n} of {variant} is not built: run `zeckdb build --variant {variant} --n {n}`")
+            raise UsageError(f"n = {n} of {variant} is not built: run "
+                             f"{suggested(f'build --variant {variant} --n {n}', store.path)}")
         lengths = [r[at["length"]] for r in mine]
         probs = [r[at["probability"]] for r in mine]
         mean = sum(x * p for x, p in zip(lengths, probs, strict=False))
@@ -292,9 +294,9 @@ def profiles(store: Store, game: Variant, ns: list[int] | None) -> Plot:
     built = store.built_ns(variant)
     if not built:
         raise UsageError(f"nothing to plot: {variant} has no layers built in full here: build them with "
-                         f"`zeckdb build --variant {variant}`")
+                         f"{suggested(f'build --variant {variant}', store.path)}")
     if ns is not None:
-        check_built_ns({variant: built}, ns, variant)
+        check_built_ns({variant: built}, ns, variant, store.path)
     table, stopped = starts(store, v, sorted(ns or built), PROFILE_PAIRS, time.monotonic() + current().plot_seconds)
     if stopped is not None:  # a figure of part of what was asked would look whole
         raise QueryLimitError(f"the figure's games reached the time limit of {current().plot_seconds:g} s at n = "

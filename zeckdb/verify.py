@@ -403,7 +403,7 @@ def _check_layers(store: Store, v: Variant, ns: list[int], start_games: dict[int
         sums.checked += 1
         if positions_sum is None or edges_sum is None:
             sums.fail(f"{layer}: no checksum recorded (built before schema revision 0004): "
-                      f"rebuild it with `zeckdb build --variant {v.name} --n {n} --force`")
+                      f"rebuild it with {suggested(f'build --variant {v.name} --n {n} --force', store.path)}")
             continue
         positions_now, edges_now = positions_sums[n], edges_sums[v.graph_name, n]
         if (positions_now, edges_now) != (positions_sum, edges_sum):
@@ -576,7 +576,7 @@ def _check_summary_checksums(store: Store, layers: list[tuple[str, int]], check:
             check.checked += 1
             if recorded.get((name, n)) is None:
                 check.fail(f"{name} n={n}: no summary checksum recorded: rebuild it with "
-                           f"`zeckdb build --variant {name} --n {n} --force`")
+                           f"{suggested(f'build --variant {name} --n {n} --force', store.path)}")
                 continue
             tables = {table: layers_rows.get(n) for table, layers_rows in rows.items()}
             if summary_checksum(tables, name, n) != recorded[name, n]:

@@ -24,7 +24,7 @@ from .layout import (LEAN_DERIVED, MOVE_COLUMNS, POSITIONS_TABLES, PROBE_COLUMNS
                      lean_wins_sql, name_id, stored_misere, variant_key)
 from .connections import close_connection
 from .checksummed import layer_checksums
-from .paths import resolve_db_path
+from .paths import resolve_db_path, suggested
 from .schema import _connect_checked
 from .records import GameRecord, LayerCache
 
@@ -68,7 +68,8 @@ class Store:
         timeout = current().read_wait_seconds if timeout is None else timeout
         if not path.exists():
             raise DatabaseError(
-                f"no database at {path}: build one with `zeckdb build` (or pass {opt('db')} PATH / set ZECKDB_DB)"
+                f"no database at {printable(str(path))}: build one with {suggested('build', path)} (or pass "
+                f"{opt('db')} PATH / set ZECKDB_DB)"
             )
         gate = Gate(path)
         try:
@@ -257,14 +258,13 @@ class Store:
         row = found[0] if found else None
         if row and row[0] and positions:
             raise NotBuiltError(f"n = {n} was built with --summary-only: build it in full to look up positions "
-                                f"(`zeckdb build --variant {variant} --n {n}`)")
+                                f"({suggested(f'build --variant {variant} --n {n}', self.path)})")
         if not row:
             if self.build_running():
                 raise NotBuiltError(f"n = {n} is not built yet: {self.path} holds no {variant} positions for n = {n}, "
                                     "and a build is writing it; try again once it has committed that n")
-            raise NotBuiltError(
-                f"{self.path} holds no {variant} positions for n = {n}: run `zeckdb build --variant {variant} --n {n}`"
-            )
+            raise NotBuiltError(f"{printable(str(self.path))} holds no {variant} positions for n = {n}: run "
+                                f"{suggested(f'build --variant {variant} --n {n}', self.path)}")
 
     def summary(self, variant: str, n: int) -> dict[str, Any]:
         self.require_built(variant, n, positions=False)

@@ -88,7 +88,7 @@ def _check_one_name(path: Path, shown: str, creating: bool) -> None:
         _drop_creation_leftovers(path)
         names = os.stat(path).st_nlink
     if names > 1 and _creation_leftovers(path):
-        raise DatabaseError(f"{shown} was being created when its build stopped: run `zeckdb build` (with {opt('db')}) "
+        raise DatabaseError(f"{shown} was being created when its build stopped: run {suggested('build', path)} "
                             "to finish it, then read it")
     if names > 1:
         raise DatabaseError(f"{shown} has {names} names (hard links): DuckDB's log and zeckdb's locks go beside each "
