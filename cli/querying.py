@@ -108,10 +108,13 @@ def _say_cut(shown: int) -> None:
 @app.command()
 def sql(
     statement: str = typer.Argument(..., metavar="SQL", help="The SQL to run, or - to read it from standard input."),
-    param: list[str] | None = typer.Option(None, "--param", metavar="VALUE", show_default=False,
-                                           help="A value for the statement's next ? (repeatable, in order), or "
-                                           "name=value for its $name: an integer or a decimal number is bound "
-                                           "as a number, anything else as text."),
+    param: list[str] | None = typer.Option(None, "--param", metavar="NAME=VALUE", show_default=False,
+                                           help="A value for the statement's $NAME (repeatable), as --param takes "
+                                           "it in `zeckdb query`: an integer or a decimal number is bound as a "
+                                           "number, anything else as text."),
+    arg: list[str] | None = typer.Option(None, "--arg", metavar="VALUE", show_default=False,
+                                         help="A value for the statement's next ? (repeatable, in order), bound as "
+                                         "--param binds."),
     fmt: str = FormatOption,
     timeout: float | None = TimeoutOption,
     max_rows: int | None = MaxRowsOption,
@@ -122,8 +125,10 @@ def sql(
     Allowed: SELECT, WITH ... SELECT, VALUES, DESCRIBE, SUMMARIZE, SHOW and plain
     EXPLAIN; anything else is refused. The query sees the database only (no
     files, no network). Values come in as parameters, never spliced into the
-    text: zeckdb sql "SELECT * FROM builds WHERE variant = ? AND n = ?" --param
-    reversed --param 40. It runs in a process of its own, which the operating
+    text: zeckdb sql "SELECT * FROM builds WHERE variant = $v AND n = $n" --param
+    v=reversed --param n=40, or for ?: --arg reversed --arg 40 (--param VALUE, without
+    a name, is the old spelling of --arg). A value given for a parameter the statement
+    does not take, or missing for one it does, is refused. It runs in a process of its own, which the operating
     system holds to twice DuckDB's memory limit (ZECKDB_MEMORY_LIMIT, default
     4GB) and which is stopped at the time limit; its rows are printed as they
     come, so --max-rows 0 prints any number of them.
@@ -138,30 +143,53 @@ def sql(
 
         raise UsageError(f"the SQL is over {most:,} characters (ZECKDB_SQL_MAX_CHARS): send a shorter statement")
     shown, total = api.run_sql_apart(db, text, fmt, lambda piece: typer.echo(piece, nl=False), **limits,
-                                     params=_sql_params(text, param))
+                                     params=_sql_params(text, param or [], arg or []))
     if total is None or total > shown:
         _say_cut(shown)
 
 
-def _sql_params(statement: str, values: list[str] | None) -> list[Any] | dict[str, Any] | None:
-    """The --param values: in order for the statement's ?, or as name=value where it names its
-    parameters ($name)."""
-    import re
-
+def _sql_params(statement: str, params: list[str], args: list[str]) -> list[Any] | dict[str, Any] | None:
+    """The values to bind, by the one rule: --param NAME=VALUE binds $NAME, --arg VALUE the next ?
+    (--param VALUE without a name too: its old spelling). What the statement takes is DuckDB's
+    parser's word (a `$` in a string literal is no parameter); a value for a parameter it does not
+    take, or none for one it does, is refused in one line: `--param variant=reversed` for a `?`
+    bound the text 'variant=reversed' and printed no rows."""
     from zeckdb.errors import UsageError
 
-    if not values:
-        return None
-    if not re.search(r"\$[A-Za-z_]", statement):
-        return [_param_value(value) for value in values]
+    names = api.statement_parameters(statement)
     named: dict[str, Any] = {}
-    for value in values:
-        name, sep, given = value.partition("=")
-        if not sep or not name.isidentifier():
-            raise UsageError(f"bad --param {value[:40]!r}: the statement names its parameters ($name): give each as "
-                             "--param name=value, e.g. --param n=40")
-        named[name] = _param_value(given)
-    return named
+    positional = [_param_value(value) for value in args]
+    for given in params:
+        name, sep, value = given.partition("=")
+        if sep and name.isidentifier():
+            named[name] = _param_value(value)
+        else:
+            positional.append(_param_value(given))
+    marks = sorted((n for n in names if n.isdigit()), key=int)
+    dollars = sorted(n for n in names if not n.isdigit())
+    if named and marks:
+        raise UsageError(f"the statement takes {len(marks)} ? value{'s' if len(marks) > 1 else ''}, in order: give "
+                         f"{'them' if len(marks) > 1 else 'it'} with --arg VALUE (--param NAME=VALUE binds $NAME, "
+                         f"and it has no --param {next(iter(named))}=...)")
+    if positional and dollars:
+        raise UsageError(f"the statement names its parameters ({', '.join('$' + n for n in dollars)}): give each as "
+                         f"--param NAME=VALUE, e.g. --param {dollars[0]}=40")
+    if dollars:
+        unknown = sorted(set(named) - set(dollars))
+        if unknown:
+            raise UsageError(f"the statement has no parameter ${unknown[0]}: it takes "
+                             f"{', '.join('$' + n for n in dollars)}")
+        missing = [n for n in dollars if n not in named]
+        if missing:
+            raise UsageError(f"the statement takes ${missing[0]}: give it with --param {missing[0]}=VALUE")
+        return named
+    if len(positional) != len(marks) or named:
+        if not marks:
+            raise UsageError(f"the statement takes no parameters, and {len(positional) + len(named)} "
+                             f"{'were' if len(positional) + len(named) > 1 else 'was'} given")
+        raise UsageError(f"the statement takes {len(marks)} ? value{'s' if len(marks) > 1 else ''}, in order, and "
+                         f"{len(positional)} {'were' if len(positional) != 1 else 'was'} given (--arg VALUE each)")
+    return positional or None
 
 
 def _param_value(text: str) -> int | float | str:

@@ -300,10 +300,12 @@ def test_sql_params_are_bound_as_numbers_or_texts(capsys, small_db):
     code, out, err = run(capsys, "sql", "SELECT ? AS a, ? AS b, ? AS c", "--param", "1.5", "--param", "1e3",
                          "--param", "-", "-f", "json", "--db", str(small_db))
     assert code == 0 and json.loads(out) == [{"a": 1.5, "b": "1e3", "c": "-"}], err
-    code, out, err = run(capsys, "sql", "SELECT ?, ?", "--param", "1", "--db", str(small_db))
+    code, out, err = run(capsys, "sql", "SELECT n, ? AS t FROM builds WHERE variant = ? AND n = ?", "--arg", "007",
+                         "--arg", "reversed", "--arg", "40", "-f", "csv", "--db", str(small_db))
+    assert code == 0 and out.splitlines() == ["n,t", "40,7"], err  # --arg: the same, by its own name
+    code, out, err = run(capsys, "sql", "SELECT ?, ?", "--arg", "1", "--db", str(small_db))
     assert code != 0 and not out and err.count("\n") == 1, err
-    assert err == "zeckdb: error: the statement has 2 parameters (?) and 1 value was given: give one value for each ?, " \
-                  "in order (--param)\n"
+    assert err == "zeckdb: error: the statement takes 2 ? values, in order, and 1 was given (--arg VALUE each)\n"
 
 
 def test_sql_command_reads_stdin_and_refuses_writes(capsys, small_db, monkeypatch):
@@ -529,15 +531,26 @@ def test_a_reader_that_leaves_early_ends_the_command_quietly(tiny_db):
 
 
 def test_sql_takes_named_parameters_as_name_value(capsys, small_db):
-    """zeckdb query took --param KEY=VALUE, zeckdb sql only values for ?: a statement naming its
-    parameters ($name) takes --param name=value, and a bare value gets a line saying so."""
+    """One rule with `zeckdb query`: --param NAME=VALUE binds $NAME, --arg VALUE the next ?.
+    `--param variant=reversed` for a ? bound the text 'variant=reversed' and printed no rows,
+    exit 0; a $ inside a string literal flipped the mode. What the statement takes is DuckDB's
+    parser's word, and a value for a parameter it does not take, or none for one it does, is one line."""
     code, out, err = run(capsys, "sql", "SELECT winner FROM builds WHERE variant = $v AND n = $n", "--param",
                          "v=zeckendorf", "--param", "n=7", "-f", "csv", "--db", str(small_db))
     assert code == 0 and out.splitlines() == ["winner", "2"], err
-    code, out, err = run(capsys, "sql", "SELECT $n AS n", "--param", "7", "--db", str(small_db))
-    assert code == 2 and not out and "give each as --param name=value" in err and len(err.splitlines()) == 1
-    code, out, err = run(capsys, "sql", "SELECT ? AS v", "--param", "a=b", "-f", "csv", "--db", str(small_db))
-    assert code == 0 and out.splitlines() == ["v", "a=b"]  # for a ?, any text is a value
+    refused = {
+        ("SELECT $n AS n", "--param", "7"): "the statement names its parameters ($n): give each as --param NAME=VALUE",
+        ("SELECT winner FROM builds WHERE variant = ? AND n = ?", "--param", "variant=reversed", "--param", "n=7"):
+            "the statement takes 2 ? values, in order: give them with --arg VALUE (--param NAME=VALUE binds $NAME",
+        ("SELECT $n AS n", "--param", "m=7"): "the statement has no parameter $m: it takes $n",
+        ("SELECT $n + $k AS n", "--param", "n=7"): "the statement takes $k: give it with --param k=VALUE",
+        ("SELECT '$x' AS t", "--param", "x=1"): "the statement takes no parameters, and 1 was given",
+    }
+    for (statement, *given), says in refused.items():
+        code, out, err = run(capsys, "sql", statement, *given, "--db", str(small_db))
+        assert code == 2 and not out and says in err and len(err.splitlines()) == 1, (statement, err)
+    code, out, err = run(capsys, "sql", "SELECT ? AS v, '$x' AS t", "--arg", "a=b", "-f", "csv", "--db", str(small_db))
+    assert code == 0 and out.splitlines() == ["v,t", "a=b,$x"]  # for a ?, any text is a value; '$x' is text
 
 
 @pytest.mark.parametrize("args, says", [

@@ -52,8 +52,8 @@ __all__ = ["BuildInterrupted", "BuildResult", "Database", "Export", "GameInfo", 
            "Line", "Move", "NamedQuery", "Outcome", "PlayResult", "Plot", "PositionInfo", "Progress", "Report",
            "Result", "Settings", "Simulation", "Status", "VariantStatus", "build", "check_sql", "named_query",
            "open", "plot_kinds", "load_game", "plugin_failures", "plugin_games", "plugin_names", "plugin_of",
-           "queries", "run_sql_apart", "schema_revision", "settings", "simulate", "stop_plugin_probes", "suggested",
-           "summary_games", "upgrade", "using", "variant_labels", "variants"]
+           "queries", "run_sql_apart", "schema_revision", "settings", "simulate", "statement_parameters",
+           "stop_plugin_probes", "suggested", "summary_games", "upgrade", "using", "variant_labels", "variants"]
 
 _RESULT_TYPES = {"PlayResult": "profiles", "Plot": "plots", "Simulation": "simulate", "Report": "verify",
                  "Hole": "completeness", "Holes": "completeness"}
@@ -571,6 +571,16 @@ def open(path: str | os.PathLike[str] | None = None, *,  # noqa: A001 (the libra
     """Open a built database read-only (default: the db setting: $ZECKDB_DB, else
     ./zeckdb.duckdb); `settings` (zeckdb.Settings) governs its calls instead of the environment."""
     return Database(path, settings=settings)
+
+
+def statement_parameters(sql: str) -> set[str]:
+    """The parameters one read-only statement takes, as DuckDB's parser names them: `$name`'s
+    names, or "1", "2", ... for its `?`s (a `$` inside a string literal is text, not a name);
+    a UsageError for a statement zeckdb's SQL never runs."""
+    from .apart import _parser
+    from .executor import check_statement
+
+    return set(check_statement(_parser(), sql).named_parameters)
 
 
 def check_sql(sql: str, params: Params = None) -> None:
