@@ -8,7 +8,11 @@ stderr in `main`, and nowhere else.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+import re
 import sys
+from typing import Any
 
 from zeckdb.errors import ZeckdbError, as_flag, caused_by_ctrl_c, printable
 
@@ -22,7 +26,8 @@ def main(argv: list[str] | None = None) -> None:
     import contextvars
 
     try:  # in a context of its own: the settings an option before the command sets end with it
-        contextvars.copy_context().run(app, args=argv, prog_name="zeckdb", standalone_mode=True)
+        with _one_line_usage_errors():
+            contextvars.copy_context().run(app, args=argv, prog_name="zeckdb", standalone_mode=True)
     except ZeckdbError as exc:
         _echo_err(f"zeckdb: error: {printable(exc.worded(as_flag))}")  # it may quote what a file or a user gave
         sys.exit(exc.exit_code)
@@ -45,6 +50,32 @@ def main(argv: list[str] | None = None) -> None:
             _echo_err(f"zeckdb: error: DuckDB refused a statement: {first}; what it was writing was rolled back. "
                       "A bug of zeckdb or of a game plugin: please report it with the command")
         sys.exit(1)
+
+
+@contextmanager
+def _one_line_usage_errors() -> Iterator[None]:
+    """Click's own errors (an unknown option or command, a value of the wrong type) in zeckdb's
+    form, one line with Click's suggestion kept, instead of its three (Usage, Try, Error). Click
+    shows them through UsageError.show, which typer calls: it is replaced while the app runs."""
+    import importlib
+
+    import typer.core
+
+    click = getattr(typer.core, "_click", None) or importlib.import_module("click")  # typer vendors it since 0.29
+    usage_error = click.exceptions.UsageError
+    original = usage_error.show
+
+    def show(self: Any, file: Any = None) -> None:
+        command = self.ctx.command_path if self.ctx is not None else "zeckdb"
+        message = re.sub(r"\(Possible options?: ([^)]*)\)", r"(did you mean \1?)", self.format_message()).rstrip(".")
+        message = message[:1].lower() + message[1:]
+        _echo_err(printable(f"zeckdb: error: {message} (`{command} --help` says what it takes)"))
+
+    usage_error.show = show
+    try:
+        yield
+    finally:
+        usage_error.show = original
 
 
 def _may_be_damage(error: BaseException) -> bool:

@@ -292,10 +292,10 @@ def test_killed_build_keeps_committed_layers_and_resumes(tmp_path):
            "--variant", "zeckendorf", "--variant", "reversed", "--db", str(path)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     assert proc.stderr is not None
-    said = list(_lines_until(proc.stderr, "building n="))
+    said = list(_lines_until(proc.stderr, "building zeckendorf"))
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    assert said and said[-1].startswith("building n="), said
+    assert said and said[-1].startswith("building zeckendorf"), said
     assert consistent(path) == []
     con = duckdb.connect(str(path), read_only=True)
     done_before = con.execute("SELECT count(*) FROM builds").fetchone()[0]
@@ -327,14 +327,14 @@ def test_ctrl_c_says_what_is_kept_and_exits_130(tmp_path):
     said = []
     for line in proc.stderr:
         said.append(line)
-        if line.startswith("building n="):
+        if line.startswith("building zeckendorf"):
             break
-    assert said and said[-1].startswith("building n="), said
+    assert said and said[-1].startswith("building zeckendorf"), said
     proc.send_signal(signal.SIGINT)
     _, rest = proc.communicate()
     assert proc.returncode == 130, "".join(said) + rest
     *progress, last = ("".join(said) + rest).splitlines()
-    assert all(line.startswith(("building n=", "zeckdb: waiting for")) for line in progress), progress
+    assert all(line.startswith(("building zeckendorf", "zeckdb: waiting for")) for line in progress), progress
     assert last.startswith("zeckdb: interrupted; n = 1..") and last.endswith(
         "are committed, run the same command again to resume"), last
     assert consistent(path) == []

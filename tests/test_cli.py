@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 from pathlib import Path
 import shutil
@@ -652,3 +653,31 @@ def test_bad_arguments_are_refused_before_waiting_for_a_compile(small_db, tmp_pa
                                "--db", str(small_db)], capture_output=True, text=True, timeout=120)
     assert done.returncode != 0 and message in done.stderr, done.stderr
     assert "waiting for another zeckdb process" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+
+
+@pytest.mark.parametrize("args, said", [
+    (["build", "--varient", "zeckendorf"], "zeckdb: error: no such option: --varient (did you mean --variant?) "
+                                           "(`zeckdb build --help` says what it takes)"),
+    (["build", "--threads", "two"], "zeckdb: error: invalid value for '--threads': "),
+    (["positon"], "zeckdb: error: no such command 'positon'. Did you mean 'position'?"),
+    (["query", "winners", "--param", "n=5"], "zeckdb: error: query winners takes n as --n, not as a parameter of its "
+                                             "own: give --n 5"),
+    (["build", "--variant", "reversed,zeckendorf", "--n", "3"], "--variant names one game, and repeats for more: "
+                                                                "--variant reversed --variant zeckendorf"),
+])
+def test_usage_errors_are_one_line_in_zeckdbs_form(capsys, small_db, args, said):
+    """Click's own errors were three lines (Usage, Try, Error); the others named a query's own
+    option as a parameter it lacks ("did you mean 'n'?"), or a list as a game it does not know."""
+    code, out, err = run(capsys, *args, "--db", str(small_db))
+    assert code == 2 and not out and len(err.splitlines()) == 1 and said in err, err
+
+
+def test_progress_lines_name_the_games_being_built(tmp_path):
+    """"building n=22" for minutes left the reader guessing which game."""
+    done = subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "build", "--variant", "zeckendorf", "--variant",
+                           "black-hole-3", "--n", "1..25", "--db", str(tmp_path / "p.duckdb")],
+                          capture_output=True, text=True, timeout=600)
+    progress = [line for line in done.stderr.splitlines() if line.startswith("building")]
+    assert done.returncode == 0 and progress, done.stderr
+    assert all(re.match(r"building (zeckendorf|black-hole-3)(, (zeckendorf|black-hole-3))? n=\d+: ", line)
+               for line in progress), progress

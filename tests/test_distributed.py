@@ -159,7 +159,7 @@ def test_ctrl_c_on_the_cluster_keeps_the_shards_written_and_a_rerun_resumes(clus
     said = []
     for line in proc.stderr or []:  # the first progress line: a task has finished, most are to come
         said.append(line)
-        if line.startswith("building n="):
+        if line.startswith("building zeckendorf"):
             break
     proc.send_signal(signal.SIGINT)
     _, rest = proc.communicate(timeout=120)

@@ -287,3 +287,19 @@ def test_the_service_and_its_database_run_under_the_settings_given(small_db):
     finally:
         for close in app.router.on_shutdown:
             close()
+
+
+def test_the_library_reads_the_row_limit_the_docs_promise(small_db, monkeypatch):
+    """zeckdb.open(p, settings=Settings(sql_max_rows=3)).sql(...) and ZECKDB_SQL_MAX_ROWS=3 returned
+    every row (160): only max_rows= capped. The library reads the same setting as the command line."""
+    import zeckdb
+
+    with zeckdb.open(small_db, settings=Settings(sql_max_rows=3)) as db:
+        result = db.sql("SELECT * FROM range(160)")
+        assert len(result.rows) == 3 and result.truncated
+        assert len(db.query("winners", variant="zeckendorf").rows) == 3
+        assert len(db.sql("SELECT * FROM range(160)", max_rows=0).rows) == 160  # given: every row
+    monkeypatch.setenv("ZECKDB_SQL_MAX_ROWS", "3")
+    with zeckdb.open(small_db) as db:
+        result = db.sql("SELECT * FROM range(160)")
+        assert len(result.rows) == 3 and result.truncated

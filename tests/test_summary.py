@@ -372,7 +372,7 @@ def test_ctrl_c_during_summary_mode_keeps_every_finished_layer(tmp_path):
     assert proc.stderr is not None
     for line in proc.stderr:  # the first progress line comes at a tenth of the work, most of it still ahead
         said.append(line)
-        if line.startswith("summarising n="):
+        if line.startswith("summarising "):
             break
     proc.send_signal(signal.SIGINT)
     _, rest = proc.communicate(timeout=300)

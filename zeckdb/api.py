@@ -315,9 +315,12 @@ def _ns(n: NRange) -> list[int] | None:
 
 
 def _limits(timeout: float | None, max_rows: int | None, max_bytes: int | None) -> Limits:
-    """A statement's limits: the sql_timeout setting unless `timeout`; max_rows 0 or None: every row."""
-    return Limits(timeout=settings().sql_timeout if timeout is None else timeout,
-                  max_rows=max_rows or None, max_bytes=max_bytes)
+    """A statement's limits, as the command line and the service read them from the settings in
+    force: the sql_timeout setting unless `timeout`, the sql_max_rows setting unless `max_rows`
+    (0, given or set: every row)."""
+    rows = settings().sql_max_rows if max_rows is None else max_rows
+    return Limits(timeout=settings().sql_timeout if timeout is None else timeout, max_rows=rows or None,
+                  max_bytes=max_bytes)
 
 
 @contextmanager
@@ -341,23 +344,42 @@ class Database:
     Open it with zeckdb.open(path) and close it, or use it as a context manager. A range of
     n is written as the command line writes it ("1..20,30"), or given as an int or ints.
     Every method raises a zeckdb.errors.ZeckdbError subclass, with one line saying what is
-    wrong, on bad input. `shared` is for long-running processes (the service): each call
-    takes a cursor of its own, and the file is let go whenever a build waits to commit.
-    `settings` (a zeckdb.Settings) governs every call instead of the environment's.
+    wrong, on bad input. A Database may be shared by threads: each thread reads on a
+    connection (a cursor) of its own. `shared` is for long-running processes (the service):
+    each call takes a cursor of its own, and the file is let go whenever a build waits to
+    commit. `settings` (a zeckdb.Settings) governs every call instead of the environment's.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, memory_limit: str | None = None,
                  shared: bool = False, settings: Settings | None = None):
+        import threading
+
         self.settings = settings
         with using(settings):
             self._shared = SharedReader(path, memory_limit=memory_limit) if shared else None
             self._store = None if shared else Store.open_read(path, memory_limit=memory_limit)
+        self._owner = threading.get_ident()  # the thread that opened it reads on its first connection
+        self._threads = threading.local()  # every other thread: a reader of its own (Store.reader)
+        self._readers: list[Store] = []
+        self._readers_lock = threading.Lock()
         self.path: Path = self._shared.path if self._shared is not None else self._own.path
 
     @property
     def _own(self) -> Store:
+        """This thread's reader: 16 threads walking one Database's positions on its one connection
+        got DuckDB's "connection is busy", KeyErrors and false "not built" errors."""
+        import threading
+
         assert self._store is not None  # not shared
-        return self._store
+        if threading.get_ident() == self._owner:
+            return self._store
+        mine: Store | None = getattr(self._threads, "store", None)
+        if mine is None:
+            with self._readers_lock:
+                mine = self._store.reader()
+                self._readers.append(mine)
+            self._threads.store = mine
+        return mine
 
     @contextmanager
     def _session(self) -> Iterator[Store]:
@@ -377,8 +399,13 @@ class Database:
     def close(self) -> None:
         if self._shared is not None:
             self._shared.close()
-        else:
-            self._own.close()
+            return
+        with self._readers_lock:
+            readers, self._readers = self._readers, []
+        for reader in readers:
+            reader.close()
+        if self._store is not None:
+            self._store.close()
 
     def game(self, name: str) -> PlayableGame:
         """A game of this database as an object to walk (zeckdb.gameplay): game.start(10),
@@ -426,9 +453,10 @@ class Database:
               timeout: float | None = None, max_rows: int | None = None, max_bytes: int | None = None,
               limits: Limits | None = None, **more: Any) -> Result:
         """A named query (sql/NAME.sql; zeckdb.api.queries() lists them), its own parameters in
-        `params` or as keywords (position="3,1,0,2"): every row (or max_rows of them) within
-        `timeout` seconds (default: the sql_timeout setting), or within `limits` (the three at
-        once). Every argument is checked first, so a bad one is a one-line error naming what
+        `params` or as keywords (position="3,1,0,2"): at most `max_rows` rows (default: the
+        sql_max_rows setting, 10,000; 0: every row; `.truncated` says when rows were left out)
+        within `timeout` seconds (default: the sql_timeout setting), or within `limits` (the three
+        at once). Every argument is checked first, so a bad one is a one-line error naming what
         is allowed."""
         given = {**(params or {}), **{k: str(v) for k, v in more.items()}}
         with self._session() as store:
@@ -439,7 +467,8 @@ class Database:
             max_bytes: int | None = None, limits: Limits | None = None) -> Result:
         """One read-only statement through the sandboxed executor (docs/schema.md has the tables),
         `params` bound to its ? (a list) or its $name (a dict), never spliced into it:
-        `db.sql("SELECT * FROM builds WHERE n = ?", [40])`. Every row (or max_rows of them)
+        `db.sql("SELECT * FROM builds WHERE n = ?", [40])`. At most `max_rows` rows (default: the
+        sql_max_rows setting, 10,000; 0: every row; `.truncated` says when rows were left out)
         within `timeout` seconds (default: the sql_timeout setting), or within `limits`. It runs
         in this process; zeckdb.api.run_sql_apart bounds its memory in a process of its own."""
         with self._session() as store:

@@ -538,10 +538,19 @@ class _Writer:
         self.store.let_readers_in()
         if self.progress:
             for batch in taken:
-                self.progress(sum(r.variant.estimate_work(r.n) for r in batch.records), f"n={batch.records[0].n}")
+                self.progress(sum(r.variant.estimate_work(r.n) for r in batch.records),
+                              progress_words([r.variant.name for r in batch.records], batch.records[0].n))
 
 
 _LOOK, _FINISH, _IDLE = object(), object(), object()  # what the writer hears besides a batch
+
+
+def progress_words(games: list[str], n: int) -> str:
+    """What a progress line says of the work just done: the games, then n ("zeckendorf,
+    reversed n=22"); a long list of games is cut ("... and 12 more")."""
+    names = list(dict.fromkeys(games))
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return f"{shown} n={n}"
 
 
 def _solving_ahead(todo: dict[int, list[Step]], threads: int, budget: int) -> Callable[[int, list[int]], bool]:
@@ -612,7 +621,7 @@ def build(store: StoreWriter, variants: Sequence[Variant], ns: list[int], *, for
                 n, solved = solving.popleft()
                 records, recomputed = interrupts.result(solved)
                 if progress and recomputed:
-                    progress(recomputed, f"n={n}")
+                    progress(recomputed, progress_words([step.variant.name for step in todo[n]], n))
                 if not records:
                     continue
                 rows = sum(len(r.keys) + r.n_edges for r in records)

@@ -325,6 +325,8 @@ def folder_lock(shards: Path) -> Iterator[None]:
 
 def _build_distributed(store: StoreWriter, client: Any, todo: dict[int, list[Any]], shards: Path, shards_only: bool,
                        progress: Callable[[int, str], None] | None) -> tuple[list[tuple[str, int]], int, int]:
+    from .builder import progress_words
+
     futures = _submitted(store, client, todo, shards)
     store.let_go()
     built, positions, edges = [], 0, 0
@@ -365,7 +367,8 @@ def _build_distributed(store: StoreWriter, client: Any, todo: dict[int, list[Any
             edges += sum(layer[4] for layer in ingested)  # a shared graph's moves once
             if progress:
                 for n, steps, _ in batch:
-                    progress(sum(s.variant.estimate_work(n) for s in steps), f"n={n}")
+                    progress(sum(s.variant.estimate_work(n) for s in steps),
+                             progress_words([s.variant.name for s in steps], n))
     finally:
         with interrupts.ctrl_c_held():
             readers.shutdown(cancel_futures=True)

@@ -193,8 +193,11 @@ def run_query(store: Store, name: str, game: Variant | None = None, ns: list[int
 
         wrong = sorted(unknown)[0]
         takes = ", ".join(sorted(query.params)) or f"no {opt('param')}"
+        if wrong in ("variant", "n", "timeout", "max_rows"):  # an option of every query, given as its own parameter
+            raise UsageError(f"query {name} takes {wrong} as {opt(wrong)}, not as a parameter of its own: give "
+                             f"{opt(wrong)} {params[wrong][:40]}")
         near = difflib.get_close_matches(wrong, [*query.params, "variant", "n", "timeout", "max_rows"], n=1)
-        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        hint = f" (did you mean {opt(near[0]) if near[0] in ('variant', 'n') else repr(near[0])}?)" if near else ""
         raise UsageError(f"query {name} has no parameter {wrong[:40]!r}{hint}: it takes {takes}")
     missing = query.required - set(params)
     if missing:

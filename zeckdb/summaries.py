@@ -131,4 +131,4 @@ def commit_summary(store: StoreWriter, job: SummaryJob, summary: Summary, report
     report.positions += summary.positions
     report.edges += summary.edges
     if progress:
-        progress(job.positions, f"n={job.n}")
+        progress(job.positions, f"{job.variant.name} n={job.n}")

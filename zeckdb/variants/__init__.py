@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UnknownVariantError, did_you_mean
+from ..errors import UnknownVariantError, did_you_mean, opt
 from ..engine.contract import Position, Variant, check_contract
 from .accelerated import Accelerated
 from .black_hole import M_RANGE, BlackHole
@@ -238,7 +238,12 @@ def _construct(name: str) -> Variant | None:
 def get_variant(name: str) -> Variant:
     """The variant registered under `name`; the error lists the valid names."""
     if name not in _instances:
-        variant = _construct(name)
+        variant = _construct(name) if "," not in name else None
+        if variant is None and "," in name:
+            flag = opt("variant")
+            repeated = " ".join(f"{flag} {part.strip()[:40]}" for part in name.split(",")[:6])
+            raise UnknownVariantError(f"unknown variant {name[:64]!r}: {flag} names one game, and repeats for more: "
+                                      f"{repeated}")
         if variant is None:
             raise UnknownVariantError(f"unknown variant {name[:64]!r}: {did_you_mean(name, _all_names())}"
                                       f"choose one of {_valid_names()}")
