@@ -4,7 +4,6 @@ lookups, querying, figures, serving) registers its commands on `app`; cli/main.p
 from __future__ import annotations
 
 import sys
-import time
 
 from typing import Any
 
@@ -14,6 +13,7 @@ from zeckdb import api
 from zeckdb.ranges import parse_n
 from zeckdb.settings import help_text as setting_help
 from zeckdb.errors import UsageError
+from zeckdb.progress import Lines
 
 
 def _one_per_line(names: list[str]) -> str:
@@ -93,20 +93,14 @@ def _echo_err(text: str) -> None:
 
 
 class _Progress:
-    """A progress bar on a terminal, plain log lines otherwise (api.Progress): a line at each
-    tenth of the work, and at least every LOG_SECONDS while the work goes on (a log file of a
-    long build shows it alive, even inside one long layer)."""
-
-    LOG_SECONDS = 30.0
+    """A progress bar on a terminal, plain log lines otherwise (zeckdb.progress.Lines, on
+    standard error): api.Progress."""
 
     def __init__(self) -> None:
         self.bar: Any = None  # a rich Progress on a terminal
-        self.stopped: Any = None  # the log lines' heartbeat, stopped with the work
+        self.lines: Lines | None = None
 
     def start(self, total: int, verb: str) -> None:
-        self.total, self.verb, self.done, self.logged_tenth = total, verb, 0, 0
-        self.began = self.logged_at = time.monotonic()
-        self.description = ""
         if sys.stderr.isatty():
             from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -116,41 +110,18 @@ class _Progress:
             self.bar.start()
             self.task = self.bar.add_task("", total=max(total, 1))
         else:
-            import threading
-
-            self.lock = threading.Lock()
-            self.stopped = threading.Event()
-            threading.Thread(target=self._heartbeat, name="zeckdb-progress", daemon=True).start()
+            self.lines = Lines(_echo_err)
+            self.lines.start(total, verb)
 
     def advance(self, positions: int, description: str) -> None:
-        self.done += positions
         if self.bar is not None:
             self.bar.update(self.task, advance=positions, description=description)
-            return
-        with self.lock:
-            self.description = description
-            tenth = self.done * 10 >= (self.logged_tenth + 1) * self.total
-            if tenth or time.monotonic() - self.logged_at >= self.LOG_SECONDS:
-                self.logged_tenth = self.done * 10 // max(self.total, 1)
-                self._log()
-
-    def _log(self, still: bool = False) -> None:
-        """One line (the caller holds the lock)."""
-        self.logged_at = time.monotonic()
-        elapsed = f", {int(self.logged_at - self.began) // 60}:{int(self.logged_at - self.began) % 60:02d} elapsed"
-        where = f" {self.description}" if self.description else ""
-        _echo_err(f"{self.verb}{where}: {100 * self.done // max(self.total, 1)}% of the work done"
-                  + (f"{elapsed}, still working" if still else ""))
-
-    def _heartbeat(self) -> None:
-        while not self.stopped.wait(self.LOG_SECONDS / 3):
-            with self.lock:
-                if time.monotonic() - self.logged_at >= self.LOG_SECONDS:
-                    self._log(still=True)
+        elif self.lines is not None:
+            self.lines.advance(positions, description)
 
     def stop(self) -> None:
-        if self.stopped is not None:
-            self.stopped.set()
+        if self.lines is not None:
+            self.lines.stop()
         if self.bar is not None:
             self.bar.stop()
             self.bar = None

@@ -248,3 +248,26 @@ def test_a_database_shared_by_threads_answers_each_as_one_alone(small_db):
         with ThreadPoolExecutor(16) as pool:
             together = list(pool.map(lambda k: (k, walk(db, k)), range(32)))
     assert all(seen == alone[k % 2] for k, seen in together)
+
+
+def test_answers_show_themselves_in_a_notebook(small_db):
+    """A result printed every row (9.96 MB in one cell); a plot and a drawing showed a dataclass
+    and a bytes repr; a Database, its address. Each now has what a notebook displays, bounded."""
+    with zeckdb.open(small_db) as db:
+        assert repr(db).startswith(f"<zeckdb Database {small_db}, schema revision ") and "zeckendorf n = 1..40" in repr(db)
+        result = db.sql("SELECT * FROM positions", max_rows=0)
+        assert len(result.rows) > 50_000 and len(repr(result)) < 20_000 and len(result._repr_html_()) < 50_000
+        assert f"<caption>{len(result.rows):,} rows</caption>" in result._repr_html_()
+        assert db.plot("winners", "reversed")._repr_png_().startswith(b"\x89PNG")
+        drawing = db.draw("zeckendorf", 5, format="svg")
+        assert drawing._repr_svg_().startswith("<?xml") and bytes(drawing).startswith(b"<?xml")
+        start = db.game("zeckendorf").start(7)
+        shown = start._repr_html_()
+        assert "zeckendorf (7)" in shown and "a loss for the player to move, remoteness 6" in shown
+        assert "merge 2F1 → (5,1): loses (leaves the opponent a win, remoteness 5)" in shown
+        from . import reference as ref
+
+        moves = db.game("reversed").start(10).moves  # each move's verdict, from the reference solver
+        assert {tuple(m.counts[:5]) + (0,) * (5 - len(m.counts)): m.wins for m in moves} == {
+            tuple(child) + (0,) * (5 - len(child)): not ref.solve("reversed", child)["win"]
+            for child in ref.MOVES["reversed"](ref.start("reversed", 10))}

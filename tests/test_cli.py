@@ -612,11 +612,7 @@ def test_status_in_json_and_csv(capsys, small_db):
 def test_a_log_of_a_long_build_shows_it_alive(capsys, tmp_path, monkeypatch):
     """With output to a file, a 41-minute build printed 10 lines, the first 6 minutes in: a line
     comes at each tenth of the work and at least every LOG_SECONDS, inside a long layer too."""
-    import importlib
-
-    from zeckdb import builder
-
-    cli = importlib.import_module("zeckdb.cli.app")  # the progress shared by the commands
+    from zeckdb import builder, progress
 
     real = builder._compute_layer
 
@@ -626,7 +622,7 @@ def test_a_log_of_a_long_build_shows_it_alive(capsys, tmp_path, monkeypatch):
         return real(n, *args, **kwargs)
 
     monkeypatch.setattr(builder, "_compute_layer", slow)
-    monkeypatch.setattr(cli._Progress, "LOG_SECONDS", 0.3)
+    monkeypatch.setattr(progress.Lines, "LOG_SECONDS", 0.3)  # the progress lines shared by the commands
     code, _, err = run(capsys, "build", "--variant", "zeckendorf", "--n", "1..6", "--db", str(tmp_path / "p.duckdb"))
     assert code == 0, err
     lines = [line for line in err.splitlines() if "of the work done" in line]

@@ -29,12 +29,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from .answers import Export, GameInfo, Layer, Move, Outcome, PositionInfo, Status, VariantStatus
-from .errors import NotBuiltError, UsageError, opt, printable
+from .errors import NotBuiltError, UsageError, ZeckdbError, opt, printable
 from .executor import Limits, Params, Result, real
 from .settings import Settings, current as settings, using
 from .outputs import check_file, write_file  # the one rule of where zeckdb writes
 from .queries import NamedQuery, get_query as named_query, list_queries as queries, run_query, run_sql
 from .orchestration import BuildInterrupted, BuildResult, Progress
+from .progress import Lines, in_a_notebook
 from .ranges import format_ns, parse_ns
 from .reader import SharedReader
 from .store import SCHEMA_HEAD, Store, suggested
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
     from .verify import Report
     from .completeness import Hole, Holes
 
-__all__ = ["BuildInterrupted", "BuildResult", "Database", "Export", "GameInfo", "Hole", "Holes", "Layer", "Limits",
+__all__ = ["BuildInterrupted", "BuildResult", "Database", "Drawing", "Export", "GameInfo", "Hole", "Holes", "Layer", "Limits",
            "Line", "Move", "NamedQuery", "Outcome", "PlayResult", "Plot", "PositionInfo", "Progress", "Report",
            "Result", "Settings", "Simulation", "Status", "VariantStatus", "build", "check_sql", "named_query",
            "open", "plot_kinds", "load_game", "plugin_failures", "plugin_games", "plugin_names", "plugin_of",
@@ -338,6 +339,23 @@ def _reporting(progress: Progress | None, total: Callable[[], int],
         progress.stop()
 
 
+class Drawing(bytes):
+    """A drawing's bytes (DOT text, SVG or PNG), which a notebook shows as the picture."""
+
+    def __new__(cls, data: bytes, format: str) -> Drawing:
+        made = super().__new__(cls, data)
+        made.format = format
+        return made
+
+    format: str
+
+    def _repr_svg_(self) -> str | None:
+        return self.decode() if self.format == "svg" else None
+
+    def _repr_png_(self) -> bytes | None:
+        return bytes(self) if self.format == "png" else None
+
+
 class Database:
     """A built database, open read-only: the verbs of the command line and the service.
 
@@ -393,6 +411,15 @@ class Database:
     def __enter__(self) -> Database:
         return self
 
+    def __repr__(self) -> str:
+        try:
+            built = self.built()
+        except ZeckdbError as exc:  # closed, or a build holds it: say so rather than fail to show itself
+            return f"<zeckdb Database {self.path} ({exc})>"
+        games = ", ".join(f"{name} n = {format_ns(full) or format_ns(summary) + ' (summary only)'}"
+                          for name, (full, summary) in built.items())
+        return f"<zeckdb Database {self.path}, schema revision {SCHEMA_HEAD}: {games or 'nothing built'}>"
+
     def __exit__(self, *exc: object) -> None:
         self.close()
 
@@ -414,7 +441,8 @@ class Database:
         from .gameplay import Game as Playable
 
         v = get_variant(name)
-        return Playable(v.name, v.title, v.source, v.players, v.convention, v.min_n, v.max_n, self)
+        return Playable(v.name, v.title, v.source, v.players, v.convention, v.min_n, v.max_n, self,
+                        tuple(f"{name} ({weight})" for name, weight in zip(v.columns, v.column_weights, strict=True)))
 
     def position(self, variant: str, position: str | Position | None = None, *,
                  start: int | None = None) -> PositionInfo:
@@ -569,7 +597,7 @@ class Database:
             check_file(target, database=self.path, force=force)
         with self._session() as store:
             dot = layer_dot(store, get_variant(variant), ns[0], strategy_only, max_nodes)
-        image = dot.encode() if format == "dot" else render(dot, format)
+        image = Drawing(dot.encode() if format == "dot" else render(dot, format), format)
         if target is not None:
             write_file(target, image, database=self.path, force=force)
         return image
@@ -691,7 +719,8 @@ def build(db: str | os.PathLike[str] | None, variant: str | list[str] | None = N
     notify receives one-line notices (skipped n, waiting for readers). threads: layers solved
     at once and the threads of one large layer (default: the threads setting, else the cores
     this process may use). `settings` (zeckdb.Settings) governs it instead of the environment.
-    zeckdb.orchestration runs it."""
+    zeckdb.orchestration runs it. In a notebook, with neither progress nor notify given, the cell
+    shows the progress and the notices as lines."""
     from .orchestration import BuildRequest, run
 
     ns = _ns(n)
@@ -699,6 +728,8 @@ def build(db: str | os.PathLike[str] | None, variant: str | list[str] | None = N
         raise UsageError(f"give {opt('n')}, e.g. 1..150")
     request = BuildRequest(db, _names(variant), ns, force=force, summary_only=summary_only, lean=lean,
                            executor=executor, address=address, shards=shards, shards_only=shards_only)
+    if progress is None and notify is None and in_a_notebook():  # a cell shows how the build goes, as a log would
+        progress, notify = Lines(print), print
     with using(folded(settings, threads=threads)):  # one Settings governs everything below
         return run(request, progress, notify or (lambda text: None))
 

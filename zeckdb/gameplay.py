@@ -56,6 +56,7 @@ class Game:
     min_n: int
     max_n: int
     database: Lookups = field(repr=False, compare=False)
+    bins: tuple[str, ...] = field(default=(), repr=False, compare=False)  # its bins as a notebook heads them
 
     def start(self, n: int) -> AnyPosition:
         """The start of n."""
@@ -71,7 +72,8 @@ class Game:
         return self.database.summary(self.name, n)
 
     def _made(self, info: PositionInfo) -> AnyPosition:
-        moves = tuple(Move(m.move, tuple(m.position), m.text, self) for m in info.moves)
+        moves = tuple(Move(m.move, tuple(m.position), m.text, self, m.outcome, m.remoteness, m.forcing_seat)
+                      for m in info.moves)
         common: dict[str, Any] = dict(game=self, counts=tuple(info.position), text=info.text, n=info.value,
                       min_remaining=info.min_remaining, max_remaining=info.max_remaining,
                       games_to_end=info.games_to_end, expected_remaining_random=info.expected_remaining_random,
@@ -85,16 +87,28 @@ class Game:
 
 @dataclass(frozen=True)
 class Move:
-    """A legal move: its name, and the position it leads to (looked up when asked for)."""
+    """A legal move: its name, the position it leads to (looked up when asked for), and that
+    position's value from the same lookup that listed the move, for the player to move there
+    (the opponent): `outcome` and `remoteness` in a two-player game, `forcing_seat` in a game of
+    more. Which moves of a position win is read from its moves, without a lookup each."""
 
     name: str
     counts: tuple[int, ...]
     text: str
     game: Game = field(repr=False, compare=False)
+    outcome: Outcome | None = field(default=None, compare=False)  # the opponent's, after the move
+    remoteness: int | None = field(default=None, compare=False)
+    forcing_seat: int | None = field(default=None, compare=False)
 
     @property
     def position(self) -> AnyPosition:
         return self.game.position(self.counts)
+
+    @property
+    def wins(self) -> bool | None:
+        """Whether the move wins for the player making it (it leaves the opponent lost); None in a
+        game of more than two players."""
+        return None if self.outcome is None else self.outcome == "loss"
 
 
 @dataclass(frozen=True)
@@ -130,6 +144,31 @@ class _Values:
         first move None."""
         return [(move, self.game._made(info)) for move, info in self.game.database.line(self.game.name, self.counts)]
 
+    def _repr_html_(self) -> str:
+        """A notebook shows the position: its chips bin by bin, what it is worth, and its moves
+        best first, each with what it leaves the opponent."""
+        import html
+
+        names = self.game.bins
+        chips = "".join(f"<td title='{html.escape(name)}'>{'●' * min(count, 12)}{'+' if count > 12 else ''}"
+                        f"<br><small>{count}</small></td>" for name, count in zip(names, self.counts, strict=False))
+        bins = "".join(f"<th>{html.escape(name)}</th>" for name in names[:len(self.counts)])
+        moves = "".join(f"<li>{html.escape(m.name)} → {html.escape(m.text)}: {html.escape(_verdict(m))}</li>"
+                        for m in self.moves) or "<li>none: the game is over</li>"
+        return (f"<div><b>{html.escape(self.game.name)} {html.escape(self.text)}</b> (n = {self.n}): "
+                f"{html.escape(self._worth())}<table><tr>{bins}</tr><tr>{chips}</tr></table>"
+                f"<ol>{moves}</ol></div>")
+
+    def _worth(self) -> str:
+        return ""
+
+
+def _verdict(move: Move) -> str:
+    if move.outcome is not None:
+        return (f"wins (leaves the opponent lost, remoteness {move.remoteness})" if move.wins else
+                f"loses (leaves the opponent a win, remoteness {move.remoteness})")
+    return f"then seat {move.forcing_seat} can force a win" if move.forcing_seat is not None else "then none can force a win"
+
 
 @dataclass(frozen=True)
 class Position(_Values):
@@ -145,6 +184,9 @@ class Position(_Values):
         """The fastest win, else the slowest loss; None at the end of the game."""
         return self.moves[0] if self.moves else None
 
+    def _worth(self) -> str:
+        return f"a {self.outcome} for the player to move, remoteness {self.remoteness}"
+
     def profiles(self, p1: str, p2: str) -> PlayResult:
         """The game from here with Player 1 (the player to move) playing profile p1 and the
         other p2 (perfect, random, best-response, a preference): exact chances and lengths."""
@@ -159,3 +201,7 @@ class PlayersPosition(_Values):
 
     forcing_seat: int | None = field(compare=False)
     teams: tuple[tuple[int, ...], ...] = field(compare=False)
+
+    def _worth(self) -> str:
+        return f"seat {self.forcing_seat} can force being the last mover" if self.forcing_seat else \
+            "no player can force being the last mover"

@@ -46,6 +46,12 @@ class Plot:
         save(self, out, fmt)
         return out.getvalue()
 
+    def _repr_png_(self) -> bytes:  # a notebook shows the figure
+        return self.image("png")
+
+    def __repr__(self) -> str:
+        return f"<zeckdb Plot: a figure of {len(self.rows):,} rows of {', '.join(self.columns)} (.image(), .rows)>"
+
 
 def _rows(store: Store, query: str, game: Variant, ns: list[int] | None,
           params: dict[str, Any] | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
