@@ -38,6 +38,9 @@ app = typer.Typer(
 )
 
 
+DB_HELP = "The database file (default: $ZECKDB_DB, else ./zeckdb.duckdb)."
+
+
 def _show_version(value: bool) -> None:
     if value:
         from zeckdb import __version__
@@ -50,8 +53,8 @@ def _show_version(value: bool) -> None:
 def _options(version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True,
                                           help="Print zeckdb's version and exit."),
              db: str | None = typer.Option(None, "--db", metavar="FILE", show_default=False,
-                                           help="The database file of the command that follows (as its own --db; "
-                                           "default: $ZECKDB_DB or ./zeckdb.duckdb).")) -> None:
+                                           help=f"{DB_HELP} Before the command, it holds for the command that "
+                                           "follows, as its own --db.")) -> None:
     if db is not None:  # an explicit option beats the environment: the one Settings of this run
         from zeckdb.settings import activate
 
@@ -62,20 +65,34 @@ db_app = typer.Typer(help="Manage the database schema (Alembic migrations).", no
                      rich_markup_mode=None)
 app.add_typer(db_app, name="db")
 
+# The options and arguments the commands share, each declared here once.
 DEFAULT_NS = "1..150"
-DbOption = typer.Option(None, "--db",
-                        metavar="FILE", help="Database file (default: $ZECKDB_DB or ./zeckdb.duckdb).", show_default=False)
+DbOption = typer.Option(None, "--db", metavar="FILE", help=DB_HELP, show_default=False)
 StartOption = typer.Option(None, "--start", metavar="N", help="Use the start position of this n instead of POSITION.",
                            show_default=False)
 FormatOption = typer.Option("table", "--format", "-f", metavar="FORMAT", help="Output format: table, csv, json or markdown.")
+# a command whose result is one object (a position, a line, a game played): a table for a person, or JSON
+ObjectFormatOption = typer.Option("table", "--format", "-f", metavar="FORMAT",
+                                  help="Output format: table (for a person) or json (a stable contract for scripts).")
+JsonOption = typer.Option(False, "--json", help="The same as --format json.")
 TimeoutOption = typer.Option(None, "--timeout", metavar="SECONDS", help=setting_help("sql_timeout"),
                              show_default=False)
 MaxRowsOption = typer.Option(None, "--max-rows", metavar="ROWS", help=setting_help("sql_max_rows")
                              + " A notice on stderr says how many were cut.", show_default=False)
+GAME_EXAMPLES = "e.g. zeckendorf, reversed, black-hole-4, fibonacci-nim, zeckendorf-misere"
+# the game a command is of: `--variant NAME`, or as its first argument (the shorthand)
+GameOption = typer.Option(None, "--variant", metavar="VARIANT", help=f"The game, {GAME_EXAMPLES}.", show_default=False)
+GameArg = typer.Argument(None, metavar="[VARIANT]", help="The game (the shorthand of --variant VARIANT).",
+                         show_default=False)
+# the games a command works on, repeatable
+GamesOption = typer.Option(None, "--variant", metavar="VARIANT", help="A game (repeatable: --variant zeckendorf "
+                           "--variant reversed; default: every game built).", show_default=False)
 VariantFilterOption = typer.Option(None, "--variant", metavar="VARIANT", help="Only this variant (default: every built variant).",
                                    show_default=False)
 NFilterOption = typer.Option(None, "--n", metavar="N", help="Only these n: 7, 1..150 or 1..20,30 (default: every built n).",
                              show_default=False)
+ParamOption = typer.Option(None, "--param", metavar="NAME=VALUE", help="A value for the query's parameter NAME "
+                           "(repeatable); `zeckdb query NAME` lists what each takes.", show_default=False)
 ForceOption = typer.Option(False, "--force", help="Replace the file if it exists (never the database's own files).")
 PositionArg = typer.Argument(None, metavar="POSITION",
                              help="A position as the game writes it: counts bin 1 first (3,1,0,2: three 1s, "
@@ -129,6 +146,27 @@ class _Progress:
 
 def _start(text: str | None) -> int | None:
     return None if text is None else parse_n(text, "--start")
+
+
+def _game(first: str | None, option: str | None, second: str | None = None) -> tuple[str, str | None]:
+    """The game a command is of, given as --variant or as its first argument, and the argument
+    that follows it (a position): with --variant, the first argument is that one."""
+    if option is None:
+        if first is None:
+            raise UsageError("give the game: --variant VARIANT (or as the first argument)")
+        return first, second
+    if first is not None and second is not None:
+        raise UsageError(f"the game is given twice: --variant {option[:40]} and {first[:40]!r}; give it once")
+    return option, first
+
+
+def _object_format(fmt: str, as_json: bool) -> str:
+    """table or json, --json being --format json."""
+    if as_json:
+        return "json"
+    if fmt not in ("table", "json"):
+        raise UsageError(f"unknown format {fmt[:20]!r}: this command prints table or json")
+    return fmt
 
 
 def _check_format(fmt: str) -> None:

@@ -8,8 +8,8 @@ from zeckdb import api
 from zeckdb.errors import printable
 from zeckdb.ranges import format_ns, parse_ns
 
-from .app import (DEFAULT_NS, DbOption, NFilterOption, _echo_err, _one_per_line, _Progress, _setting_option, app,
-                   db_app)
+from .app import (DEFAULT_NS, DbOption, GamesOption, NFilterOption, ObjectFormatOption, _echo_err, _object_format,
+                   _one_per_line, _Progress, _setting_option, app, db_app)
 
 
 _BUILD_HELP = (
@@ -37,7 +37,7 @@ _BUILD_HELP = (
 def build(
     n: str = typer.Option(DEFAULT_NS, "--n", metavar="N", help="Which n: 7, 1..150 or 1..20,30."),
     variant: list[str] | None = typer.Option(None, "--variant",
-                                             metavar="VARIANT", help="Variant to build (repeatable; default: every "
+                                             metavar="VARIANT", help="A game to build (repeatable; default: every "
                                              "game but those built on request, each up to the n it can build "
                                              "exhaustively).", show_default=False),
     force: bool = typer.Option(False, "--force", help="Rebuild (variant, n) pairs that are already built."),
@@ -119,8 +119,7 @@ def _say_checksum_only(layers: list[tuple[str, int, int]]) -> None:
 
 @app.command()
 def verify(
-    variant: list[str] | None = typer.Option(None, "--variant", metavar="VARIANT", show_default=False,
-                                             help="Only these variants (repeatable; default: every built variant)."),
+    variant: list[str] | None = GamesOption,
     n: str | None = NFilterOption,
     db: str | None = DbOption,
 ) -> None:
@@ -185,7 +184,13 @@ def _say_holes(layers: list[api.Hole], fill: list[str]) -> None:
 
 
 @db_app.command("current")
-def db_current(db: str | None = DbOption) -> None:
-    """Print the database's schema revision."""
-    _, rev, newest = api.schema_revision(db)
+def db_current(db: str | None = DbOption, fmt: str = ObjectFormatOption) -> None:
+    """Print the database's schema revision (json: {"database", "revision", "newest"})."""
+    import json
+
+    fmt = _object_format(fmt, False)
+    path, rev, newest = api.schema_revision(db)
+    if fmt == "json":
+        typer.echo(json.dumps({"database": str(path), "revision": rev, "newest": newest}))
+        return
     typer.echo(f"{rev or 'none (not a zeckdb database)'}{' (head)' if newest else ''}")

@@ -12,7 +12,7 @@ from zeckdb import api
 from zeckdb.ranges import parse_n, parse_ns
 from zeckdb.errors import UsageError, printable
 
-from .app import (DbOption, ForceOption, _Progress, app)
+from .app import (DbOption, ForceOption, GameArg, GameOption, GamesOption, NFilterOption, _game, _Progress, app)
 
 
 @app.command()
@@ -20,7 +20,7 @@ def plot(
     kind: str = typer.Argument(..., metavar="KIND", help="length-distribution, winners, conventions (who wins under "
                                "normal and misère play: the game and its twin NAME-misere built), lengths, "
                                "p-positions, remoteness or profiles."),
-    variant: str = typer.Option(..., "--variant", metavar="VARIANT", help="The game, e.g. zeckendorf, reversed, black-hole-3."),
+    variant: str | None = GameOption,
     n: str | None = typer.Option(None, "--n",
                                  metavar="N", help="Which n: one (remoteness), up to 12 (length-distribution: a panel "
                                  "each) or a range (winners, conventions, lengths, profiles; default: every n built).",
@@ -42,9 +42,10 @@ def plot(
     wins and losses by remoteness; profiles: Player 1's chance to win under a few
     pairs of profiles (perfect, random, best-response: see `zeckdb play`)."""
     
+    game, _ = _game(None, variant)  # a plot's first argument is its kind: the game is --variant
     ns = parse_ns(n) if n else None
     with api.open(db) as database:
-        figure = database.plot(kind, variant, ns, measure=measure, out=out, data=data, force=force)
+        figure = database.plot(kind, game, ns, measure=measure, out=out, data=data, force=force)
     typer.echo(f"wrote {out}")
     if data is not None:
         typer.echo(f"wrote {data} ({len(figure.rows)} rows)")
@@ -52,7 +53,8 @@ def plot(
 
 @app.command()
 def draw(
-    variant: str = typer.Argument(..., metavar="VARIANT", help="The game, e.g. zeckendorf."),
+    first: str | None = GameArg,
+    variant: str | None = GameOption,
     n: str = typer.Option(..., "--n", metavar="N", help="The layer to draw: one n."),
     fmt: str = typer.Option("dot", "--format",
                             metavar="FORMAT", help="dot (Graphviz's text), svg or png (these two run Graphviz's `dot`)."),
@@ -73,11 +75,12 @@ def draw(
     with their names, P- and N-positions are told apart, the winner's strategy
     graph is highlighted, the start and the terminals are marked."""
     
+    game, _ = _game(first, variant)
     layer = parse_n(n, "--n")
     if fmt == "png" and out is None:
         raise UsageError("--format png writes a binary image: give --out FILE.png")
     with api.open(db) as database:
-        image = database.draw(variant, layer, fmt, strategy_only=strategy_only, max_nodes=max_nodes, out=out,
+        image = database.draw(game, layer, fmt, strategy_only=strategy_only, max_nodes=max_nodes, out=out,
                               force=force)
     if out is None:  # the game's move names and positions, from the file: a terminal shows them, acts on nothing
         sys.stdout.write(printable(image.decode(), keep="\n\t") if sys.stdout.isatty() else image.decode())
@@ -89,11 +92,8 @@ def draw(
 def export(
     folder: Path = typer.Argument(..., metavar="FOLDER", help="A new (or empty) folder to write the files into."),
     fmt: str = typer.Option("parquet", "--format", metavar="FORMAT", help="parquet or csv."),
-    variant: list[str] | None = typer.Option(None, "--variant",
-                                             metavar="VARIANT", help="Variant to export (repeatable; default: all built).",
-                                             show_default=False),
-    n: str | None = typer.Option(None, "--n",
-                                 metavar="N", help="Which n: 7, 1..150 or 1..20,30 (default: all built).", show_default=False),
+    variant: list[str] | None = GamesOption,
+    n: str | None = NFilterOption,
     db: str | None = DbOption,
 ) -> None:
     """Export the database as Parquet or CSV files, partitioned by variant and n.

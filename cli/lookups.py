@@ -11,12 +11,9 @@ from zeckdb import api
 from zeckdb.errors import printable
 from zeckdb.render import seat_words, team_words
 
-from .app import (DbOption, FormatOption, PositionArg, StartOption, _check_format, _echo_err, _start, app)
+from .app import (DbOption, FormatOption, GameArg, GameOption, JsonOption, ObjectFormatOption, PositionArg,
+                  StartOption, _check_format, _echo_err, _game, _object_format, _start, app)
 
-
-# the game a lookup is of: position's and line's first argument
-VariantArg = typer.Argument(..., metavar="VARIANT",
-                            help="Variant name, e.g. zeckendorf, reversed, black-hole-4 or fibonacci-nim.")
 VARIANTS_TITLE_ROOM = 16  # the fewest characters of a game's title worth showing
 
 
@@ -108,17 +105,22 @@ def status(db: str | None = DbOption, fmt: str = FormatOption) -> None:
 
 @app.command()
 def position(
-    variant: str = VariantArg,
+    first: str | None = GameArg,
     position: str | None = PositionArg,
+    variant: str | None = GameOption,
     start: str | None = StartOption,
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (a stable contract for scripts)."),
+    fmt: str = ObjectFormatOption,
+    as_json: bool = JsonOption,
     db: str | None = DbOption,
 ) -> None:
-    """Show a position: outcome, remoteness, game lengths, counts, and every move ranked best first."""
+    """Show a position: outcome, remoteness, game lengths, counts, and every move ranked best first.
 
+    zeckdb position --variant reversed 3,1,0,2, or zeckdb position reversed 3,1,0,2."""
+    game, position = _game(first, variant, position)
+    fmt = _object_format(fmt, as_json)
     with api.open(db) as database:
-        info = database.position(variant, position, start=_start(start))
-    if as_json:
+        info = database.position(game, position, start=_start(start))
+    if fmt == "json":
         typer.echo(json.dumps(info.to_json()))
         return
     typer.echo(f"{info.variant} {info.text}  (n = {info.value}{', start' if info.is_start else ''}"
@@ -154,18 +156,24 @@ def position(
 
 @app.command()
 def line(
-    variant: str = VariantArg,
+    first_arg: str | None = GameArg,
     position: str | None = PositionArg,
+    variant: str | None = GameOption,
     start: str | None = StartOption,
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON list, one object per move: ply, player, move, "
-                                 "position (as a list) and text (as the game writes it)."),
+    fmt: str = ObjectFormatOption,
+    as_json: bool = JsonOption,
     db: str | None = DbOption,
 ) -> None:
-    """Play the principal line from a position: optimal play by both sides, one move per line."""
+    """Play the principal line from a position: optimal play by both sides, one move per line.
+
+    As JSON: a list, one object per move: ply, player, move, position (as a list) and text
+    (as the game writes it)."""
+    game, position = _game(first_arg, variant, position)
+    fmt = _object_format(fmt, as_json)
     with api.open(db) as database:
-        steps = database.line(variant, position, start=_start(start))
+        steps = database.line(game, position, start=_start(start))
     first = steps[0][1]
-    if as_json:
+    if fmt == "json":
         typer.echo(json.dumps(steps.to_json()))
         return
     if first.players != 2:
@@ -182,19 +190,17 @@ def line(
 
 @app.command()
 def play(
-    variant: str = typer.Argument(..., metavar="VARIANT",
-                                  help="Variant name, e.g. zeckendorf or reversed (a two-player game whose moves "
-                                  "stay in the layer)."),
+    first: str | None = GameArg,
     position: str | None = PositionArg,
+    variant: str | None = GameOption,
     start: str | None = StartOption,
     p1: str = typer.Option("perfect", "--p1", metavar="PROFILE", help="Player 1's profile (the player to move): "
                            "perfect, random, best-response, or for the Zeckendorf game combine-largest, "
                            "combine-smallest, split-largest, split-smallest."),
     p2: str = typer.Option("random", "--p2", metavar="PROFILE", help="Player 2's profile, as --p1 (not "
                            "best-response when Player 1 is)."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object: p1_wins, p2_wins, expected_length, "
-                                 "shortest, longest, lengths (length: probability) and p1_moves (the moves "
-                                 "Player 1's profile makes at the position, with their probability)."),
+    fmt: str = ObjectFormatOption,
+    as_json: bool = JsonOption,
     db: str | None = DbOption,
 ) -> None:
     """Play a position out with a profile for each player, computed exactly (no sampling).
@@ -204,11 +210,16 @@ def play(
     (the best chance against the other player's profile), or one of the Zeckendorf game's
     deterministic preferences (Li et al.): combine or split first, at the largest or the
     smallest place. Prints each player's chance to win, the expected length and the
-    distribution of the length, from the stored graph of the layer.
+    distribution of the length, from the stored graph of the layer (a two-player game whose
+    moves stay in the layer). As JSON: p1_wins, p2_wins, expected_length, shortest, longest,
+    lengths (length: probability) and p1_moves (the moves Player 1's profile makes at the
+    position, with their probability).
     """
+    game, position = _game(first, variant, position)
+    fmt = _object_format(fmt, as_json)
     with api.open(db) as database:
-        result = database.play(variant, position, start=_start(start), p1=p1, p2=p2)
-    if as_json:
+        result = database.play(game, position, start=_start(start), p1=p1, p2=p2)
+    if fmt == "json":
         typer.echo(json.dumps(result.to_json()))
         return
     typer.echo(f"{result.variant} {result.text}  (n = {result.n}): Player 1 {result.p1}, Player 2 {result.p2}")
@@ -240,7 +251,8 @@ PLAY_ROWS = 40  # the most rows `zeckdb play` prints of a length distribution
 
 @app.command()
 def simulate(
-    variant: str = typer.Argument(..., metavar="VARIANT", help="Variant name, e.g. quilt."),
+    first: str | None = GameArg,
+    variant: str | None = GameOption,
     n: int = typer.Option(..., "--n",
                           metavar="N", help="The n to play (no database needed; chip games at any n, the others up to "
                           "the n they build)."),
@@ -254,8 +266,10 @@ def simulate(
     `zeckdb query length-moments`, which is exact where the database holds n.
     """
     from zeckdb.render import render
+
+    game, _ = _game(first, variant)
     _check_format(fmt)
-    sim = api.simulate(variant, n, games, seed)
+    sim = api.simulate(game, n, games, seed)
     moments, histogram = sim.moments(), sim.histogram()
     if fmt == "json":
         typer.echo(json.dumps({"variant": sim.variant, "n": n, "games": games, "seed": seed, "method": "monte carlo",

@@ -12,8 +12,8 @@ from zeckdb import api
 from zeckdb.ranges import parse_ns
 from zeckdb.errors import UsageError
 
-from .app import (DbOption, FormatOption, MaxRowsOption, NFilterOption, TimeoutOption, VariantFilterOption,
-                   _check_format, _echo_err, app)
+from .app import (DbOption, FormatOption, MaxRowsOption, NFilterOption, ParamOption, TimeoutOption,
+                   VariantFilterOption, _check_format, _echo_err, app)
 
 
 @app.command()
@@ -21,8 +21,7 @@ def query(
     name: str | None = typer.Argument(None, metavar="QUERY", help="Query name; leave out to list them all.", show_default=False),
     variant: list[str] | None = VariantFilterOption,
     n: str | None = NFilterOption,
-    param: list[str] | None = typer.Option(None, "--param", metavar="KEY=VALUE",
-                                           help="A query parameter KEY=VALUE (repeatable).", show_default=False),
+    param: list[str] | None = ParamOption,
     fmt: str = FormatOption,
     timeout: float | None = TimeoutOption,
     max_rows: int | None = MaxRowsOption,

@@ -117,7 +117,7 @@ def test_lookups_read_what_the_view_shows(small_db, variant, n):
     (lambda db: db.position("zeckendorf", start=True), "bad start 'True' (bool)"),
     (lambda db: db.position("zeckendorf", 7), "bad position '7' (int)"),
     (lambda db: db.position("zeckendorf", ["a"]), "bad position"),
-    (lambda db: db.query("winners", varient="zeckendorf"), "has no parameter 'varient' (did you mean 'variant'?)"),
+    (lambda db: db.query("winners", varient="zeckendorf"), "has no parameter 'varient' (did you mean variant?)"),
     (lambda db: db.summary("zeckendorf", n=["1", "2"]), "bad n"),
     (lambda db: db.summary("zeckendorf", n=3.5), "bad n"),
 ])

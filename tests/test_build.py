@@ -676,7 +676,7 @@ def test_layers_solved_at_once_are_stored_as_one_at_a_time_stores_them(tmp_path,
 @pytest.mark.parametrize(("threads", "says"), [("0", "--threads 0 is not a whole number from 1 to 4,096"),
                                                ("-2", "--threads -2 is not a whole number from 1 to 4,096"),
                                                ("100000", "--threads 100000 is not a whole number from 1 to 4,096"),
-                                               ("two", "Invalid value for '--threads'")])
+                                               ("two", "invalid value for '--threads'")])
 def test_a_bad_thread_count_gets_one_line_and_writes_nothing(tmp_path, capsys, threads, says):
     db = tmp_path / "none.duckdb"
     code, _, err = run(capsys, "build", "--n", "1..5", "--variant", "zeckendorf", "--threads", threads, "--db", str(db))

@@ -75,7 +75,7 @@ def test_status_and_db_current(capsys, small_db):
     (["position", "zeckendorf"], 2, "zeckdb: error: give a position (e.g. 3,1,0,2) or --start N"),
     (["position", "nim", "--start", "5"], 2, "zeckdb: error: unknown variant 'nim': choose one of zeckendorf, reversed"),
     (["position", "zeckendorf", "--start", "60"], 1,
-     "holds no zeckendorf positions for n = 60: run `zeckdb build --variant zeckendorf --n 60`"),
+     "holds no zeckendorf positions for n = 60: run `zeckdb build --variant zeckendorf --n 60 --db "),
     (["position", "zeckendorf", "--start", "0"], 2,
      "zeckdb: error: n = 0 is out of range for zeckendorf: choose n from 1 to 200"),
     (["line", "reversed", "60"], 1, "holds no reversed positions for n = 60"),
@@ -127,7 +127,7 @@ def test_games_that_start_at_0_build_from_0(capsys, tmp_path):
 def test_missing_database(capsys, tmp_path):
     path = tmp_path / "missing.duckdb"
     code, _, err = run(capsys, "position", "zeckendorf", "--start", "5", "--db", str(path))
-    assert code == 1 and f"no database at {path}: build one with `zeckdb build`" in err
+    assert code == 1 and f"no database at {path}: build one with `zeckdb build --db {path}`" in err
     assert not path.exists()
 
 
@@ -412,7 +412,7 @@ def test_the_command_line_and_the_service_go_through_the_api_only():
     from zeckdb import api
 
     helpers = {"zeckdb.api", "zeckdb.render", "zeckdb.errors", "zeckdb.ranges", "zeckdb.settings", "zeckdb.__version__",
-               "zeckdb.version"}
+               "zeckdb.version", "zeckdb.progress"}
     commands = [path for path in sorted((ROOT / "cli").glob("*.py")) if path.name != "__init__.py"]
     assert {path.stem for path in commands} >= {"main", "app", "building", "lookups", "querying", "figures", "serving"}
     own = {f"zeckdb.cli.{path.stem}" for path in commands}  # the command groups import each other's helpers
@@ -677,3 +677,27 @@ def test_progress_lines_name_the_games_being_built(tmp_path):
     assert done.returncode == 0 and progress, done.stderr
     assert all(re.match(r"building (zeckendorf|black-hole-3)(, (zeckendorf|black-hole-3))? n=\d+: ", line)
                for line in progress), progress
+
+
+def test_every_command_of_a_game_takes_variant_and_every_result_a_format(capsys, small_db):
+    """The game was positional in position, line, play, simulate and draw and --variant in the
+    others; position, line and play took --json, `db current` no format at all."""
+    db = ["--db", str(small_db)]
+    for args in (["position", "--variant", "reversed", "3,1,0,2"], ["line", "--variant", "zeckendorf", "--start", "7"],
+                 ["play", "--variant", "zeckendorf", "--start", "6"], ["draw", "--variant", "zeckendorf", "--n", "3"],
+                 ["simulate", "--variant", "quilt", "--n", "8", "--games", "50"]):
+        shorthand = [args[0], args[2], *args[3:]]  # the game as the first argument
+        needs = [] if args[0] == "simulate" else db  # simulate plays its games without a database
+        code, out, err = run(capsys, *args, *needs)
+        assert code == 0, (args, err)
+        assert run(capsys, *shorthand, *needs)[1] == out, args
+    for args in (["position", "reversed", "3,1,0,2"], ["line", "zeckendorf", "--start", "7"],
+                 ["play", "zeckendorf", "--start", "6"], ["db", "current"]):
+        code, out, err = run(capsys, *args, "--format", "json", *db)
+        assert code == 0 and isinstance(json.loads(out), (dict, list)), (args, err)
+        if args[0] != "db":
+            assert run(capsys, *args, "--json", *db)[1] == out  # --json: the same, by its old name
+    code, out, err = run(capsys, "position", "--start", "5", *db)
+    assert code == 2 and err == "zeckdb: error: give the game: --variant VARIANT (or as the first argument)\n"
+    code, out, err = run(capsys, "position", "reversed", "3,1", "--variant", "zeckendorf", *db)
+    assert code == 2 and "the game is given twice" in err
