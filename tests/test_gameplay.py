@@ -75,10 +75,41 @@ def test_a_misere_twin_walks_with_its_own_values(small_db):
 
 
 def test_a_game_of_three_players_has_its_own_position_type(small_db):
+    """db.game gives two-player games (their positions typed with an outcome), players_game the
+    games of more players: a typed script needs no isinstance."""
     with zeckdb.open(small_db) as db:
-        position = db.game("zeckendorf-p3").start(4)
+        position = db.players_game("zeckendorf-p3").start(4)
+        with pytest.raises(zeckdb.UsageError, match=r"zeckendorf-p3 is a game of 3 players.*players_game\('zeckendorf-p3'\)"):
+            db.game("zeckendorf-p3")
+        with pytest.raises(zeckdb.UsageError, match=r"zeckendorf is a two-player game: walk it with game"):
+            db.players_game("zeckendorf")
+        best = db.game("zeckendorf").start(7).best_move
     assert isinstance(position, zeckdb.PlayersPosition) and not hasattr(position, "outcome")
     assert position.forcing_seat == 2  # Cusenza et al.: at n = 4 Player 2 can force a win
+    assert isinstance(best, zeckdb.Move)  # the Move of zeckdb is the one a position lists (it was another type)
+
+
+def test_a_layer_as_arrow_and_as_a_graph(small_db):
+    """game.layer(n): the positions and moves as Arrow tables and as a networkx graph with each
+    position's values on its node, checked against the reference solver."""
+    from . import reference as ref
+
+    with zeckdb.open(small_db) as db:
+        layer = db.game("zeckendorf").layer(9)
+        with pytest.raises(zeckdb.NotBuiltError):
+            db.game("zeckendorf").layer(99)
+    positions = ref.positions("zeckendorf", 9)
+    assert layer.positions.num_rows == len(positions)
+    assert layer.moves.num_rows == sum(len(ref.MOVES["zeckendorf"](p)) for p in positions)
+    graph = layer.graph()
+    assert graph.number_of_nodes() == len(positions) and graph.number_of_edges() == layer.moves.num_rows
+    bins = [f"c{i}" for i in range(1, 9)]
+    for _, values in graph.nodes(data=True):
+        counts = tuple(values[c] for c in bins)
+        while counts and counts[-1] == 0:
+            counts = counts[:-1]
+        want = ref.solve("zeckendorf", counts)
+        assert (values["outcome"] == "win") == want["win"] and values["remoteness"] == want["remoteness"], counts
 
 
 def test_a_move_that_is_not_there_is_one_line(small_db):

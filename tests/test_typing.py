@@ -38,14 +38,17 @@ def outcome_or_why(path: str, game: str) -> str:
 
 
 def walk(path: str) -> list[str]:
+    """A two-player game walked with no isinstance: its positions have an outcome, its moves
+    their verdict (under mypy --strict, `start()` returned Position | PlayersPosition)."""
     with zeckdb.open(path) as db:
-        position: zeckdb.Position | zeckdb.PlayersPosition = db.game("zeckendorf").start(8)
+        position = db.game("zeckendorf").start(8)
         names = []
-        while position.moves:
-            move = position.moves[0]
-            names.append(f"{move.name} -> {move.text}")
+        while position.best_move is not None:
+            move: zeckdb.Move = position.best_move
+            names.append(f"{move.name} -> {move.text}: {position.outcome} in {position.remoteness}, wins {move.wins}")
             position = position.play(move)
-        return names
+        seats = db.players_game("zeckendorf-p3").start(4).forcing_seat
+        return names + [f"seat {seats}"]
 '''
 
 MISTAKES = '''import zeckdb

@@ -40,17 +40,18 @@ del _HERE
 if TYPE_CHECKING:  # what a type checker and an IDE see; at run time __getattr__ imports them
     from typing import Any
 
-    from .answers import Export, GameInfo, Layer, Move, PositionInfo, Status
+    from .answers import Export, GameInfo, Layer, Move as MoveInfo, PositionInfo, Status
     from .api import BuildResult, Database, Line, build, open
     from .errors import (ClusterError, DatabaseError, NotBuiltError, QueryLimitError, UnknownQueryError,
                          UnknownVariantError, UsageError, ZeckdbError)
     from .executor import Limits, Result
-    from .gameplay import Game, PlayersPosition, Position
+    from .gameplay import Game, Move, PlayersPosition, Position
     from .settings import Settings
 del TYPE_CHECKING
 
 _FROM = {"open": "api", "build": "api", "Database": "api", "BuildResult": "api", "PositionInfo": "answers",
-         "Move": "answers", "Line": "api", "Result": "executor", "Limits": "executor", "Settings": "settings",
+         "Move": "gameplay", "MoveInfo": "answers:Move",
+         "Line": "api", "Result": "executor", "Limits": "executor", "Settings": "settings",
          "ZeckdbError": "errors", "UsageError": "errors", "UnknownVariantError": "errors", "UnknownQueryError": "errors",
          "NotBuiltError": "errors", "DatabaseError": "errors", "QueryLimitError": "errors", "ClusterError": "errors",
          "Status": "answers", "Layer": "answers", "GameInfo": "answers", "Game": "gameplay", "Position": "gameplay",
@@ -58,7 +59,7 @@ _FROM = {"open": "api", "build": "api", "Database": "api", "BuildResult": "api",
          "Export": "answers"}
 
 __all__ = ["ENGINE_VERSION", "BuildResult", "ClusterError", "Database", "DatabaseError", "Export", "Game",
-           "GameInfo", "Layer", "Limits", "Line", "Move", "NotBuiltError", "PlayersPosition", "Position",
+           "GameInfo", "Layer", "Limits", "Line", "Move", "MoveInfo", "NotBuiltError", "PlayersPosition", "Position",
            "PositionInfo", "QueryLimitError", "Result", "Settings", "Status", "UnknownQueryError",
            "UnknownVariantError", "UsageError", "ZeckdbError", "__version__", "build", "open"]
 
@@ -67,7 +68,8 @@ def __getattr__(name: str) -> Any:
     if name in _FROM:
         import importlib
 
-        return getattr(importlib.import_module(f"zeckdb.{_FROM[name]}"), name)
+        module, _, attribute = _FROM[name].partition(":")  # the name it has there, where it is another
+        return getattr(importlib.import_module(f"zeckdb.{module}"), attribute or name)
     raise AttributeError(f"module 'zeckdb' has no attribute {name!r}")
 
 

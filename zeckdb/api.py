@@ -28,7 +28,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from .answers import Export, GameInfo, Layer, Move, Outcome, PositionInfo, Status, VariantStatus
+from .answers import Export, GameInfo, Layer, Move as MoveInfo, Outcome, PositionInfo, Status, VariantStatus
 from .errors import NotBuiltError, UsageError, ZeckdbError, opt, printable
 from .executor import Limits, Params, Result, real
 from .settings import Settings, current as settings, using
@@ -42,7 +42,7 @@ from .store import SCHEMA_HEAD, Store, suggested
 from .variants import Game, Position, Probe, Variant, games, get_variant
 
 if TYPE_CHECKING:
-    from .gameplay import Game as PlayableGame
+    from .gameplay import Game as PlayableGame, Move, PlayersPosition, Position as GamePosition
     from .profiles import PlayResult
     from .plots import Plot
     from .simulate import Simulation
@@ -50,14 +50,14 @@ if TYPE_CHECKING:
     from .completeness import Hole, Holes
 
 __all__ = ["BuildInterrupted", "BuildResult", "Database", "Drawing", "Export", "GameInfo", "Hole", "Holes", "Layer", "Limits",
-           "Line", "Move", "NamedQuery", "Outcome", "PlayResult", "Plot", "PositionInfo", "Progress", "Report",
+           "Line", "Move", "MoveInfo", "NamedQuery", "Outcome", "PlayResult", "Plot", "PositionInfo", "Progress", "Report",
            "Result", "Settings", "Simulation", "Status", "VariantStatus", "build", "check_sql", "named_query",
            "open", "plot_kinds", "load_game", "plugin_failures", "plugin_games", "plugin_names", "plugin_of",
            "queries", "run_sql_apart", "schema_revision", "settings", "simulate", "statement_parameters",
            "stop_plugin_probes", "suggested", "summary_games", "upgrade", "using", "variant_labels", "variants"]
 
 _RESULT_TYPES = {"PlayResult": "profiles", "Plot": "plots", "Simulation": "simulate", "Report": "verify",
-                 "Hole": "completeness", "Holes": "completeness"}
+                 "Hole": "completeness", "Holes": "completeness", "Move": "gameplay"}
 
 
 def __getattr__(name: str) -> Any:  # the result types of the heavier modules, imported when first asked for
@@ -95,7 +95,7 @@ def _resolve_position(variant: Variant, position: str | Position | None, start: 
     return pos, variant.layer_of(pos)
 
 
-def _rank(move: Move, players: int) -> tuple[Any, ...]:
+def _rank(move: MoveInfo, players: int) -> tuple[Any, ...]:
     if players != 2:  # the mover still forcing after the move (the child's last mover) first
         return (0,) if move.forcing_seat == players else (1,)
     # A move to a lost position wins for the mover: fastest first; then losing moves, slowest first.
@@ -128,7 +128,7 @@ def _probe(store: Store, variant_name: str, position: str | Position | None = No
         summary = store.summary(variant.name, n)
         games, expected = int(summary["games"]), summary["expected_length"]
     ranked = sorted(
-        (Move(variant.move_names[code], list(child), rows[place]["outcome"], rows[place]["remoteness"],
+        (MoveInfo(variant.move_names[code], list(child), rows[place]["outcome"], rows[place]["remoteness"],
               variant.format(child), rows[place]["forcing_seat"])
          for code, child, place in children),
         key=lambda move: _rank(move, variant.players),
@@ -434,13 +434,28 @@ class Database:
         if self._store is not None:
             self._store.close()
 
-    def game(self, name: str) -> PlayableGame:
-        """A game of this database as an object to walk (zeckdb.gameplay): game.start(10),
-        game.position("3,1,0,2"), then each position's moves, best_move, play(move), line()
-        and profiles(p1, p2)."""
+    def game(self, name: str) -> PlayableGame[GamePosition]:
+        """A two-player game of this database as an object to walk (zeckdb.gameplay):
+        game.start(10), game.position("3,1,0,2"), then each position's outcome, remoteness,
+        moves, best_move, play(move), line() and profiles(p1, p2), typed as such (a game of
+        three or more players: players_game)."""
+        v = get_variant(name)
+        if v.players != 2:
+            raise UsageError(f"{v.name} is a game of {v.players} players, whose positions say who can force a win "
+                             f"rather than an outcome: walk it with players_game({v.name!r})")
+        return self._game(v)
+
+    def players_game(self, name: str) -> PlayableGame[PlayersPosition]:
+        """A game of three or more players of this database to walk, as game() walks a two-player
+        game: its positions say which seat and which teams can force being the last mover."""
+        v = get_variant(name)
+        if v.players == 2:
+            raise UsageError(f"{v.name} is a two-player game: walk it with game({v.name!r})")
+        return self._game(v)
+
+    def _game(self, v: Variant) -> PlayableGame[Any]:
         from .gameplay import Game as Playable
 
-        v = get_variant(name)
         return Playable(v.name, v.title, v.source, v.players, v.convention, v.min_n, v.max_n, self,
                         tuple(f"{name} ({weight})" for name, weight in zip(v.columns, v.column_weights, strict=True)))
 

@@ -18,7 +18,7 @@ mover, and which teams can, instead of a two-player outcome.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, Union
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, Union, cast
 from collections.abc import Sequence
 
 from .answers import Layer, Outcome, PositionInfo
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 class Lookups(Protocol):
     """What a game asks of the database it belongs to (zeckdb.api.Database answers it)."""
 
+    def sql(self, text: str, params: Any = None, *, max_rows: int | None = None) -> Any: ...
+
     def position(self, variant: str, position: str | tuple[int, ...] | None = None, *,
                  start: int | None = None) -> PositionInfo: ...
 
@@ -42,11 +44,16 @@ class Lookups(Protocol):
 
 
 AnyPosition = Union["Position", "PlayersPosition"]
+# the kind of position a game has: a two-player game's (Position: outcome, remoteness), or a game
+# of three or more players' (PlayersPosition: who can force a win); Database.game gives the first,
+# Database.players_game the second, so that a typed script needs no isinstance
+P = TypeVar("P", "Position", "PlayersPosition")
 
 
 @dataclass(frozen=True)
-class Game:
-    """A game of an open database (Database.game): what it is, and the door to its positions."""
+class Game(Generic[P]):
+    """A game of an open database (Database.game, Database.players_game): what it is, and the door
+    to its positions, each of its kind P."""
 
     name: str
     title: str
@@ -58,11 +65,11 @@ class Game:
     database: Lookups = field(repr=False, compare=False)
     bins: tuple[str, ...] = field(default=(), repr=False, compare=False)  # its bins as a notebook heads them
 
-    def start(self, n: int) -> AnyPosition:
+    def start(self, n: int) -> P:
         """The start of n."""
         return self._made(self.database.position(self.name, start=n))
 
-    def position(self, position: str | Sequence[int]) -> AnyPosition:
+    def position(self, position: str | Sequence[int]) -> P:
         """A position as the game writes it ("3,1,0,2") or as its counts ((3, 1, 0, 2))."""
         return self._made(self.database.position(self.name, position if isinstance(position, str)
                                                  else tuple(position)))
@@ -71,18 +78,69 @@ class Game:
         """The per-n summary of the game (every n built, or those of `n`: "1..20,30", 7, [5, 6])."""
         return self.database.summary(self.name, n)
 
-    def _made(self, info: PositionInfo) -> AnyPosition:
+    def layer(self, n: int) -> GameLayer:
+        """Layer n whole, for a researcher's own code: its positions and its moves as Arrow tables
+        (pandas frames with pandas installed) and as a networkx graph (GameLayer)."""
+        positions = self.database.sql("SELECT * EXCLUDE (variant) FROM positions WHERE variant = $v AND n = $n "
+                                      "ORDER BY id", {"v": self.name, "n": n}, max_rows=0).arrow()
+        if positions.num_rows == 0:
+            self.database.position(self.name, start=n)  # the one-line error that says why it is not there
+        moves = self.database.sql("SELECT src, move, dst, dst_n FROM moves WHERE variant = $v AND n = $n "
+                                  "ORDER BY src, code, dst", {"v": self.name, "n": n}, max_rows=0).arrow()
+        return GameLayer(self.name, n, positions, moves)
+
+    def _made(self, info: PositionInfo) -> P:
         moves = tuple(Move(m.move, tuple(m.position), m.text, self, m.outcome, m.remoteness, m.forcing_seat)
                       for m in info.moves)
         common: dict[str, Any] = dict(game=self, counts=tuple(info.position), text=info.text, n=info.value,
                       min_remaining=info.min_remaining, max_remaining=info.max_remaining,
                       games_to_end=info.games_to_end, expected_remaining_random=info.expected_remaining_random,
                       is_start=info.is_start, is_terminal=info.is_terminal, moves=moves)
+        made: AnyPosition
         if info.players != 2:
-            return PlayersPosition(**common, forcing_seat=info.forcing_seat,
+            made = PlayersPosition(**common, forcing_seat=info.forcing_seat,
                                    teams=tuple(tuple(t) for t in info.teams or ()))
-        assert info.outcome is not None and info.remoteness is not None  # two-player games store them
-        return Position(**common, outcome=info.outcome, remoteness=info.remoteness, grundy=info.grundy)
+        else:
+            assert info.outcome is not None and info.remoteness is not None  # two-player games store them
+            made = Position(**common, outcome=info.outcome, remoteness=info.remoteness, grundy=info.grundy)
+        return cast(P, made)  # Database.game and players_game made this Game for its kind of positions
+
+
+@dataclass(frozen=True)
+class GameLayer:
+    """One layer of a game: `positions` (every column of the positions view but the variant, by
+    id) and `moves` (src, move, dst, dst_n: the layer of dst, n unless the move leaves it) as
+    pyarrow Tables."""
+
+    variant: str
+    n: int
+    positions: Any  # pyarrow.Table
+    moves: Any  # pyarrow.Table
+
+    def frames(self) -> tuple[Any, Any]:
+        """(positions, moves) as pandas DataFrames (pandas must be installed)."""
+        try:
+            import pandas  # noqa: F401  (pyarrow's conversion needs it)
+        except ImportError:
+            raise UsageError("GameLayer.frames() needs pandas: pip install pandas, or use .positions and .moves "
+                             "(Arrow)") from None
+        return self.positions.to_pandas(), self.moves.to_pandas()
+
+    def graph(self) -> Any:
+        """The layer as a networkx.DiGraph: a node per position (its id; a move into another layer
+        leads to the node (dst_n, dst)), each with its columns (outcome, remoteness, the counts,
+        ...), an edge per move with its name (`move`). pip install 'zeckdb[graphs]'."""
+        try:
+            import networkx
+        except ImportError:
+            raise UsageError("GameLayer.graph() needs networkx: pip install 'zeckdb[graphs]'") from None
+        graph = networkx.DiGraph(variant=self.variant, n=self.n)
+        for row in self.positions.to_pylist():
+            graph.add_node(row["id"], **{k: v for k, v in row.items() if v is not None})
+        for src, move, dst, dst_n in zip(*(self.moves.column(c).to_pylist() for c in ("src", "move", "dst", "dst_n")),
+                                         strict=True):
+            graph.add_edge(src, dst if dst_n == self.n else (dst_n, dst), move=move)
+        return graph
 
 
 @dataclass(frozen=True)
@@ -95,14 +153,14 @@ class Move:
     name: str
     counts: tuple[int, ...]
     text: str
-    game: Game = field(repr=False, compare=False)
+    game: Game[Any] = field(repr=False, compare=False)
     outcome: Outcome | None = field(default=None, compare=False)  # the opponent's, after the move
     remoteness: int | None = field(default=None, compare=False)
     forcing_seat: int | None = field(default=None, compare=False)
 
     @property
     def position(self) -> AnyPosition:
-        return self.game.position(self.counts)
+        return cast(AnyPosition, self.game.position(self.counts))
 
     @property
     def wins(self) -> bool | None:
@@ -115,7 +173,7 @@ class Move:
 class _Values:
     """What every position knows, whatever the number of players."""
 
-    game: Game = field(repr=False)
+    game: Game[Any] = field(repr=False)
     counts: tuple[int, ...]
     text: str = field(compare=False)
     n: int = field(compare=False)
@@ -139,9 +197,9 @@ class _Values:
                              f"{did_you_mean(str(move), names)}choose one of {', '.join(names) or 'none (the game is over)'}")
         return self.moves[names.index(move)].position
 
-    def line(self) -> list[tuple[str | None, AnyPosition]]:
+    def line(self) -> Sequence[tuple[str | None, AnyPosition]]:
         """The game from here under optimal play: (the move that led there, the position), the
-        first move None."""
+        first move None (a list)."""
         return [(move, self.game._made(info)) for move, info in self.game.database.line(self.game.name, self.counts)]
 
     def _repr_html_(self) -> str:
@@ -187,6 +245,13 @@ class Position(_Values):
     def _worth(self) -> str:
         return f"a {self.outcome} for the player to move, remoteness {self.remoteness}"
 
+    def play(self, move: str | Move) -> Position:
+        """The position a move leads to (a two-player game's, as this one)."""
+        return cast(Position, super().play(move))
+
+    def line(self) -> list[tuple[str | None, Position]]:
+        return cast("list[tuple[str | None, Position]]", super().line())
+
     def profiles(self, p1: str, p2: str) -> PlayResult:
         """The game from here with Player 1 (the player to move) playing profile p1 and the
         other p2 (perfect, random, best-response, a preference): exact chances and lengths."""
@@ -205,3 +270,10 @@ class PlayersPosition(_Values):
     def _worth(self) -> str:
         return f"seat {self.forcing_seat} can force being the last mover" if self.forcing_seat else \
             "no player can force being the last mover"
+
+    def play(self, move: str | Move) -> PlayersPosition:
+        """The position a move leads to (a game of as many players as this one)."""
+        return cast(PlayersPosition, super().play(move))
+
+    def line(self) -> list[tuple[str | None, PlayersPosition]]:
+        return cast("list[tuple[str | None, PlayersPosition]]", super().line())
