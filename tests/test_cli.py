@@ -35,7 +35,7 @@ def test_position_json_contract(capsys, small_db):
     import re
 
     doc = (Path(__file__).resolve().parent.parent / "docs" / "commands.md").read_text()
-    contract = doc[doc.index("## position --json"):doc.index("## line --json")]
+    contract = doc[doc.index("## position --format json"):doc.index("## line --format json")]
     top, moves = contract.split("each move with", 1)
     assert set(re.findall(r"`([a-z_]+)`", top)) >= set(info)
     assert set(re.findall(r"`([a-z_]+)`", moves.split(".")[0])) == set(info["moves"][0])

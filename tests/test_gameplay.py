@@ -45,8 +45,12 @@ def test_a_line_and_profiles_from_a_position(small_db):
         line = start.line()
         assert line[0] == (None, start) and line[-1][1].is_terminal
         assert len(line) - 1 == ref.solve("zeckendorf", (9,))["remoteness"]
-        assert all(later in [m.position for m in earlier.moves]
-                   for (_, earlier), (_, later) in zip(line, line[1:], strict=False))
+        for (_, earlier), (move, later) in zip(line, line[1:], strict=False):
+            assert move is not None and move in earlier.moves and move.position == later
+            # each step carries the verdict of where it leads: the reference solver's, after the move
+            want = ref.solve("zeckendorf", later.counts)
+            assert (move.outcome, move.remoteness) == ("win" if want["win"] else "loss", want["remoteness"])
+            assert str(move) == move.name and f"{move}" == move.name
         both_random, perfect_first, _ = ref.random_odds("zeckendorf", (9,))
         assert start.profiles("random", "random").p1_wins == pytest.approx(float(both_random), abs=1e-12)
         assert start.profiles("perfect", "random").p1_wins == pytest.approx(float(perfect_first), abs=1e-12)
@@ -123,3 +127,14 @@ def test_a_move_that_is_not_there_is_one_line(small_db):
             position.play(other)
         with pytest.raises(zeckdb.UnknownVariantError, match="did you mean zeckendorf"):
             db.game("zekendorf")
+
+
+def test_the_looked_up_records_answer_to_the_walkable_names(small_db):
+    """PositionInfo and MoveInfo (the command line's and the service's records) carry the facts
+    under the names Position and Move give them, besides their JSON keys."""
+    with zeckdb.open(small_db) as db:
+        info, position = db.position("reversed", start=9), db.game("reversed").start(9)
+        assert (info.n, info.counts) == (position.n, position.counts) == (9, ref.start("reversed", 9))
+        assert [(m.name, m.counts) for m in info.moves] == [(m.name, m.counts) for m in position.moves]
+        assert isinstance(info.moves[0], zeckdb.MoveInfo) and isinstance(position.moves[0], zeckdb.Move)
+        assert "n" not in info.to_json() and "counts" not in info.to_json()  # the JSON keeps its keys

@@ -47,6 +47,8 @@ def walk(path: str) -> list[str]:
             move: zeckdb.Move = position.best_move
             names.append(f"{move.name} -> {move.text}: {position.outcome} in {position.remoteness}, wins {move.wins}")
             position = position.play(move)
+        for step, reached in db.game("reversed").start(6).line():  # a Move with its verdict, a Position
+            names.append(f"{step.name if step else '(from)'}, wins {step and step.wins}: {reached.outcome}")
         seats = db.players_game("zeckendorf-p3").start(4).forcing_seat
         return names + [f"seat {seats}"]
 '''

@@ -29,6 +29,15 @@ class Move:
     text: str = ""  # the position as the variant writes it: (3,1) counts, [1,2,1] an ordered list
     forcing_seat: int | None = None  # more than two players: PositionInfo.forcing_seat of the position it leads to
 
+    # the names zeckdb.Move gives these facts (the fields keep theirs: they are the JSON's keys)
+    @property
+    def name(self) -> str:
+        return self.move
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        return tuple(self.position)
+
 
 @dataclass(frozen=True)
 class PositionInfo:
@@ -68,6 +77,15 @@ class PositionInfo:
     players: int = 2
     forcing_seat: int | None = None
     teams: list[list[int]] | None = None
+
+    # the names zeckdb.Position gives these facts (the fields keep theirs: they are the JSON's keys)
+    @property
+    def n(self) -> int:
+        return self.value
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        return tuple(self.position)
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)

@@ -5,7 +5,7 @@
         p = game.start(10)                     # a Position: its values, its moves best first
         p.outcome, p.remoteness, p.best_move   # "win", 5, Move(name='split F3', text='(2,0,1)')
         q = p.play(p.best_move)                # the Position it leads to (or p.play("split F3"))
-        q.line()                               # the game from q under optimal play
+        q.line()                               # the game from q under optimal play: (Move, Position)s
         p.profiles("random", "perfect")        # a random Player 1 against a perfect one (PlayResult)
 
 Every object is frozen and hashable, a position by its game and counts. They are made from
@@ -162,6 +162,9 @@ class Move:
     def position(self) -> AnyPosition:
         return cast(AnyPosition, self.game.position(self.counts))
 
+    def __str__(self) -> str:  # print(move) and f"{move}" give its name, as the command line writes it
+        return self.name
+
     @property
     def wins(self) -> bool | None:
         """Whether the move wins for the player making it (it leaves the opponent lost); None in a
@@ -197,10 +200,19 @@ class _Values:
                              f"{did_you_mean(str(move), names)}choose one of {', '.join(names) or 'none (the game is over)'}")
         return self.moves[names.index(move)].position
 
-    def line(self) -> Sequence[tuple[str | None, AnyPosition]]:
-        """The game from here under optimal play: (the move that led there, the position), the
-        first move None (a list)."""
-        return [(move, self.game._made(info)) for move, info in self.game.database.line(self.game.name, self.counts)]
+    def line(self) -> Sequence[tuple[Move | None, AnyPosition]]:
+        """The game from here under optimal play: (the Move that led there, with its verdict, and
+        the position), the first move None (a list)."""
+        steps: list[tuple[Move | None, AnyPosition]] = []
+        for name, info in self.game.database.line(self.game.name, self.counts):
+            reached = self.game._made(info)
+            if not steps:
+                steps.append((None, reached))
+                continue
+            # the move as the previous position lists it: a name may lead to several positions
+            before = steps[-1][1]
+            steps.append((next(m for m in before.moves if m.name == name and m.counts == reached.counts), reached))
+        return steps
 
     def _repr_html_(self) -> str:
         """A notebook shows the position: its chips bin by bin, what it is worth, and its moves
@@ -249,8 +261,8 @@ class Position(_Values):
         """The position a move leads to (a two-player game's, as this one)."""
         return cast(Position, super().play(move))
 
-    def line(self) -> list[tuple[str | None, Position]]:
-        return cast("list[tuple[str | None, Position]]", super().line())
+    def line(self) -> list[tuple[Move | None, Position]]:
+        return cast("list[tuple[Move | None, Position]]", super().line())
 
     def profiles(self, p1: str, p2: str) -> PlayResult:
         """The game from here with Player 1 (the player to move) playing profile p1 and the
@@ -275,5 +287,5 @@ class PlayersPosition(_Values):
         """The position a move leads to (a game of as many players as this one)."""
         return cast(PlayersPosition, super().play(move))
 
-    def line(self) -> list[tuple[str | None, PlayersPosition]]:
-        return cast("list[tuple[str | None, PlayersPosition]]", super().line())
+    def line(self) -> list[tuple[Move | None, PlayersPosition]]:
+        return cast("list[tuple[Move | None, PlayersPosition]]", super().line())
