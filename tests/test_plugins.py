@@ -160,8 +160,33 @@ def test_a_game_is_held_to_the_count_it_gives_and_not_to_the_default_guess():
         def estimate_positions(self, n):
             return n
 
-    with pytest.raises(AssertionError, match=r"zeckendorf', 12, \d+, 12\)"):  # its keys, then its count
+    with pytest.raises(AssertionError, match=r"zeckendorf, 12, \d+ keys, but estimate_positions says 12$"):
         check_ids_and_keys(Miscounts(), 12)
+
+
+def test_the_conformance_kit_checks_under_python_O(tmp_path):
+    """A plugin author's suite run with `python -O` (which strips assert statements) still fails
+    a game that breaks the contract: two moves sharing a name."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "check.py"
+    script.write_text(
+        "from zeckdb.testing import ConformanceError, check_move_names\n"
+        "from zeckdb.variants import get_variant\n"
+        "zeckendorf = get_variant('zeckendorf')\n"
+        "class Twice(type(zeckendorf)):\n"
+        "    move_names = ('split', 'split')\n"
+        "check_move_names(zeckendorf)\n"
+        "try:\n"
+        "    check_move_names(Twice())\n"
+        "except ConformanceError as e:\n"
+        "    print('refused:', e)\n"
+        "else:\n"
+        "    print('passed')\n")
+    done = subprocess.run([sys.executable, "-O", str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "refused: zeckendorf, two moves share a name"
 
 
 FAULTY = {  # a plugin module's text -> what loading its game says

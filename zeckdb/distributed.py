@@ -214,9 +214,10 @@ def connect(address: str) -> Any:
     _check_peer(address, seconds)
     got: list[Any] = []
 
+    connect: Callable[..., Any] = Client  # Dask's Client is untyped
     def make() -> None:
         try:
-            got.append(Client(address, timeout=seconds))
+            got.append(connect(address, timeout=seconds))
         except Exception as exc:  # noqa: BLE001 (handed to the caller's thread)
             got.append(exc)
 
@@ -452,7 +453,9 @@ def _as_finished(futures: list[Any], watch: _WorkerWatch) -> Iterator[list[Any]]
     """The futures as they finish, those finished at once together, each wait bounded by
     IDLE_SECONDS and the cluster watched between them (_WorkerWatch.wait). Those left are
     cancelled when the caller stops (Ctrl-C, a failed task)."""
-    from distributed import wait
+    from distributed import wait as untyped_wait
+
+    wait: Callable[..., tuple[Any, Any]] = untyped_wait  # Dask's wait is untyped
 
     pending = set(futures)
 

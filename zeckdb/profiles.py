@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass
 import re
 import time
 from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
@@ -39,7 +40,8 @@ PROFILES = ("perfect", "random", "best-response", "combine-largest", "combine-sm
             "split-smallest")
 DETERMINISTIC = PROFILES[3:]
 # the move names of the Zeckendorf game, by kind and place (its rules module names them so)
-PLACES = [(re.compile(r"merge 2F1"), "combine", lambda m: 1),
+PLACES: list[tuple[re.Pattern[str], str, Callable[[re.Match[str]], int]]] = [
+          (re.compile(r"merge 2F1"), "combine", lambda m: 1),
           (re.compile(r"combine F(\d+)\+F(\d+)"), "combine", lambda m: int(m[2])),
           (re.compile(r"split 2F(\d+)"), "split", lambda m: int(m[1]))]
 

@@ -5,7 +5,8 @@ and a plugin's test suite can run them on its own (docs/adding-a-game.md):
     def test_my_game_keeps_the_contract():
         conformance(MyGame())
 
-Each check raises AssertionError naming the game, n and position that break the contract.
+Each check raises ConformanceError (an AssertionError, raised under `python -O` too) naming
+the game, n and position that break the contract.
 They are consistency checks of the contract, not of a game's rules: what a game's positions
 and outcomes should be is for its own tests to check against an independent solver.
 """
@@ -24,6 +25,17 @@ from .engine.summary import walk_layer
 SAMPLED = 20_000  # positions round-tripped per layer at most
 
 
+class ConformanceError(AssertionError):
+    """A game breaks zeckdb's contract: the message names the game, n and what differs. An
+    AssertionError, so that a test runner reports it as a failed check, but raised by hand:
+    `python -O` strips asserts, and a broken game would pass."""
+
+
+def _require(holds: object, *what: object) -> None:
+    if not holds:
+        raise ConformanceError(", ".join(map(str, what)))
+
+
 def layer_positions(variant: Variant, keys: np.ndarray, trim: bool = False) -> list[Any]:
     """The positions of these keys as the game writes them: the entries of ordered lists, else
     the counts (with trim, without their trailing zeros)."""
@@ -39,18 +51,19 @@ def check_ids_and_keys(variant: Variant, n: int) -> None:
     as many as estimate_positions says; each position (up to SAMPLED of them) parses from its
     text, has its id and key, lies in layer n and writes back."""
     keys = variant.layer_keys(n)
-    assert len(set(keys.tolist())) == len(keys), (variant.name, n, "keys repeat")
+    _require(len(set(keys.tolist())) == len(keys), variant.name, n, "keys repeat")
     if variant.counts_positions:
-        assert len(keys) == variant.estimate_positions(n), (variant.name, n, len(keys), variant.estimate_positions(n))
+        _require(len(keys) == variant.estimate_positions(n), variant.name, n,
+                 f"{len(keys)} keys, but estimate_positions says {variant.estimate_positions(n)}")
     ids = np.arange(len(keys))
     if len(keys) > SAMPLED:
         ids = np.unique(np.concatenate([[0, len(keys) - 1], np.random.default_rng(n).choice(len(keys), SAMPLED)]))
     for i, written in zip(ids.tolist(), layer_positions(variant, keys[ids]), strict=True):
         pos = variant.parse(",".join(map(str, written)))
-        assert variant.id_of(pos) == i, (variant.name, n, pos)
-        assert variant.key_of(pos) == keys[i], (variant.name, n, pos)
-        assert variant.layer_of(pos) == n, (variant.name, n, pos)
-        assert variant.parse(variant.format(pos)) == pos, (variant.name, n, pos)
+        _require(variant.id_of(pos) == i, variant.name, n, pos)
+        _require(variant.key_of(pos) == keys[i], variant.name, n, pos)
+        _require(variant.layer_of(pos) == n, variant.name, n, pos)
+        _require(variant.parse(variant.format(pos)) == pos, variant.name, n, pos)
 
 
 def check_moves(variant: Variant, n: int, graph_owner: Variant | None = None) -> None:
@@ -65,16 +78,16 @@ def check_moves(variant: Variant, n: int, graph_owner: Variant | None = None) ->
         edges = {(d[1], (n, s), c) for s, d, c in edges}
     played = {(i, (variant.layer_of(child), variant.id_of(child)), code) for i, p in enumerate(pos)
               for code, child in variant.play_moves(p)}
-    assert played == edges, (variant.name, n, sorted(played ^ edges)[:5])
+    _require(played == edges, variant.name, n, sorted(played ^ edges)[:5])
 
 
 def check_capabilities(variant: Variant) -> None:
     """The game has the members solving needs and the lookups need, and summary mode's where
     it says summary mode takes it."""
-    assert isinstance(variant, Solvable), (variant.name, "not solvable")
-    assert isinstance(variant, Playable), (variant.name, "no lookups")
+    _require(isinstance(variant, Solvable), variant.name, "not solvable")
+    _require(isinstance(variant, Playable), variant.name, "no lookups")
     if variant.summary_refusal is None:
-        assert isinstance(variant, Summarisable) and variant.has_summary_walk, (variant.name, "no summary walk")
+        _require(isinstance(variant, Summarisable) and variant.has_summary_walk, variant.name, "no summary walk")
 
 
 def check_summary(variant: Variant, n: int) -> None:
@@ -84,21 +97,22 @@ def check_summary(variant: Variant, n: int) -> None:
     number of moves, and the same expected length under random play."""
     if variant.summary_refusal is not None or variant.lower_layers(n):
         return
-    assert isinstance(variant, Summarisable)
+    if not isinstance(variant, Summarisable):
+        raise ConformanceError(f"{variant.name}: summary mode takes it, but it has no summary walk")
     graph, solution, _ = solve_in_memory(variant, n)
     size = solution.size
-    assert variant.summary_size(n) == variant.summary_walk(n).size == size, (variant.name, n, "summary_size")
+    _require(variant.summary_size(n) == variant.summary_walk(n).size == size, variant.name, n, "summary_size")
     walked = walk_layer(variant, n, batch=7)  # batches of 7: the walk's state carried across calls
-    assert walked.start == solution.start, (variant.name, n, "start id")
-    assert walked.edges == len(graph.stored_edges()[0]), (variant.name, n, "moves")
+    _require(walked.start == solution.start, variant.name, n, "start id")
+    _require(walked.edges == len(graph.stored_edges()[0]), variant.name, n, "moves")
     columns = {"min_remaining": 1, "max_remaining": 2} | ({"remoteness": 0} if variant.players == 2 else {})
     for name, column in columns.items():
         bad = np.flatnonzero(walked.ints[:, column] != solution.own(name))
-        assert not len(bad), (variant.name, n, name, "differs at ids", bad[:5].tolist())
+        _require(not len(bad), variant.name, n, name, "differs at ids", bad[:5].tolist())
     if variant.players > 2:
         bad = np.flatnonzero(walked.teams != solution.teams)
-        assert not len(bad), (variant.name, n, "teams differ at ids", bad[:5].tolist())
-    assert np.allclose(walked.floats[:, 0], solution.expected, rtol=1e-12), (variant.name, n, "expected length")
+        _require(not len(bad), variant.name, n, "teams differ at ids", bad[:5].tolist())
+    _require(np.allclose(walked.floats[:, 0], solution.expected, rtol=1e-12), variant.name, n, "expected length")
 
 
 def check_convention(variant: Variant, n: int) -> None:
@@ -130,8 +144,8 @@ def check_convention(variant: Variant, n: int) -> None:
 
     for i, written in enumerate(layer_positions(variant, graph.keys, trim=True)):
         position = tuple(int(x) for x in written)
-        assert bool(solution.own("win")[i]) == win(position), (
-            variant.name, n, position, f"the engine's outcome is not the {variant.convention} convention's")
+        _require(bool(solution.own("win")[i]) == win(position),
+                 variant.name, n, position, f"the engine's outcome is not the {variant.convention} convention's")
 
 
 def check_partitions(variant: Variant, n: int) -> None:
@@ -141,13 +155,13 @@ def check_partitions(variant: Variant, n: int) -> None:
 
     if variant.layers_are_partitions:
         size, want = len(variant.layer_keys(n)), partition_count(n, variant.column_weights)
-        assert size == want, (variant.name, n, f"layers_are_partitions, but layer {n} holds {size} positions and "
-                              f"n has {want} partitions into the column weights {variant.column_weights}")
+        _require(size == want, variant.name, n, f"layers_are_partitions, but layer {n} holds {size} positions "
+                 f"and n has {want} partitions into the column weights {variant.column_weights}")
 
 
 def check_move_names(variant: Variant) -> None:
     names = list(variant.move_names)
-    assert len(set(names)) == len(names), (variant.name, "two moves share a name")
+    _require(len(set(names)) == len(names), variant.name, "two moves share a name")
 
 
 def conformance(variant: Variant, ns: Iterable[int] = (1, 2, 5, 12), graph_owner: Variant | None = None) -> None:

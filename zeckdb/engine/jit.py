@@ -19,6 +19,7 @@ import threading
 import time
 from types import FrameType
 from typing import Any
+from collections.abc import Callable
 
 from numba import njit
 from numba.core import event
@@ -175,7 +176,9 @@ class _WhileCompiling(event.Listener):
 
 
 while_compiling = _WhileCompiling()
-event.register("numba:compiler_lock", while_compiling)
+# numba's event API is untyped: its signature as the documentation gives it
+_register_listener: Callable[[str, event.Listener], None] = event.register
+_register_listener("numba:compiler_lock", while_compiling)
 
 
 def compiled_before(kernel: Any) -> bool:
