@@ -439,7 +439,9 @@ def test_ctrl_c_while_the_command_loads_is_one_line(tmp_path, module):
     env = {**os.environ, "PYTHONPATH": str(tmp_path), "CTRL_C_AT_IMPORT_OF": module}
     path = tmp_path / "loading.duckdb"
     done = subprocess.run([str(command), "build", "--variant", "zeckendorf", "--n", "1..5", "--db", str(path)],
-                          capture_output=True, text=True, env=env, timeout=300)
+                          capture_output=True, text=True, env=env, timeout=300,
+                          # SIGINT as a terminal gives it: a shell's background job (the suite's too) ignores it
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert done.returncode == 130 and done.stderr.strip().splitlines() == ["zeckdb: interrupted"], \
         (module, done.returncode, done.stderr[-2000:])
     assert not path.exists()
@@ -637,7 +639,7 @@ def test_ctrl_c_is_held_while_the_main_thread_is_inside_a_thread_pools_locks():
     import ast
 
     done = subprocess.run([sys.executable, "-c", TRACED_BUILD, "check", "-1"], capture_output=True, text=True,
-                          timeout=600)
+                          timeout=600, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as a terminal
     assert done.returncode == 0, done.stderr
     unguarded, guarded = ast.literal_eval(done.stdout.strip().splitlines()[-1])
     assert guarded > 100  # the build's calls into its pools were seen, held
@@ -650,7 +652,7 @@ def test_ctrl_c_at_every_point_of_the_thread_pools_code_ends_the_build():
     thread runs it during a build: every build ends, interrupted or done, none waits for ever."""
     ks = [str(k) for k in range(1, 12_000, 37)]
     done = subprocess.run([sys.executable, "-c", TRACED_BUILD, "interrupt", *ks], capture_output=True, text=True,
-                          timeout=1800)
+                          timeout=1800, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as a terminal
     assert done.returncode == 0, done.stderr[-3000:]
 
 

@@ -612,7 +612,9 @@ def test_a_second_ctrl_c_ends_a_build_a_plugin_holds_at_once(tmp_path, how):
     env = {**os.environ, "PYTHONPATH": str(site), "ROGUE": how, "ROGUE_STARTED": str(started)}
     build = subprocess.Popen([str(Path(sys.executable).with_name("zeckdb")), "build", "--variant", "rogue",
                               "--variant", "zeckendorf", "--n", "1..12", "--db", str(db)], env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             # SIGINT as a terminal gives it: a shell's background job (the suite's too) ignores it
+                             preexec_fn=lambda: signals.signal(signals.SIGINT, signals.SIG_DFL))
     try:
         deadline = time.monotonic() + 300
         while not started.exists() and time.monotonic() < deadline:

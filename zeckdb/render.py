@@ -6,12 +6,9 @@ from decimal import Decimal
 import json
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .errors import printable
-
-if TYPE_CHECKING:
-    from .executor import Result
 
 FORMATS = ("table", "csv", "json", "markdown")
 
@@ -156,7 +153,23 @@ def team_words(teams: list[list[int]], players: int, start: bool = False) -> str
     return f"{len(teams)} of {2 ** players - 2} can force a win ({who}): {shown}"
 
 
-def result_body(result: Result, fmt: str = "json", extra: dict[str, Any] | None = None) -> bytes:
+class Answer(Protocol):
+    """What result_body reads of a query's answer (zeckdb.executor.Result, which renders itself
+    with this module: the renderer knows the answer by its shape, not by its class)."""
+
+    @property
+    def columns(self) -> list[str]: ...
+    @property
+    def rows(self) -> list[tuple[Any, ...]]: ...
+    @property
+    def total_rows(self) -> int | None: ...
+    @property
+    def truncated(self) -> bool: ...
+    @property
+    def notice(self) -> str | None: ...
+
+
+def result_body(result: Answer, fmt: str = "json", extra: dict[str, Any] | None = None) -> bytes:
     """A query's answer as the service sends it: CSV (a header, then the rows), or JSON with the
     columns, the rows, total_rows, truncated, a notice where the rows stop short of what was
     asked, and the fields of `extra`."""
