@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-import re
 import sys
 from typing import Any
 
@@ -63,11 +62,16 @@ def _one_line_usage_errors() -> Iterator[None]:
 
     click = getattr(typer.core, "_click", None) or importlib.import_module("click")  # typer vendors it since 0.29
     usage_error = click.exceptions.UsageError
+    no_such_option = click.exceptions.NoSuchOption
     original = usage_error.show
 
     def show(self: Any, file: Any = None) -> None:
         command = self.ctx.command_path if self.ctx is not None else "zeckdb"
-        message = re.sub(r"\(Possible options?: ([^)]*)\)", r"(did you mean \1?)", self.format_message()).rstrip(".")
+        if isinstance(self, no_such_option):  # worded differently by each Click: zeckdb words it once
+            close = sorted(getattr(self, "possibilities", None) or ())
+            message = f"no such option: {self.option_name}" + (f" (did you mean {' or '.join(close)}?)" if close else "")
+        else:
+            message = self.format_message().rstrip(".")
         message = message[:1].lower() + message[1:]
         _echo_err(printable(f"zeckdb: error: {message} (`{command} --help` says what it takes)"))
 
