@@ -44,8 +44,7 @@ def layer_dot(store: Store, variant: Variant, n: int, strategy_only: bool = Fals
         raise UsageError(f"{opt('strategy_only')} draws the winner's strategy graph of a two-player game; "
                          f"{variant.name} has {variant.players} players: draw its game graph")
     store.require_built(variant.name, n)
-    # the position as its game writes it (the database's macro, as Variant.format)
-    text = f"game_text(entries, [{', '.join(stored_columns(variant))}], {variant.text_width})"
+    text = _position_text(variant)
     rows = store.rows(
         f"""SELECT id, {text}, outcome, remoteness, is_start, is_terminal, in_winning_strategies, forcing_seat
             FROM positions WHERE variant = ? AND n = ? AND (NOT ? OR in_winning_strategies) ORDER BY id""",
@@ -59,48 +58,72 @@ def layer_dot(store: Store, variant: Variant, n: int, strategy_only: bool = Fals
     kept = {r[0] for r in rows}
     moves = store.rows(
         """SELECT src, dst, coalesce(dst_n, n) AS dst_n, move FROM moves
-           WHERE variant = ? AND n = ? ORDER BY src, dst""", [variant.name, n])
+           WHERE variant = ? AND n = ? ORDER BY src, dst_n, dst""", [variant.name, n])
     moves = [m for m in moves if m[0] in kept and (m[2] != n or m[1] in kept)]
-    outside = sorted({(m[2], m[1]) for m in moves if m[2] != n})
-    labels: dict[tuple[int, int], tuple[Any, ...]] = {}
-    for dst_n, dst in outside:  # positions of lower layers the moves reach
-        found = store.rows(f"SELECT {text}, outcome, forcing_seat FROM positions WHERE variant = ? AND n = ? AND id = ?",
-                           [variant.name, dst_n, dst])
-        labels[dst_n, dst] = found[0] if found else ()
     title = (f"{variant.name}, n = {n}: {'the winner' + chr(39) + 's strategy graph' if strategy_only else 'game graph'}"
              f" ({len(rows)} positions, {len(moves)} moves)")
-    out = [f"digraph {_quote(f'{variant.name} n={n}')} {{",
-           f"  graph [label={_quote(title)}, labelloc=t, fontname=Helvetica, fontsize=14];",
-           "  node [fontname=Helvetica, fontsize=11, style=filled];",
-           "  edge [fontname=Helvetica, fontsize=9, color=\"#777777\"];",
-           *_legend(variant.players)]
-    for pid, position, outcome, remoteness, is_start, is_terminal, strategic, seat in rows:
-        shape, fill = _look(outcome, seat, variant.players)
-        value = f"remoteness {remoteness}" if variant.players == 2 else \
-            ("no forced win" if seat is None else f"seat {seat} forces")
-        attrs = {"label": f"{position}\n{value}", "shape": shape, "fillcolor": fill}
-        if is_terminal:
-            attrs["style"] = "filled,diagonals"
-        if is_start:
-            attrs["peripheries"] = "2"
-        if strategic:
-            attrs.update(color=STRATEGY, penwidth="3")
-        out.append(f"  p{pid} [" + ", ".join(f"{k}={_quote(v)}" for k, v in attrs.items()) + "];")
-    for (dst_n, dst), (position, outcome, seat) in labels.items():
-        label = _quote(f"{position}\n(n = {dst_n})")
-        out.append(f"  q{dst_n}_{dst} [label={label}, style=\"dashed\", shape={_look(outcome, seat, variant.players)[0]}];")
+    return "\n".join([f"digraph {_quote(f'{variant.name} n={n}')} {{",
+                      f"  graph [label={_quote(title)}, labelloc=t, fontname=Helvetica, fontsize=14];",
+                      "  node [fontname=Helvetica, fontsize=11, style=filled];",
+                      "  edge [fontname=Helvetica, fontsize=9, color=\"#777777\"];",
+                      *_legend(variant.players),
+                      *(_position_line(row, variant.players) for row in rows),
+                      *_outside_lines(store, variant, n, {(m[2], m[1]) for m in moves if m[2] != n}),
+                      *_move_lines(rows, moves, n, variant.players),
+                      "}"]) + "\n"
+
+
+def _position_text(variant: Variant) -> str:
+    """The SQL of a position as its game writes it (the database's macro, as Variant.format)."""
+    return f"game_text(entries, [{', '.join(stored_columns(variant))}], {variant.text_width})"
+
+
+def _position_line(row: tuple[Any, ...], players: int) -> str:
+    """A position of the layer as a DOT node: its look by its value, start, terminal and strategy."""
+    pid, position, outcome, remoteness, is_start, is_terminal, strategic, seat = row
+    shape, fill = _look(outcome, seat, players)
+    value = f"remoteness {remoteness}" if players == 2 else ("no forced win" if seat is None else f"seat {seat} forces")
+    attrs = {"label": f"{position}\n{value}", "shape": shape, "fillcolor": fill}
+    if is_terminal:
+        attrs["style"] = "filled,diagonals"
+    if is_start:
+        attrs["peripheries"] = "2"
+    if strategic:
+        attrs.update(color=STRATEGY, penwidth="3")
+    return f"  p{pid} [" + ", ".join(f"{k}={_quote(v)}" for k, v in attrs.items()) + "];"
+
+
+def _outside_lines(store: Store, variant: Variant, n: int, reached: set[tuple[int, int]]) -> list[str]:
+    """The positions of lower layers that the drawn moves reach, as dashed nodes: read in one
+    query over the layer's moves, not one a position."""
+    if not reached:
+        return []
+    found = store.rows(
+        f"""SELECT DISTINCT p.n, p.id, {_position_text(variant)}, p.outcome, p.forcing_seat
+            FROM moves AS m JOIN positions AS p ON p.variant = m.variant AND p.n = m.dst_n AND p.id = m.dst
+            WHERE m.variant = ? AND m.n = ? AND m.dst_n <> m.n ORDER BY p.n, p.id""", [variant.name, n])
+    lines = []
+    for dst_n, dst, position, outcome, seat in found:
+        if (dst_n, dst) in reached:
+            label = _quote(f"{position}\n(n = {dst_n})")
+            lines.append(f"  q{dst_n}_{dst} [label={label}, style=\"dashed\", shape={_look(outcome, seat, variant.players)[0]}];")
+    return lines
+
+
+def _move_lines(rows: list[tuple[Any, ...]], moves: list[tuple[Any, ...]], n: int, players: int) -> list[str]:
+    """The drawn moves as DOT edges, the ones a winning strategy makes in heavy blue."""
     strategic = {r[0] for r in rows if r[6]}
     loses = {r[0] for r in rows if r[2] == "loss"}  # P-positions: the player to move loses
+    lines = []
     for src, dst, dst_n, name in moves:
         target = f"p{dst}" if dst_n == n else f"q{dst_n}_{dst}"
         # a move the strategy makes: the loser's (any move from a P-position) or the winner's
         # into a P-position; the winner's move to another N-position is no part of it
         bold = (dst_n == n and src in strategic and dst in strategic
-                and (variant.players != 2 or src in loses or dst in loses))
+                and (players != 2 or src in loses or dst in loses))
         style = f", color=\"{STRATEGY}\", penwidth=2.5" if bold else ""
-        out.append(f"  p{src} -> {target} [label={_quote(name)}{style}];")
-    out.append("}")
-    return "\n".join(out) + "\n"
+        lines.append(f"  p{src} -> {target} [label={_quote(name)}{style}];")
+    return lines
 
 
 def _look(outcome: str | None, seat: int | None, players: int) -> tuple[str, str]:
