@@ -50,8 +50,6 @@ def query(
         return
     api.named_query(name)  # an unknown name is named before anything else
     if variant and len(variant) > 1:
-        from zeckdb.errors import UsageError
-
         raise UsageError(f"--variant given {len(variant)} times: a query reads one variant, or every built one "
                          "without --variant (its rows name the variant)")
     ns = parse_ns(n) if n else None
@@ -138,8 +136,6 @@ def sql(
     most = api.settings().sql_max_chars
     text = sys.stdin.read(most + 1) if statement == "-" else statement
     if len(text) > most:
-        from zeckdb.errors import UsageError
-
         raise UsageError(f"the SQL is over {most:,} characters (ZECKDB_SQL_MAX_CHARS): send a shorter statement")
     shown, total = api.run_sql_apart(db, text, fmt, lambda piece: typer.echo(piece, nl=False), **limits,
                                      params=_sql_params(text, param or [], arg or []))
@@ -153,8 +149,6 @@ def _sql_params(statement: str, params: list[str], args: list[str]) -> list[Any]
     parser's word (a `$` in a string literal is no parameter); a value for a parameter it does not
     take, or none for one it does, is refused in one line: `--param variant=reversed` for a `?`
     bound the text 'variant=reversed' and printed no rows."""
-    from zeckdb.errors import UsageError
-
     names = api.statement_parameters(statement)
     named: dict[str, Any] = {}
     positional = [_param_value(value) for value in args]
@@ -166,28 +160,41 @@ def _sql_params(statement: str, params: list[str], args: list[str]) -> list[Any]
             positional.append(_param_value(given))
     marks = sorted((n for n in names if n.isdigit()), key=int)
     dollars = sorted(n for n in names if not n.isdigit())
-    if named and marks:
-        raise UsageError(f"the statement takes {len(marks)} ? value{'s' if len(marks) > 1 else ''}, in order: give "
-                         f"{'them' if len(marks) > 1 else 'it'} with --arg VALUE (--param NAME=VALUE binds $NAME, "
-                         f"and it has no --param {next(iter(named))}=...)")
-    if positional and dollars:
+    if dollars:
+        return _named_values(dollars, named, positional)
+    return _marked_values(marks, named, positional)
+
+
+def _s(count: int, one: str, more: str) -> str:
+    return one if count == 1 else more
+
+
+def _named_values(dollars: list[str], named: dict[str, Any], positional: list[Any]) -> dict[str, Any]:
+    """The values of a statement that names its parameters ($NAME): each given once by name."""
+    if positional:
         raise UsageError(f"the statement names its parameters ({', '.join('$' + n for n in dollars)}): give each as "
                          f"--param NAME=VALUE, e.g. --param {dollars[0]}=40")
-    if dollars:
-        unknown = sorted(set(named) - set(dollars))
-        if unknown:
-            raise UsageError(f"the statement has no parameter ${unknown[0]}: it takes "
-                             f"{', '.join('$' + n for n in dollars)}")
-        missing = [n for n in dollars if n not in named]
-        if missing:
-            raise UsageError(f"the statement takes ${missing[0]}: give it with --param {missing[0]}=VALUE")
-        return named
-    if len(positional) != len(marks) or named:
-        if not marks:
-            raise UsageError(f"the statement takes no parameters, and {len(positional) + len(named)} "
-                             f"{'were' if len(positional) + len(named) > 1 else 'was'} given")
-        raise UsageError(f"the statement takes {len(marks)} ? value{'s' if len(marks) > 1 else ''}, in order, and "
-                         f"{len(positional)} {'were' if len(positional) != 1 else 'was'} given (--arg VALUE each)")
+    unknown = sorted(set(named) - set(dollars))
+    if unknown:
+        raise UsageError(f"the statement has no parameter ${unknown[0]}: it takes {', '.join('$' + n for n in dollars)}")
+    missing = [n for n in dollars if n not in named]
+    if missing:
+        raise UsageError(f"the statement takes ${missing[0]}: give it with --param {missing[0]}=VALUE")
+    return named
+
+
+def _marked_values(marks: list[str], named: dict[str, Any], positional: list[Any]) -> list[Any] | None:
+    """The values of a statement of ? marks (or of none): as many as it has, in order."""
+    if named and marks:
+        raise UsageError(f"the statement takes {len(marks)} ? {_s(len(marks), 'value', 'values')}, in order: give "
+                         f"{_s(len(marks), 'it', 'them')} with --arg VALUE (--param NAME=VALUE binds $NAME, "
+                         f"and it has no --param {next(iter(named))}=...)")
+    given = len(positional) + len(named)
+    if not marks and given:
+        raise UsageError(f"the statement takes no parameters, and {given} {_s(given, 'was', 'were')} given")
+    if len(positional) != len(marks):
+        raise UsageError(f"the statement takes {len(marks)} ? {_s(len(marks), 'value', 'values')}, in order, and "
+                         f"{len(positional)} {_s(len(positional), 'was', 'were')} given (--arg VALUE each)")
     return positional or None
 
 
