@@ -187,27 +187,7 @@ def run_query(store: Store, name: str, game: Variant | None = None, ns: list[int
     limits = limits or Limits(max_rows=None)
     query = get_query(name)
     params = dict(params or {})
-    unknown = set(params) - set(query.params)
-    if unknown:
-        import difflib
-
-        wrong = sorted(unknown)[0]
-        takes = ", ".join(sorted(query.params)) or f"no {opt('param')}"
-        if wrong in ("variant", "n", "timeout", "max_rows"):  # an option of every query, given as its own parameter
-            raise UsageError(f"query {name} takes {wrong} as {opt(wrong)}, not as a parameter of its own: give "
-                             f"{opt(wrong)} {params[wrong][:40]}")
-        near = difflib.get_close_matches(wrong, [*query.params, "variant", "n", "timeout", "max_rows"], n=1)
-        hint = f" (did you mean {opt(near[0]) if near[0] in ('variant', 'n') else repr(near[0])}?)" if near else ""
-        raise UsageError(f"query {name} has no parameter {wrong[:40]!r}{hint}: it takes {takes}")
-    missing = query.required - set(params)
-    if missing:
-        p = query.params[sorted(missing)[0]]
-        # a position's description gives its examples (per kind of game) already
-        what = p.description if p.kind == "position" else f"{p.allowed} ({p.description})"
-        raise UsageError(f"query {name} needs {opt('param:' + p.name)}=...: {what}")
-    if ns is not None and not query.takes_ns:
-        raise UsageError(f"query {name} does not take {opt('n')}"
-                         + (f": it takes {', '.join(opt('param:' + p) for p in query.params)}" if query.params else ""))
+    _check_arguments(query, params, ns)
     built = _built_variants(store, query, variant)
     if query.twins:
         built = _built_twins(store, query, built, variant)
@@ -233,6 +213,33 @@ def run_query(store: Store, name: str, game: Variant | None = None, ns: list[int
                          f"n before it are shown; ask for the rest ({opt('n')} {stopped}..) in another run, or raise "
                          f"the limit ({opt('timeout')})")
     return result
+
+
+def _check_arguments(query: NamedQuery, params: dict[str, str], ns: list[int] | None) -> None:
+    """Refuse a parameter the query does not take (naming the nearest it does), one it needs
+    and lacks, and --n where it takes none."""
+    name = query.name
+    unknown = set(params) - set(query.params)
+    if unknown:
+        import difflib
+
+        wrong = sorted(unknown)[0]
+        takes = ", ".join(sorted(query.params)) or f"no {opt('param')}"
+        if wrong in ("variant", "n", "timeout", "max_rows"):  # an option of every query, given as its own parameter
+            raise UsageError(f"query {name} takes {wrong} as {opt(wrong)}, not as a parameter of its own: give "
+                             f"{opt(wrong)} {params[wrong][:40]}")
+        near = difflib.get_close_matches(wrong, [*query.params, "variant", "n", "timeout", "max_rows"], n=1)
+        hint = f" (did you mean {opt(near[0]) if near[0] in ('variant', 'n') else repr(near[0])}?)" if near else ""
+        raise UsageError(f"query {name} has no parameter {wrong[:40]!r}{hint}: it takes {takes}")
+    missing = query.required - set(params)
+    if missing:
+        p = query.params[sorted(missing)[0]]
+        # a position's description gives its examples (per kind of game) already
+        what = p.description if p.kind == "position" else f"{p.allowed} ({p.description})"
+        raise UsageError(f"query {name} needs {opt('param:' + p.name)}=...: {what}")
+    if ns is not None and not query.takes_ns:
+        raise UsageError(f"query {name} does not take {opt('n')}"
+                         + (f": it takes {', '.join(opt('param:' + p) for p in query.params)}" if query.params else ""))
 
 
 def _blank_undeclared(result: Result, columns: tuple[str, ...]) -> None:
