@@ -294,6 +294,28 @@ def test_query_lists_and_runs_in_every_format(capsys, small_db):
     assert code == 0 and "(1,0,1)" in out
 
 
+@pytest.mark.parametrize("fmt", ["csv", "json", "markdown", "table"])
+def test_a_long_answer_streamed_in_blocks_reads_as_one(capsys, small_db, fmt):
+    """The rows come from DuckDB in blocks; a CSV block after the first dropped its header by
+    cutting at the first line break, which a quoted column name holding one is not."""
+    import csv
+    import io
+
+    count = 30_000  # DuckDB's blocks are 2,048 rows
+    code, out, err = run(capsys, "sql", f'SELECT i AS "line\nbreak", i % 7 AS "a|b" FROM range({count}) t(i)',
+                         "--max-rows", str(count), "-f", fmt, "--db", str(small_db))
+    assert code == 0, err
+    if fmt == "csv":
+        assert list(csv.reader(io.StringIO(out))) == [["line\nbreak", "a|b"], *([str(i), str(i % 7)] for i in range(count))]
+    elif fmt == "json":
+        assert json.loads(out) == [{"line\nbreak": i, "a|b": i % 7} for i in range(count)]
+    else:
+        lines = out.splitlines()
+        body = lines[2:] if fmt == "markdown" else lines[2:-1]
+        assert len(body) == count and len(lines) == count + (2 if fmt == "markdown" else 3)
+        assert [int(re.findall(r"\d+", line)[0]) for line in body] == list(range(count))
+
+
 def test_sql_params_are_bound_as_numbers_or_texts(capsys, small_db):
     code, out, err = run(capsys, "sql", "SELECT n, ? AS t FROM builds WHERE variant = ? AND n = ?", "--param", "007",
                          "--param", "reversed", "--param", "40", "-f", "csv", "--db", str(small_db))

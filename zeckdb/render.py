@@ -51,25 +51,75 @@ def _text(value: Any) -> str:
 
 
 def render(columns: list[str], rows: list[tuple[Any, ...]], fmt: str = "table") -> str:
-    if fmt == "json":
-        return json.dumps([{c: plain(v) for c, v in zip(columns, row, strict=False)} for row in rows], indent=None)
-    if fmt == "csv":
-        return "\n".join(",".join(_csv_field(text) for text in values)
-                         for values in [columns, *([_text(v) for v in row] for row in rows)])
-    cells = [[_cell(v) for v in row] for row in rows]
-    columns = [_visible(c) for c in columns]
-    if fmt == "markdown":
-        def md(values: list[str]) -> str:
-            return "| " + " | ".join(v.replace("|", "\\|") for v in values) + " |"
-        return "\n".join([md(columns), md(["---"] * len(columns)), *(md(r) for r in cells)])
-    widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(columns)]
-    numeric = [all(_is_number(row[i]) for row in rows) and rows for i in range(len(columns))]
+    """The rows in one of FORMATS, as one text (StreamedRender's, every row in one block)."""
+    pieces: list[str] = []
+    streamed = StreamedRender(fmt, pieces.append)
+    streamed.emit(columns, rows)
+    streamed.finish()
+    return "".join(pieces).removesuffix("\n")
 
-    def line(values: list[str]) -> str:
-        return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric, strict=False)).rstrip()
-    out = [line(columns), "  ".join("-" * w for w in widths), *(line(r) for r in cells)]
-    out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
-    return "\n".join(out)
+
+class _Emitter:
+    """One format's writing of rows that come block by block: the first block names the columns."""
+
+    def __init__(self, write: Callable[[str], Any]):
+        self.write = write
+
+    def emit(self, columns: list[str], rows: list[tuple[Any, ...]], first: bool, before: int) -> None:
+        raise NotImplementedError
+
+    def finish(self, count: int | None) -> None:
+        """The end of the rows: count is how many came, None where no block came."""
+
+
+class _Json(_Emitter):
+    def emit(self, columns: list[str], rows: list[tuple[Any, ...]], first: bool, before: int) -> None:
+        text = ", ".join(json.dumps({c: plain(v) for c, v in zip(columns, row, strict=False)}) for row in rows)
+        self.write(("[" if first else ", " if rows and before else "") + text)
+
+    def finish(self, count: int | None) -> None:
+        self.write(("[" if count is None else "") + "]\n")
+
+
+class _Csv(_Emitter):
+    def emit(self, columns: list[str], rows: list[tuple[Any, ...]], first: bool, before: int) -> None:
+        lines = [[_text(v) for v in row] for row in rows]
+        self.write("".join(",".join(_csv_field(text) for text in values) + "\n"
+                           for values in ([columns] if first else []) + lines))
+
+
+class _Markdown(_Emitter):
+    def emit(self, columns: list[str], rows: list[tuple[Any, ...]], first: bool, before: int) -> None:
+        head = [[_visible(c) for c in columns], ["---"] * len(columns)] if first else []
+        self.write("".join("| " + " | ".join(v.replace("|", "\\|") for v in values) + " |\n"
+                           for values in head + [[_cell(v) for v in row] for row in rows]))
+
+
+class _Table(_Emitter):
+    """Columns aligned as the first block sets them (numbers to the right), a count at the end."""
+
+    widths: list[int]
+    numeric: list[bool]
+
+    def emit(self, columns: list[str], rows: list[tuple[Any, ...]], first: bool, before: int) -> None:
+        cells = [[_cell(v) for v in row] for row in rows]
+        if first:
+            names = [_visible(c) for c in columns]
+            self.widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(names)]
+            self.numeric = [bool(rows) and all(_is_number(row[i]) for row in rows) for i in range(len(names))]
+            self.write(self._line(names) + "\n" + "  ".join("-" * w for w in self.widths) + "\n")
+        self.write("".join(self._line(r) + "\n" for r in cells))
+
+    def _line(self, values: list[str]) -> str:
+        return "  ".join(v.rjust(w) if num else v.ljust(w)
+                         for v, w, num in zip(values, self.widths, self.numeric, strict=False)).rstrip()
+
+    def finish(self, count: int | None) -> None:
+        count = count or 0
+        self.write(f"({count} row{'s' if count != 1 else ''})\n")
+
+
+_EMITTERS: dict[str, type[_Emitter]] = {"json": _Json, "csv": _Csv, "markdown": _Markdown, "table": _Table}
 
 
 class StreamedRender:
@@ -77,44 +127,17 @@ class StreamedRender:
     same text when every row comes in one block; in a table, the first block sets the widths."""
 
     def __init__(self, fmt: str, write: Callable[[str], Any]):
-        self.fmt, self.write = fmt, write
+        self.emitter = _EMITTERS.get(fmt, _Table)(write)
         self.columns: list[str] | None = None
         self.rows = 0
-        self.widths: list[int] = []
-        self.numeric: list[bool] = []
 
     def emit(self, columns: list[str], rows: list[tuple[Any, ...]]) -> None:
-        first = self.columns is None
+        self.emitter.emit(columns, rows, self.columns is None, self.rows)
         self.columns = columns
-        if self.fmt == "json":
-            text = ", ".join(json.dumps({c: plain(v) for c, v in zip(columns, row, strict=False)}) for row in rows)
-            self.write(("[" if first else ", " if rows and self.rows else "") + text)
-        elif self.fmt == "csv":
-            text = render(columns, rows, "csv")
-            self.write((text if first else text.partition("\n")[2]) + ("\n" if rows or first else ""))
-        elif self.fmt == "markdown":
-            text = render(columns, rows, "markdown")
-            lines = text.split("\n")
-            self.write("\n".join(lines if first else lines[2:]) + ("\n" if rows or first else ""))
-        else:
-            cells = [[_cell(v) for v in row] for row in rows]
-            columns = [_visible(c) for c in columns]
-            if first:
-                self.widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(columns)]
-                self.numeric = [bool(rows) and all(_is_number(row[i]) for row in rows) for i in range(len(columns))]
-                self.write(self._line(columns) + "\n" + "  ".join("-" * w for w in self.widths) + "\n")
-            self.write("".join(self._line(r) + "\n" for r in cells))
         self.rows += len(rows)
 
-    def _line(self, values: list[str]) -> str:
-        return "  ".join(v.rjust(w) if num else v.ljust(w)
-                         for v, w, num in zip(values, self.widths, self.numeric, strict=False)).rstrip()
-
     def finish(self) -> None:
-        if self.fmt == "json":
-            self.write(("[" if self.columns is None else "") + "]\n")
-        elif self.fmt == "table":
-            self.write(f"({self.rows} row{'s' if self.rows != 1 else ''})\n")
+        self.emitter.finish(None if self.columns is None else self.rows)
 
 
 def _csv_field(text: str) -> str:
