@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -48,21 +49,25 @@ def variants(
     if fmt != "table":
         shown["source"] = "source"
     rows = [tuple("-" if getattr(g, key) is None else getattr(g, key) for key in shown) for g in games]
-    left_out = []
-    if fmt == "table":  # fit the terminal: the game's title takes what the other columns leave, if enough
-        columns = shutil.get_terminal_size((100, 24)).columns
-        widths = [max(len(title), *(len(str(r[i])) for r in rows)) for i, title in enumerate(shown.values())]
-        room = columns - sum(w + 2 for w in widths[:-1])
-        if room < VARIANTS_TITLE_ROOM:
-            left_out.append("game")
-            if sum(w + 2 for w in widths[:-1]) - 2 > columns:
-                left_out.append("start of 5")
-        else:
-            rows = [(*r[:-1], r[-1] if len(r[-1]) <= room else r[-1][: room - 3] + "...") for r in rows]
+    left_out: list[str] = []
+    if fmt == "table":
+        rows, left_out = _fit_terminal(rows, list(shown.values()), shutil.get_terminal_size((100, 24)).columns)
     kept = [i for i, title in enumerate(shown.values()) if title not in left_out]
     typer.echo(render([list(shown.values())[i] for i in kept], [tuple(r[i] for i in kept) for r in rows], fmt))
     if left_out:
         typer.echo(f"(left out to fit the terminal: {' and '.join(left_out)}; --format markdown has all)")
+
+
+def _fit_terminal(rows: list[tuple[Any, ...]], titles: list[str], columns: int) -> tuple[list[tuple[Any, ...]], list[str]]:
+    """The variants table in a terminal's width: the game's title (the last column) takes what
+    the others leave and is cut to it, if that is enough; else it is left out, and the start
+    too where even that does not fit. The rows, and the titles of the columns left out."""
+    widths = [max(len(title), *(len(str(r[i])) for r in rows)) for i, title in enumerate(titles)]
+    others = sum(w + 2 for w in widths[:-1])
+    room = columns - others
+    if room >= VARIANTS_TITLE_ROOM:
+        return [(*r[:-1], r[-1] if len(r[-1]) <= room else r[-1][: room - 3] + "...") for r in rows], []
+    return rows, ["game", *(["start of 5"] if others - 2 > columns else [])]
 
 
 @app.command()

@@ -21,10 +21,8 @@ KNOWN = {
     "zeckdb/orchestration.py:_build_full": 21,
     "zeckdb/plots.py:length_distribution": 22,
     "zeckdb/executor.py:stream": 27,
-    "zeckdb/api.py:variants": 22,
     "zeckdb/builder.py:build": 27,
     "zeckdb/builder.py:check_targets": 21,
-    "cli/lookups.py:variants": 24,
 }
 
 

@@ -246,25 +246,26 @@ def variants(name: str | None = None, plugins: bool = True) -> list[GameInfo]:
 
     if name is not None and name in installed():
         return [_plugin_info(probe_plugin(name, installed()[name]))]
-    listed = games()
-    if name is not None:
-        chosen = [g for g in listed if name in (g.label, g.family) or name in g.members]
-        if not chosen:  # a family's name without its numbers (`nacci`, `black-hole`): those families
-            chosen = [g for g in listed if g.family and _family_stem(g.family) == name]
-            if not chosen:
-                get_variant(name)  # the error that lists the names
-        if len(chosen) > 1:  # several families share the stem: each is listed once
-            listed = chosen
-        elif chosen[0].family and name in chosen[0].members:
-            chosen = [Game(name, None, [name], get_variant(name).title, get_variant(name))]
-        elif chosen and chosen[0].family:
-            chosen = [Game(m, None, [m], get_variant(m).title, get_variant(m)) for m in chosen[0].members]
-        listed = chosen
+    listed = games() if name is None else _chosen(games(), name)
     budgets = (build_memory(), summary_memory())
     out = [_game_info(g, budgets) for g in listed]
     if name is None and plugins:
         out += [_plugin_info(probe) for probe in plugin_catalogue()[0]]
     return out
+
+
+def _chosen(listed: list[Game], name: str) -> list[Game]:
+    """The catalogue's entries `name` picks: a family (its members, one each), a member of one,
+    a single game, or a family's name without its numbers (every family of that stem, each once)."""
+    chosen = [g for g in listed if name in (g.label, g.family) or name in g.members]
+    if not chosen:  # a family's name without its numbers (`nacci`, `black-hole`): those families
+        chosen = [g for g in listed if g.family and _family_stem(g.family) == name]
+        if not chosen:
+            get_variant(name)  # the error that lists the names
+    if len(chosen) > 1 or not chosen[0].family:
+        return chosen
+    members = [name] if name in chosen[0].members else chosen[0].members
+    return [Game(m, None, [m], get_variant(m).title, get_variant(m)) for m in members]
 
 
 def _span(first: int, values: list[int | None]) -> str | None:
