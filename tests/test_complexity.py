@@ -20,7 +20,6 @@ KNOWN = {
     "zeckdb/verify.py:verify": 22,
     "zeckdb/orchestration.py:_build_full": 21,
     "zeckdb/plots.py:length_distribution": 22,
-    "zeckdb/executor.py:stream": 27,
     "zeckdb/builder.py:build": 27,
     "zeckdb/builder.py:check_targets": 21,
 }

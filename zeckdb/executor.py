@@ -43,7 +43,7 @@ import duckdb
 import numpy as np
 
 from . import settings
-from .errors import DatabaseError, QueryLimitError, UsageError, opt
+from .errors import DatabaseError, QueryLimitError, UsageError, ZeckdbError, opt
 from .tuning import FETCH_ROWS, READER_THREADS, STREAM_ROWS
 
 ALLOWED_KINDS = "SELECT, WITH ... SELECT, VALUES, DESCRIBE, SUMMARIZE, SHOW, or EXPLAIN without ANALYZE"
@@ -447,43 +447,57 @@ def stream(con: duckdb.DuckDBPyConnection, sql: str, params: Params, limits: Lim
         columns = names or [d[0] for d in description]
         if on_types is not None:
             on_types([str(d[1]) for d in description])
-        while True:
-            left = None if limits.max_rows is None else limits.max_rows - shown
-            if in_blocks:
-                rows = cur.fetchmany(STREAM_ROWS if left is None else min(left, STREAM_ROWS))
-                if time.monotonic() > deadline:
-                    raise duckdb.InterruptException("time limit")
-                done = len(rows) < (STREAM_ROWS if left is None else min(left, STREAM_ROWS))
-            else:
-                rows = _fetch(cur, limits, deadline)
-                done = True
-            shown += len(rows)
-            emit(columns, _shown_as_stored(description, rows))
-            if done or (left is not None and shown >= limits.max_rows):  # type: ignore[operator]
-                break
+        shown = _hand_on(cur, columns, description, limits, deadline, in_blocks, emit)
         total: int | None = shown
         if limits.max_rows is not None and shown == limits.max_rows:
             counting = True
             total = None if cur.fetchone() is not None else shown  # the one row past the limit: more
-    except duckdb.InterruptException:
-        if counting:
-            return columns, shown, None
-        raise QueryLimitError(f"the query was stopped at its time limit of {limits.timeout:g} s: "
-                              f"narrow it (e.g. a WHERE on variant and n) or raise the limit ({opt('timeout')})") from None
-    except duckdb.OutOfMemoryException:
-        raise QueryLimitError("the query needs more memory than its limit: narrow it "
-                              "(e.g. a WHERE on variant and n, fewer columns)") from None
-    except duckdb.PermissionException as exc:
-        raise UsageError(f"refused: {first_line(exc).removeprefix('Permission Error: ')}: "
-                         "zeckdb's SQL reads the database only") from None
-    except duckdb.IOException as exc:
-        raise DatabaseError(f"the database could not be read: {first_line(exc)}; the file may be damaged: "
-                            "check it with `zeckdb verify`, or rebuild it") from None
     except duckdb.Error as exc:
-        raise UsageError(f"SQL error: {first_line(exc)}") from None
+        if counting and isinstance(exc, duckdb.InterruptException):
+            return columns, shown, None
+        raise _refusal(exc, limits) from None
     finally:
         timer.cancel()
     return columns, shown, total
+
+
+def _hand_on(cur: duckdb.DuckDBPyConnection, columns: list[str], description: list[Any], limits: Limits,
+             deadline: float, in_blocks: bool, emit: Callable[[list[str], list[tuple[Any, ...]]], None]) -> int:
+    """Fetch the rows and hand them to `emit`, block by block or all at once, up to
+    limits.max_rows: how many were handed on."""
+    shown = 0
+    while True:
+        left = None if limits.max_rows is None else limits.max_rows - shown
+        if in_blocks:
+            block = STREAM_ROWS if left is None else min(left, STREAM_ROWS)
+            rows = cur.fetchmany(block)
+            if time.monotonic() > deadline:
+                raise duckdb.InterruptException("time limit")
+            done = len(rows) < block
+        else:
+            rows = _fetch(cur, limits, deadline)
+            done = True
+        shown += len(rows)
+        emit(columns, _shown_as_stored(description, rows))
+        if done or (limits.max_rows is not None and shown >= limits.max_rows):
+            return shown
+
+
+def _refusal(exc: duckdb.Error, limits: Limits) -> ZeckdbError:
+    """DuckDB's error in a statement as zeckdb's one line: what stopped it and what to do."""
+    if isinstance(exc, duckdb.InterruptException):
+        return QueryLimitError(f"the query was stopped at its time limit of {limits.timeout:g} s: "
+                               f"narrow it (e.g. a WHERE on variant and n) or raise the limit ({opt('timeout')})")
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        return QueryLimitError("the query needs more memory than its limit: narrow it "
+                               "(e.g. a WHERE on variant and n, fewer columns)")
+    if isinstance(exc, duckdb.PermissionException):
+        return UsageError(f"refused: {first_line(exc).removeprefix('Permission Error: ')}: "
+                          "zeckdb's SQL reads the database only")
+    if isinstance(exc, duckdb.IOException):
+        return DatabaseError(f"the database could not be read: {first_line(exc)}; the file may be damaged: "
+                             "check it with `zeckdb verify`, or rebuild it")
+    return UsageError(f"SQL error: {first_line(exc)}")
 
 
 def _limited(con: duckdb.DuckDBPyConnection, query: str, params: Params,
