@@ -19,7 +19,6 @@ KNOWN = {
     "zeckdb/verify.py:_check_layers": 25,
     "zeckdb/verify.py:verify": 22,
     "zeckdb/orchestration.py:_build_full": 21,
-    "zeckdb/plots.py:length_distribution": 22,
     "zeckdb/builder.py:build": 27,
     "zeckdb/builder.py:check_targets": 21,
 }

@@ -97,8 +97,6 @@ def length_distribution(store: Store, game: Variant, ns: list[int], measure: str
         raise UsageError(f"{opt('measure')} {measure[:10]!r}: choose P (random play) or mu (every game equally likely)")
     if len(ns) > MAX_PANELS:
         raise UsageError(f"{len(ns)} values of n: give at most {MAX_PANELS} (one panel each)")
-    from matplotlib.ticker import MaxNLocator
-
     columns, rows = _rows(store, "length-distribution", game, ns, {"measure": measure})
     at = {c: i for i, c in enumerate(columns)}
     fig, axes = _figure(len(ns))
@@ -108,32 +106,38 @@ def length_distribution(store: Store, game: Variant, ns: list[int], measure: str
         if not mine:
             raise UsageError(f"n = {n} of {variant} is not built: run "
                              f"{suggested(f'build --variant {variant} --n {n}', store.path)}")
-        lengths = [r[at["length"]] for r in mine]
-        probs = [r[at["probability"]] for r in mine]
-        mean = sum(x * p for x, p in zip(lengths, probs, strict=False))
-        var = sum((x - mean) ** 2 * p for x, p in zip(lengths, probs, strict=False))
-        ax.bar(lengths, probs, width=0.85, color="#4a78c2", label="exact distribution")
-        lo, hi = _visible(lengths, probs)
-        if (lo, hi) == (lengths[0], lengths[-1]):
-            ax.set_xlabel("length of the game (moves)")
-        else:  # the rest would be bars no eye sees, half the axis empty
-            ax.set_xlim(lo - 1, hi + 1)
-            outside = sum(p for x, p in zip(lengths, probs, strict=False) if not lo <= x <= hi)
-            ax.set_xlabel(f"length of the game (moves)\nlengths {lo}-{hi} shown of {lengths[0]}-{lengths[-1]} "
-                          f"({outside:.2g} of the probability outside)", fontsize=9 if len(ns) == 1 else 7)
-        if var > 0:
-            xs = [lo + i * (hi - lo) / 200 for i in range(201)]
-            ax.plot(xs, [math.exp(-(x - mean) ** 2 / (2 * var)) / math.sqrt(2 * math.pi * var) for x in xs],
-                    color="#d1495b", label=f"Gaussian, mean {mean:.2f}, sd {math.sqrt(var):.2f}")
+        _length_panel(ax, [r[at["length"]] for r in mine], [r[at["probability"]] for r in mine], len(ns) == 1)
         ax.set_title(f"{variant}, n = {n}" if len(ns) > 1 else f"{variant}, n = {n}: game length, {what}", fontsize=10)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # lengths are whole numbers of moves
-        ax.set_ylabel("probability")
-        ax.set_ylim(0, max(probs) * 1.3)  # room above the bars for the legend
-        ax.legend(fontsize=7, loc="upper left")
     if len(ns) > 1:
         fig.suptitle(f"{variant}: game length, {what}")
     _source(fig)
     return Plot(fig, columns, rows)
+
+
+def _length_panel(ax: Any, lengths: list[int], probs: list[float], alone: bool) -> None:
+    """One n's exact distribution as bars, the Gaussian of its mean and variance over them, the
+    axis cut to the lengths an eye sees (the label says what is left out)."""
+    from matplotlib.ticker import MaxNLocator
+
+    mean = sum(x * p for x, p in zip(lengths, probs, strict=False))
+    var = sum((x - mean) ** 2 * p for x, p in zip(lengths, probs, strict=False))
+    ax.bar(lengths, probs, width=0.85, color="#4a78c2", label="exact distribution")
+    lo, hi = _visible(lengths, probs)
+    if (lo, hi) == (lengths[0], lengths[-1]):
+        ax.set_xlabel("length of the game (moves)")
+    else:  # the rest would be bars no eye sees, half the axis empty
+        ax.set_xlim(lo - 1, hi + 1)
+        outside = sum(p for x, p in zip(lengths, probs, strict=False) if not lo <= x <= hi)
+        ax.set_xlabel(f"length of the game (moves)\nlengths {lo}-{hi} shown of {lengths[0]}-{lengths[-1]} "
+                      f"({outside:.2g} of the probability outside)", fontsize=9 if alone else 7)
+    if var > 0:
+        xs = [lo + i * (hi - lo) / 200 for i in range(201)]
+        ax.plot(xs, [math.exp(-(x - mean) ** 2 / (2 * var)) / math.sqrt(2 * math.pi * var) for x in xs],
+                color="#d1495b", label=f"Gaussian, mean {mean:.2f}, sd {math.sqrt(var):.2f}")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # lengths are whole numbers of moves
+    ax.set_ylabel("probability")
+    ax.set_ylim(0, max(probs) * 1.3)  # room above the bars for the legend
+    ax.legend(fontsize=7, loc="upper left")
 
 
 def _visible(lengths: list[int], probs: list[float]) -> tuple[int, int]:
