@@ -19,8 +19,6 @@ KNOWN = {
     "zeckdb/verify.py:_check_layers": 25,
     "zeckdb/verify.py:verify": 22,
     "zeckdb/orchestration.py:_build_full": 21,
-    "zeckdb/builder.py:build": 27,
-    "zeckdb/builder.py:check_targets": 21,
 }
 
 

@@ -53,6 +53,13 @@ class BuildReport:
     edges: int = 0
     seconds: float = 0.0
 
+    def add(self, n: int, records: list[LayerRecord]) -> None:
+        """Count the layers of one n handed to the writer."""
+        for r in records:
+            self.built.append((r.variant.name, n))
+            self.positions += len(r.keys)
+            self.edges += r.n_edges if r.edges is not None else 0  # a shared graph's moves once
+
 
 def check_targets(variants: list[Variant], ns: list[int], skip_beyond_limit: bool,
                   budget: int | None = None) -> dict[str, list[int]]:
@@ -66,13 +73,7 @@ def check_targets(variants: list[Variant], ns: list[int], skip_beyond_limit: boo
     from .ranges import format_ns
 
     budget = build_memory() if budget is None else budget
-    below = [n for n in ns if all(n < v.min_n for v in variants)]
-    if below and len(variants) == 1:
-        variants[0].check_n(below[0])  # its own message: the range it takes
-    if below:
-        starts = ", ".join(f"{v.name} at {v.min_n}" for v in variants[:4]) + (", ..." if len(variants) > 4 else "")
-        raise UsageError(f"n = {below[0]} is below where every game of this build starts ({starts}): ask from "
-                         f"n = {min(v.min_n for v in variants)}")
+    _check_starts(variants, ns)
     skipped: dict[str, list[int]] = {}
     limits = {}
     for v in variants:
@@ -89,6 +90,20 @@ def check_targets(variants: list[Variant], ns: list[int], skip_beyond_limit: boo
         raise UsageError(f"no variant can be built exhaustively for n = {format_ns(ns)}: "
                          f"the largest n is {max(limits.values())}")
     return skipped
+
+
+def _check_starts(variants: list[Variant], ns: list[int]) -> None:
+    """Refuse an n below where every game of the build starts (one game: its own message)."""
+    from .errors import UsageError
+
+    below = [n for n in ns if all(n < v.min_n for v in variants)]
+    if not below:
+        return
+    if len(variants) == 1:
+        variants[0].check_n(below[0])  # its own message: the range it takes
+    starts = ", ".join(f"{v.name} at {v.min_n}" for v in variants[:4]) + (", ..." if len(variants) > 4 else "")
+    raise UsageError(f"n = {below[0]} is below where every game of this build starts ({starts}): ask from "
+                     f"n = {min(v.min_n for v in variants)}")
 
 
 @dataclass
@@ -613,11 +628,7 @@ def build(store: StoreWriter, variants: Sequence[Variant], ns: list[int], *, for
                     m, m_steps = waiting.popleft()
                     with interrupts.ctrl_c_held():  # a pool's lock left taken would hang the build
                         solving.append((m, solvers.submit(_compute, m, m_steps, stored_graphs, lower)))
-                with interrupts.ctrl_c_held():  # a future's lock left taken would hang the build
-                    written = [f for f in in_flight if f.done()]
-                for committed in written:  # a failed write stops the build at once
-                    del in_flight[committed]
-                    interrupts.result(committed)
+                _collect_commits(in_flight)
                 n, solved = solving.popleft()
                 records, recomputed = interrupts.result(solved)
                 if progress and recomputed:
@@ -625,18 +636,11 @@ def build(store: StoreWriter, variants: Sequence[Variant], ns: list[int], *, for
                 if not records:
                     continue
                 rows = sum(len(r.keys) + r.n_edges for r in records)
-                # bound memory: this layer plus two others not yet committed, or more while they are small
-                while len(in_flight) >= 2 and rows + sum(in_flight.values()) > HANDOVER_ROWS:
-                    for committed in interrupts.wait_first(in_flight):
-                        del in_flight[committed]
-                        interrupts.result(committed)  # a failed write stops the build
+                _wait_for_room(in_flight, rows)
                 with interrupts.ctrl_c_held():
                     handed_over = writer.hand_over(records, [analysts.submit(job) for job in analyse(records)])
                 in_flight[handed_over] = rows
-                for r in records:
-                    report.built.append((r.variant.name, n))
-                    report.positions += len(r.keys)
-                    report.edges += r.n_edges if r.edges is not None else 0  # a shared graph's moves once
+                report.add(n, records)
         finally:
             with interrupts.ctrl_c_held():
                 writer.finish()
@@ -649,3 +653,21 @@ def build(store: StoreWriter, variants: Sequence[Variant], ns: list[int], *, for
             analysts.shutdown()
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def _collect_commits(in_flight: dict[Future[Any], int]) -> None:
+    """Forget the writes that have committed; a failed one stops the build at once."""
+    with interrupts.ctrl_c_held():  # a future's lock left taken would hang the build
+        written = [f for f in in_flight if f.done()]
+    for committed in written:
+        del in_flight[committed]
+        interrupts.result(committed)
+
+
+def _wait_for_room(in_flight: dict[Future[Any], int], rows: int) -> None:
+    """Bound memory: wait until a layer of `rows` rows can join the writes not yet committed
+    (two others, or more while they are small); a failed write stops the build."""
+    while len(in_flight) >= 2 and rows + sum(in_flight.values()) > HANDOVER_ROWS:
+        for committed in interrupts.wait_first(in_flight):
+            del in_flight[committed]
+            interrupts.result(committed)
