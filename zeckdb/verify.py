@@ -78,7 +78,32 @@ def verify(store: Store, games: Sequence[Variant] | None = None, ns: list[int] |
     layers = layers_to_verify(store, names, ns)
     summaries = _summary_layers(store, names, ns)
     unknown = sorted({name for name, *_ in layers + summaries if not _known(name)})
-    checks = {c.name: c for c in [
+    checks = {c.name: c for c in _checks()}
+    full = [layer for layer in layers if layer[0] not in unknown]
+    summary = [layer for layer in summaries if layer[0] not in unknown]
+    holes = _check_complete(store, [get_variant(name) for name in dict.fromkeys(name for name, *_ in full + summary)],
+                            ns, checks["complete layers"])
+    edges_sums: dict[tuple[str, int], int] = {}  # each graph layer's edges hashed once
+    for name, batch in _batches(full):
+        v = get_variant(name)
+        start_games = _check_solved(store, v, batch, checks)
+        _check_layers(store, v, batch, start_games, checks, edges_sums)
+        _check_lengths(store, v, batch, checks["lengths and odds"])
+        _check_odds(store, v, batch, checks["lengths and odds"])
+        _check_strategies(store, v, batch, checks["solved columns"])
+        _check_moves(store, v, batch, checks["values"])
+        if progress:
+            progress(len(batch), f"{name} n={batch[-1]}")
+    _check_summary_checksums(store, [(name, n) for name, n, _ in layers] + summaries, checks["summary checksums"])
+    skipped = _check_summary_layers(store, summary, checks["summary layers"])
+    _check_catalog(store, names, checks["catalog"])
+    return Report([(name, n) for name, n, _ in full] + summary, list(checks.values()), time.perf_counter() - t0,
+                  unknown, skipped, holes, [suggested(words, store.path) for words in fill_commands(holes)])
+
+
+def _checks() -> list[Check]:
+    """verify's checks, each with what it checks, in the order the report lists them."""
+    return [
         Check("complete layers", "each layer holds every table its game gives it, counted: its positions and its "
                                  "graph layer's moves (full layers), its random_play row, its length rows under P "
                                  "and mu from the shortest game to the longest"),
@@ -102,31 +127,17 @@ def verify(store: Store, games: Sequence[Variant] | None = None, ns: list[int] |
         Check("catalog", "each variant's stored facts, move names and columns are the game's; each graph "
                          "layer's size is its stored rows'; every row belongs to a layer; the fibonacci table; "
                          "each layer's start and decomposition terms"),
-    ]}
-    known = [get_variant(name) for name in dict.fromkeys(name for name, *_ in layers + summaries) if name not in unknown]
+    ]
+
+
+def _check_complete(store: Store, known: list[Variant], ns: list[int] | None, check: Check) -> list[Hole]:
+    """The layers that lack a table their game gives them (completeness.layer_holes), each a
+    failure of `check`: what verify can say of data that is not there."""
     holes, counted = layer_holes(store, known, ns, sizes=True)
-    checks["complete layers"].checked += counted
+    check.checked += counted
     for hole in holes:
-        checks["complete layers"].fail(f"{hole.variant} n={hole.n}: " + "; ".join(hole.lacks))
-    edges_sums: dict[tuple[str, int], int] = {}  # each graph layer's edges hashed once
-    for name, batch in _batches([layer for layer in layers if layer[0] not in unknown]):
-        v = get_variant(name)
-        start_games = _check_solved(store, v, batch, checks)
-        _check_layers(store, v, batch, start_games, checks, edges_sums)
-        _check_lengths(store, v, batch, checks["lengths and odds"])
-        _check_odds(store, v, batch, checks["lengths and odds"])
-        _check_strategies(store, v, batch, checks["solved columns"])
-        _check_moves(store, v, batch, checks["values"])
-        if progress:
-            progress(len(batch), f"{name} n={batch[-1]}")
-    _check_summary_checksums(store, [(name, n) for name, n, _ in layers] + summaries, checks["summary checksums"])
-    skipped = _check_summary_layers(store, [layer for layer in summaries if layer[0] not in unknown],
-                                    checks["summary layers"])
-    _check_catalog(store, names, checks["catalog"])
-    return Report([(name, n) for name, n, _ in layers if name not in unknown]
-                  + [layer for layer in summaries if layer[0] not in unknown],
-                  list(checks.values()), time.perf_counter() - t0, unknown, skipped, holes,
-                  [suggested(words, store.path) for words in fill_commands(holes)])
+        check.fail(f"{hole.variant} n={hole.n}: " + "; ".join(hole.lacks))
+    return holes
 
 
 def _known(name: str) -> bool:
@@ -387,30 +398,34 @@ def _check_layers(store: Store, v: Variant, ns: list[int], start_games: dict[int
             if stored != (count := partition_count(n, v.column_weights)):
                 partitions.fail(f"{layer}: {stored:,} positions stored, n has {count:,} partitions into the "
                                 "game's column weights")
-        starts.checked += 1
-        if start_ids != [start_id]:
-            starts.fail(f"{layer}: {len(start_ids)} positions flagged as the start, the summary names id {start_id}")
-        elif start != summary:
-            starts.fail(f"{layer}: the summary says winner, lengths, remoteness and teams {summary}, "
-                        f"the start position {start}")
-        exact = int(games)
-        summed = start_games.get(n)
-        if summed is None or abs(summed - exact) > 1e-9 * exact:
-            starts.fail(f"{layer}: the summary counts {exact} games, the start's moves give {summed or 0:.6g}")
-        if exact_counts and None not in exact_counts and sum(int(c) for c in exact_counts) != exact:
-            starts.fail(f"{layer}: the summary counts {exact} games, its exact length distribution "
-                        f"{sum(int(c) for c in exact_counts)}")
+        _check_start(starts, layer, start_id, start_ids, start, summary, int(games), start_games.get(n), exact_counts)
         sums.checked += 1
         if positions_sum is None or edges_sum is None:
             sums.fail(f"{layer}: no checksum recorded (built before schema revision 0004): "
                       f"rebuild it with {suggested(f'build --variant {v.name} --n {n} --force', store.path)}")
             continue
-        positions_now, edges_now = positions_sums[n], edges_sums[v.graph_name, n]
-        if (positions_now, edges_now) != (positions_sum, edges_sum):
-            which = " and ".join(kind for kind, a, b in [("positions", positions_now, positions_sum),
-                                                       ("moves", edges_now, edges_sum)] if a != b)
-            sums.fail(f"{layer}: the {which} rows do not hash to the checksum recorded at build time "
+        now = {"positions": positions_sums[n], "moves": edges_sums[v.graph_name, n]}
+        which = [kind for kind, recorded in [("positions", positions_sum), ("moves", edges_sum)] if now[kind] != recorded]
+        if which:
+            sums.fail(f"{layer}: the {' and '.join(which)} rows do not hash to the checksum recorded at build time "
                       "(rows changed or deleted by hand?)")
+
+
+def _check_start(starts: Check, layer: str, start_id: int, start_ids: list[int], start: Any, summary: Any,
+                 exact: int, summed: float | None, exact_counts: list[Any] | None) -> None:
+    """One start flagged, the one the summary names, with its values; the summary's game
+    count that of the start's moves and of its exact length distribution."""
+    starts.checked += 1
+    if start_ids != [start_id]:
+        starts.fail(f"{layer}: {len(start_ids)} positions flagged as the start, the summary names id {start_id}")
+    elif start != summary:
+        starts.fail(f"{layer}: the summary says winner, lengths, remoteness and teams {summary}, "
+                    f"the start position {start}")
+    if summed is None or abs(summed - exact) > 1e-9 * exact:
+        starts.fail(f"{layer}: the summary counts {exact} games, the start's moves give {summed or 0:.6g}")
+    if exact_counts and None not in exact_counts and sum(int(c) for c in exact_counts) != exact:
+        starts.fail(f"{layer}: the summary counts {exact} games, its exact length distribution "
+                    f"{sum(int(c) for c in exact_counts)}")
 
 
 def _summary_layers(store: Store, names: list[str] | None, ns: list[int] | None) -> list[tuple[str, int]]:
