@@ -113,12 +113,7 @@ def _build_full(r: BuildRequest, threads: int, progress: Progress | None, say: C
             "zeckdb: waiting for readers to close the database (a long query, `zeckdb verify`?) before the next "
             "commit"))
         try:
-            todo = plan(store, chosen, r.ns, r.force)
-            if r.shards_only and not r.force:  # nothing is stored: what is done is in the shard folder
-                from .distributed import unwritten
-
-                assert shards is not None  # set with the client
-                todo = unwritten(shards, todo)
+            todo = _todo(store, chosen, r, shards)
             _notify_build(skipped if skip else None, bool(todo), say)  # once everything is checked
             if progress is not None:
                 progress.start(sum(layer_weight(vs, k) for k, vs in todo.items()), "building")
@@ -134,6 +129,20 @@ def _build_full(r: BuildRequest, threads: int, progress: Progress | None, say: C
                 committed.append(sorted(set().union(*(store.built_ns(v.name) for v in chosen)) & set(r.ns)))
             finally:
                 store.close()  # a checkpoint: Ctrl-C can land here too, after every layer is committed
+
+
+def _todo(store: Store, chosen: list[Variant], r: BuildRequest, shards: Path | None) -> dict[int, list[Step]]:
+    """The layers the build computes: plan's, less those in the shard folder of a build that
+    stores nothing (--shards-only: what is done is there)."""
+    from .builder import plan
+
+    todo = plan(store, chosen, r.ns, r.force)
+    if r.shards_only and not r.force:
+        from .distributed import unwritten
+
+        assert shards is not None  # set with the client
+        todo = unwritten(shards, todo)
+    return todo
 
 
 def _untouched(db: str | os.PathLike[str] | None, games: list[Variant], done: Callable[[Store], bool]) -> Path | None:
