@@ -67,8 +67,8 @@ def _one_line_usage_errors() -> Iterator[None]:
 
     def show(self: Any, file: Any = None) -> None:
         command = self.ctx.command_path if self.ctx is not None else "zeckdb"
-        if isinstance(self, no_such_option):  # worded differently by each Click: zeckdb words it once
-            close = sorted(getattr(self, "possibilities", None) or ())
+        if isinstance(self, no_such_option):  # worded and matched differently by each Click: zeckdb does both once
+            close = _nearest_options(self.option_name, self.ctx)
             message = f"no such option: {self.option_name}" + (f" (did you mean {' or '.join(close)}?)" if close else "")
         else:
             message = self.format_message().rstrip(".")
@@ -80,6 +80,18 @@ def _one_line_usage_errors() -> Iterator[None]:
         yield
     finally:
         usage_error.show = original
+
+
+def _nearest_options(name: str, ctx: Any) -> list[str]:
+    """The command's options a mistyped one most likely meant: those it begins (`--v`:
+    `--variant`), else the closest in spelling (`--varient`)."""
+    import difflib
+
+    if ctx is None:
+        return []
+    options = sorted(o for param in ctx.command.params for o in (*param.opts, *param.secondary_opts) if o.startswith("--"))
+    begun = [o for o in options if len(name) > 2 and o.startswith(name)]
+    return begun[:3] or difflib.get_close_matches(name, options, n=1)
 
 
 def _may_be_damage(error: BaseException) -> bool:

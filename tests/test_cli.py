@@ -676,6 +676,8 @@ def test_bad_arguments_are_refused_before_waiting_for_a_compile(small_db, tmp_pa
 @pytest.mark.parametrize("args, said", [
     (["build", "--varient", "zeckendorf"], "zeckdb: error: no such option: --varient (did you mean --variant?) "
                                            "(`zeckdb build --help` says what it takes)"),
+    (["build", "--v"], "zeckdb: error: no such option: --v (did you mean --variant?) "),
+    (["sql", "SELECT 1", "--parm", "a=1"], "zeckdb: error: no such option: --parm (did you mean --param?) "),
     (["build", "--threads", "two"], "zeckdb: error: invalid value for '--threads': "),
     (["positon"], "zeckdb: error: no such command 'positon'. Did you mean 'position'?"),
     (["query", "winners", "--param", "n=5"], "zeckdb: error: query winners takes n as --n, not as a parameter of its "
