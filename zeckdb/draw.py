@@ -68,7 +68,7 @@ def layer_dot(store: Store, variant: Variant, n: int, strategy_only: bool = Fals
                       "  edge [fontname=Helvetica, fontsize=9, color=\"#777777\"];",
                       *_legend(variant.players),
                       *(_position_line(row, variant.players) for row in rows),
-                      *_outside_lines(store, variant, n, {(m[2], m[1]) for m in moves if m[2] != n}),
+                      *_outside_lines(store, variant, {(m[2], m[1]) for m in moves if m[2] != n}),
                       *_move_lines(rows, moves, n, variant.players),
                       "}"]) + "\n"
 
@@ -93,20 +93,20 @@ def _position_line(row: tuple[Any, ...], players: int) -> str:
     return f"  p{pid} [" + ", ".join(f"{k}={_quote(v)}" for k, v in attrs.items()) + "];"
 
 
-def _outside_lines(store: Store, variant: Variant, n: int, reached: set[tuple[int, int]]) -> list[str]:
-    """The positions of lower layers that the drawn moves reach, as dashed nodes: read in one
-    query over the layer's moves, not one a position."""
+def _outside_lines(store: Store, variant: Variant, reached: set[tuple[int, int]]) -> list[str]:
+    """The positions of lower layers that the drawn moves reach, (n, id) each, as dashed nodes:
+    read in one query, not one a position."""
     if not reached:
         return []
+    wanted = sorted(reached)
     found = store.rows(
-        f"""SELECT DISTINCT p.n, p.id, {_position_text(variant)}, p.outcome, p.forcing_seat
-            FROM moves AS m JOIN positions AS p ON p.variant = m.variant AND p.n = m.dst_n AND p.id = m.dst
-            WHERE m.variant = ? AND m.n = ? AND m.dst_n <> m.n ORDER BY p.n, p.id""", [variant.name, n])
+        f"""SELECT p.n, p.id, {_position_text(variant)}, p.outcome, p.forcing_seat
+            FROM positions AS p JOIN (SELECT unnest(?) AS n, unnest(?) AS id) AS r ON p.n = r.n AND p.id = r.id
+            WHERE p.variant = ? ORDER BY p.n, p.id""", [[k for k, _ in wanted], [i for _, i in wanted], variant.name])
     lines = []
     for dst_n, dst, position, outcome, seat in found:
-        if (dst_n, dst) in reached:
-            label = _quote(f"{position}\n(n = {dst_n})")
-            lines.append(f"  q{dst_n}_{dst} [label={label}, style=\"dashed\", shape={_look(outcome, seat, variant.players)[0]}];")
+        label = _quote(f"{position}\n(n = {dst_n})")
+        lines.append(f"  q{dst_n}_{dst} [label={label}, style=\"dashed\", shape={_look(outcome, seat, variant.players)[0]}];")
     return lines
 
 
