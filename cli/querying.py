@@ -165,7 +165,8 @@ def _sql_params(statement: str, params: list[str], args: list[str]) -> list[Any]
     return _marked_values(marks, named, positional)
 
 
-def _s(count: int, one: str, more: str) -> str:
+def _by_count(count: int, one: str, more: str) -> str:
+    """`one` for a count of one, else `more` (value, values)."""
     return one if count == 1 else more
 
 
@@ -186,15 +187,15 @@ def _named_values(dollars: list[str], named: dict[str, Any], positional: list[An
 def _marked_values(marks: list[str], named: dict[str, Any], positional: list[Any]) -> list[Any] | None:
     """The values of a statement of ? marks (or of none): as many as it has, in order."""
     if named and marks:
-        raise UsageError(f"the statement takes {len(marks)} ? {_s(len(marks), 'value', 'values')}, in order: give "
-                         f"{_s(len(marks), 'it', 'them')} with --arg VALUE (--param NAME=VALUE binds $NAME, "
+        raise UsageError(f"the statement takes {len(marks)} ? {_by_count(len(marks), 'value', 'values')}, in order: give "
+                         f"{_by_count(len(marks), 'it', 'them')} with --arg VALUE (--param NAME=VALUE binds $NAME, "
                          f"and it has no --param {next(iter(named))}=...)")
     given = len(positional) + len(named)
     if not marks and given:
-        raise UsageError(f"the statement takes no parameters, and {given} {_s(given, 'was', 'were')} given")
+        raise UsageError(f"the statement takes no parameters, and {given} {_by_count(given, 'was', 'were')} given")
     if len(positional) != len(marks):
-        raise UsageError(f"the statement takes {len(marks)} ? {_s(len(marks), 'value', 'values')}, in order, and "
-                         f"{len(positional)} {_s(len(positional), 'was', 'were')} given (--arg VALUE each)")
+        raise UsageError(f"the statement takes {len(marks)} ? {_by_count(len(marks), 'value', 'values')}, in order, and "
+                         f"{len(positional)} {_by_count(len(positional), 'was', 'were')} given (--arg VALUE each)")
     return positional or None
 
 

@@ -75,14 +75,15 @@ def run_in_child(db: Path, sql: str, limits: Limits, fmt: str, write: Any, memor
         parent.close()
 
 
-def check_here(sql: str) -> None:
+def check_here(sql: str) -> Any:
     """The statement's checks that need only DuckDB's parser, in this process: a short statement
     refused by its kind or its names is refused at once, without a process started for it. The
     child checks it again, on the database's sandboxed connection, and that connection refuses
-    what reading would reach outside the database."""
+    what reading would reach outside the database. What passes: DuckDB's parsed statement
+    (executor.check_statement)."""
     from .executor import check_statement
 
-    check_statement(_parser(), sql)
+    return check_statement(_parser(), sql)
 
 
 _parsers = threading.local()  # (the process it was made in, a cursor of that process's parser database)

@@ -320,8 +320,9 @@ def _limits(timeout: float | None, max_rows: int | None, max_bytes: int | None) 
     """A statement's limits, as the command line and the service read them from the settings in
     force: the sql_timeout setting unless `timeout`, the sql_max_rows setting unless `max_rows`
     (0, given or set: every row)."""
-    rows = settings().sql_max_rows if max_rows is None else max_rows
-    return Limits(timeout=settings().sql_timeout if timeout is None else timeout, max_rows=rows or None,
+    active = settings()
+    rows = active.sql_max_rows if max_rows is None else max_rows
+    return Limits(timeout=active.sql_timeout if timeout is None else timeout, max_rows=rows or None,
                   max_bytes=max_bytes)
 
 
@@ -650,10 +651,9 @@ def statement_parameters(sql: str) -> set[str]:
     """The parameters one read-only statement takes, as DuckDB's parser names them: `$name`'s
     names, or "1", "2", ... for its `?`s (a `$` inside a string literal is text, not a name);
     a UsageError for a statement zeckdb's SQL never runs."""
-    from .apart import _parser
-    from .executor import check_statement
+    from .apart import check_here
 
-    return set(check_statement(_parser(), sql).named_parameters)
+    return set(check_here(sql).named_parameters)
 
 
 def check_sql(sql: str, params: Params = None) -> None:

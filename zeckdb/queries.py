@@ -215,6 +215,9 @@ def run_query(store: Store, name: str, game: Variant | None = None, ns: list[int
     return result
 
 
+EVERY_QUERYS_OPTIONS = ("variant", "n", "timeout", "max_rows")  # the options every named query takes
+
+
 def _check_arguments(query: NamedQuery, params: dict[str, str], ns: list[int] | None) -> None:
     """Refuse a parameter the query does not take (naming the nearest it does), one it needs
     and lacks, and --n where it takes none."""
@@ -225,10 +228,10 @@ def _check_arguments(query: NamedQuery, params: dict[str, str], ns: list[int] | 
 
         wrong = sorted(unknown)[0]
         takes = ", ".join(sorted(query.params)) or f"no {opt('param')}"
-        if wrong in ("variant", "n", "timeout", "max_rows"):  # an option of every query, given as its own parameter
+        if wrong in EVERY_QUERYS_OPTIONS:  # given as a parameter of the query's own
             raise UsageError(f"query {name} takes {wrong} as {opt(wrong)}, not as a parameter of its own: give "
                              f"{opt(wrong)} {params[wrong][:40]}")
-        near = difflib.get_close_matches(wrong, [*query.params, "variant", "n", "timeout", "max_rows"], n=1)
+        near = difflib.get_close_matches(wrong, [*query.params, *EVERY_QUERYS_OPTIONS], n=1)
         hint = f" (did you mean {opt(near[0]) if near[0] in ('variant', 'n') else repr(near[0])}?)" if near else ""
         raise UsageError(f"query {name} has no parameter {wrong[:40]!r}{hint}: it takes {takes}")
     missing = query.required - set(params)

@@ -387,13 +387,14 @@ class _Guard:
                 message = {**message, "headers": [*message.get("headers", []), *SECURITY_HEADERS]}
             await send(message)
 
-        host = dict(scope.get("headers", [])).get(b"host")
+        headers = dict(scope.get("headers", []))
+        host = headers.get(b"host")
         if host is not None and not allowed_host(host.decode("latin-1"), self.allowed_hosts):
             await self._refuse(guarded_send, 400, f"bad request: this server does not answer for the host "
                                f"{host.decode('latin-1')[:60]!r}: name it by an address or an allowed name "
                                "(serve --allowed-hosts)")
             return
-        length = dict(scope.get("headers", [])).get(b"content-length")
+        length = headers.get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_body_bytes):
             await self._refuse(guarded_send, 413 if length.isdigit() else 400, "the request body is over "
                                f"{self.max_body_bytes:,} bytes: send less" if length.isdigit() else "bad Content-Length")

@@ -238,12 +238,12 @@ def _construct(name: str) -> Variant | None:
 def get_variant(name: str) -> Variant:
     """The variant registered under `name`; the error lists the valid names."""
     if name not in _instances:
-        variant = _construct(name) if "," not in name else None
-        if variant is None and "," in name:
+        if "," in name:
             flag = opt("variant")
             repeated = " ".join(f"{flag} {part.strip()[:40]}" for part in name.split(",")[:6])
             raise UnknownVariantError(f"unknown variant {name[:64]!r}: {flag} names one game, and repeats for more: "
                                       f"{repeated}")
+        variant = _construct(name)
         if variant is None:
             raise UnknownVariantError(f"unknown variant {name[:64]!r}: {did_you_mean(name, _all_names())}"
                                       f"choose one of {_valid_names()}")
