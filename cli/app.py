@@ -13,7 +13,6 @@ from zeckdb import api
 from zeckdb.ranges import parse_n
 from zeckdb.settings import help_text as setting_help
 from zeckdb.errors import UsageError
-from zeckdb.progress import Lines
 
 
 def _one_per_line(names: list[str]) -> str:
@@ -110,12 +109,12 @@ def _echo_err(text: str) -> None:
 
 
 class _Progress:
-    """A progress bar on a terminal, plain log lines otherwise (zeckdb.progress.Lines, on
+    """A progress bar on a terminal, plain log lines otherwise (api.Lines, on
     standard error): api.Progress."""
 
     def __init__(self) -> None:
         self.bar: Any = None  # a rich Progress on a terminal
-        self.lines: Lines | None = None
+        self.lines: api.Lines | None = None
 
     def start(self, total: int, verb: str) -> None:
         if sys.stderr.isatty():
@@ -127,7 +126,7 @@ class _Progress:
             self.bar.start()
             self.task = self.bar.add_task("", total=max(total, 1))
         else:
-            self.lines = Lines(_echo_err)
+            self.lines = api.Lines(_echo_err)
             self.lines.start(total, verb)
 
     def advance(self, positions: int, description: str) -> None:

@@ -50,8 +50,8 @@ if TYPE_CHECKING:
     from .completeness import Hole, Holes
 
 __all__ = ["BuildInterrupted", "BuildResult", "Database", "Drawing", "Export", "GameInfo", "Hole", "Holes", "Layer", "Limits",
-           "Line", "Move", "MoveInfo", "NamedQuery", "Outcome", "PlayResult", "Plot", "PositionInfo", "Progress", "Report",
-           "Result", "Settings", "Simulation", "Status", "VariantStatus", "build", "check_sql", "named_query",
+           "Line", "Lines", "Move", "MoveInfo", "NamedQuery", "Outcome", "PlayResult", "Plot", "PositionInfo", "Progress",
+           "Report", "Result", "Settings", "Simulation", "Status", "VariantStatus", "build", "check_sql", "named_query",
            "open", "plot_kinds", "load_game", "plugin_failures", "plugin_games", "plugin_names", "plugin_of",
            "queries", "run_sql_apart", "schema_revision", "settings", "simulate", "statement_parameters",
            "stop_plugin_probes", "suggested", "summary_games", "upgrade", "using", "variant_labels", "variants"]
