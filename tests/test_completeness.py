@@ -199,11 +199,14 @@ def test_advice_names_the_file_it_is_about(capsys, tmp_path, monkeypatch):
     assert code == 0 and "upgraded from 0015" in out and sorted(p.name for p in tmp_path.iterdir() if
                                                                   p.suffix == ".duckdb") == ["old.duckdb"]
     monkeypatch.setenv("ZECKDB_DB", str(old))  # the database a command finds by itself: no --db in the advice
+    code, _, err = run(capsys, "query", "winners", "--variant", "zeckendorf")
+    assert code == 1 and err.rstrip().endswith("run `zeckdb build --variant zeckendorf`"), err  # the door's settings
+    from zeckdb.settings import Settings
     from zeckdb.store import suggested
 
-    assert suggested("verify", old) == "`zeckdb verify`"
+    assert suggested("verify", old, Settings(db=str(old))) == "`zeckdb verify`"
     shown = "`zeckdb verify --db 'other \\x1b]52;c;x\\x07.duckdb'`"  # a terminal shows it, and acts on nothing
-    assert suggested("verify", tmp_path / "other \x1b]52;c;x\x07.duckdb") == shown
+    assert suggested("verify", tmp_path / "other \x1b]52;c;x\x07.duckdb", Settings(db=str(old))) == shown
 
 
 def test_a_file_whose_views_or_macros_are_not_zeckdbs_is_refused_until_upgraded(capsys, four_games, tmp_path):

@@ -476,7 +476,8 @@ def test_a_large_summary_layer_takes_every_thread_of_a_task_on_the_cluster(clust
 
     with distributed.Client(cluster, timeout=60) as client:
         threads = client.submit(zeckdb.distributed.task_threads, pure=False).result()
-    assert threads == int(os.environ.get("ZECKDB_THREADS") or len(os.sched_getaffinity(0)))
+        shipped = client.submit(zeckdb.distributed.task_threads, zeckdb.Settings(threads=3), pure=False).result()
+    assert threads == len(os.sched_getaffinity(0)) and shipped == 3  # the driver's settings, not the worker's
     monkeypatch.setattr(zeckdb.distributed, "THREADED_LAYER", 0)  # every layer counts as large
     local, remote = tmp_path / "local.duckdb", tmp_path / "cluster.duckdb"
     zeckdb.build(local, ["zeckendorf", "reversed"], "30..40", summary_only=True, threads=1)
@@ -734,7 +735,7 @@ def test_every_wait_on_the_cluster_is_watched():
 
     class Watched(_WorkerWatch):
         def __init__(self):
-            super().__init__(client=None)
+            super().__init__(client=None, silent_seconds=60.0)
             self.checks = 0
             self.idled = 0
             self.idle = lambda: setattr(self, "idled", self.idled + 1)

@@ -550,6 +550,14 @@ def test_the_docs_misere_plugin_and_zeckdbs_own_twin_of_a_plugin(plugin, tmp_pat
     assert int(moves.stdout.splitlines()[1]) == 3 * 30 - 3  # one graph: take 1, 2, 3 from each pile r >= 1
     verified = zeckdb(site, "verify", "--db", db)
     assert verified.returncode == 0 and "every check passed" in verified.stdout, verified.stderr
+    from tests.http import get, serving
+
+    # served too: the plugin's misère game (misère by nature) and zeckdb's twin of the plugin's game
+    with serving(Path(db), env={"PYTHONPATH": str(site), "ZECKDB_PLUGIN_LOAD_SECONDS": SERVED_LOAD_SECONDS}) as base:
+        for name in ("subtraction-misere-play", "subtraction-misere"):
+            for n in (9, 12):
+                status, body, _ = get(base + f"/v1/{name}/starts/{n}")
+                assert status == 200 and body["outcome"] == ("loss" if n % 4 == 1 else "win"), (name, n, body)
     script = ("from zeckdb.testing import conformance; from zeckdb_misere_subtraction import MisereSubtraction; "
               "conformance(MisereSubtraction(), ns=(0, 1, 4, 9)); print('conforms')")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,

@@ -146,6 +146,35 @@ def test_a_library_users_settings_govern_the_calls_not_the_environment(small_db,
         zeckdb.open(small_db, settings={"sql_max_rows": 5})
 
 
+def test_with_settings_given_no_call_reads_the_environment(small_db, tmp_path, monkeypatch):
+    """Every setting's variable set to what it refuses: a library call given its Settings runs
+    through build, lookups, queries, SQL in a process of its own, verify, a plot, the schema
+    and the catalogue without reading one (any read would raise, naming the variable)."""
+    import dataclasses
+
+    import zeckdb
+    from zeckdb import api
+    from zeckdb.settings import env_name
+
+    for f in dataclasses.fields(Settings):
+        monkeypatch.setenv(env_name(f.name), "\u0663 not a value")
+    given = Settings(db=str(tmp_path / "given.duckdb"), threads=1, sql_max_rows=3)
+    built = zeckdb.build(None, ["zeckendorf", "zeckendorf-misere"], "1..9", settings=given)
+    assert built.path == str(tmp_path / "given.duckdb") and len(built.built) == 18
+    with zeckdb.open(given.db, settings=given) as db:
+        assert db.position("zeckendorf", start=9).outcome == "loss"  # Player 2 wins from n = 3 on (docs/games.md)
+        assert len(db.sql("SELECT * FROM range(10)").rows) == 3  # the given row limit
+        assert db.query("winners", variant="zeckendorf").rows
+        assert db.verify().ok
+        assert db.plot("lengths", "zeckendorf", "3..9").rows
+    pieces: list[str] = []
+    shown, _ = api.run_sql_apart(None, "SELECT * FROM range(10)", "csv", pieces.append, settings=given)
+    assert shown == 3
+    assert api.schema_revision(None, settings=given)[2] and api.upgrade(None, settings=given)[1] is not None
+    with pytest.raises(zeckdb.errors.UsageError, match="ZECKDB_"):  # and without them, the environment's refusal
+        zeckdb.open(given.db)
+
+
 def test_settings_travel_to_the_processes_zeckdb_starts(small_db):
     from zeckdb.settings import Settings, current, using
 
@@ -157,7 +186,7 @@ def test_settings_travel_to_the_processes_zeckdb_starts(small_db):
         assert current() is mine
         from zeckdb import api
 
-        pieces: list[str] = []  # the child process reads the environment as_environment() gave it
+        pieces: list[str] = []  # the child process runs under the settings handed to it
         shown, _ = api.run_sql_apart(small_db, "SELECT * FROM range(3)", "csv", pieces.append)
     assert shown == 3 and "".join(pieces).splitlines() == ["range", "0", "1", "2"] and current() is not mine
 
@@ -193,7 +222,7 @@ def _observed_threads(monkeypatch) -> dict[str, list[int]]:
         return real_pool(workers, name)
 
     monkeypatch.setattr(StoreWriter, "write_layers", write_layers)
-    monkeypatch.setattr(builder, "settings_pool", pool)
+    monkeypatch.setattr(builder, "named_pool", pool)
     return seen
 
 
@@ -303,3 +332,67 @@ def test_the_library_reads_the_row_limit_the_docs_promise(small_db, monkeypatch)
     with zeckdb.open(small_db) as db:
         result = db.sql("SELECT * FROM range(160)")
         assert len(result.rows) == 3 and result.truncated
+
+
+# The doors fold the environment, the options and a library user's Settings into one Settings
+# and hand it down; every module below them takes what it needs as a parameter. Each entry:
+# why that module may read the environment or the settings context.
+DOORS = {
+    "cli": "the command line",
+    "zeckdb/api.py": "the library",
+    "zeckdb/service.py": "the service",
+    "zeckdb/settings.py": "where the settings are defined and read",
+    "zeckdb/__init__.py": "sets numpy's own variable before numpy loads",
+    "zeckdb/engine/jit.py": "numba's own cache variable, not a setting of zeckdb's",
+}
+CONTEXT = {"current", "using", "activate", "_ACTIVE", "from_env"}  # zeckdb.settings's ambient reads
+ENVIRONMENT = {"environ", "environb", "getenv", "getenvb", "putenv"}  # os's
+
+
+def _ambient_reads(source: str) -> list[str]:
+    """Where a module's source reaches the settings context or the environment: a name of
+    CONTEXT imported from zeckdb.settings (and each use of it), `settings.current` and the like,
+    and os's environment however it is reached."""
+    import ast
+
+    tree = ast.parse(source)
+    imported: set[str] = set()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            module = (node.module or "").split(".")[-1]
+            for alias in node.names:
+                if (module == "settings" and alias.name in CONTEXT) or (module == "os" and alias.name in ENVIRONMENT):
+                    imported.add(alias.asname or alias.name)
+                    found.append(f"import {alias.name} (line {node.lineno})")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in imported and not isinstance(node.ctx, ast.Store):
+            found.append(f"{node.id} (line {node.lineno})")
+        elif isinstance(node, ast.Attribute) and (
+                node.attr in ENVIRONMENT
+                or (node.attr in CONTEXT and isinstance(node.value, ast.Name) and node.value.id in {"settings", "Settings"})):
+            found.append(f"{node.attr} (line {node.lineno})")
+    return found
+
+
+def test_the_ambient_check_finds_a_read():
+    """The check below can fail: a planted read of each kind is found."""
+    assert _ambient_reads("from .settings import current\nx = current().db\n") == [
+        "import current (line 1)", "current (line 2)"]
+    assert _ambient_reads("import os\nos.environ.get('ZECKDB_DB')\n") == ["environ (line 2)"]
+    assert _ambient_reads("from ..settings import using as u\n") == ["import using (line 1)"]
+    assert _ambient_reads("from . import settings\nsettings.current().db\n") == ["current (line 2)"]
+    assert _ambient_reads("from os import getenv as g\ng('X')\n") == ["import getenv (line 1)", "g (line 2)"]
+    assert _ambient_reads("def f(settings):\n    return settings.db, self.current, current\n") == []
+
+
+def test_below_the_doors_nothing_reads_the_environment_or_the_settings_context():
+    offenders = {}
+    for path in sorted([*ROOT.glob("zeckdb/**/*.py"), *ROOT.glob("cli/**/*.py"), *ROOT.glob("migrations/**/*.py")]):
+        relative = path.relative_to(ROOT).as_posix()
+        if relative in DOORS or relative.split("/")[0] in DOORS:
+            continue
+        reads = _ambient_reads(path.read_text())
+        if reads:
+            offenders[relative] = reads
+    assert not offenders, f"below the doors, read from the air: {offenders}"

@@ -16,7 +16,7 @@ from typing import Any
 
 from .errors import QueryLimitError, ZeckdbError
 from .executor import Limits, Params, check_params
-from .settings import ENV_PREFIX, current, memory_bytes
+from .settings import DEFAULTS, Settings, memory_bytes
 
 TEXT_BYTES = 1 << 16  # rendered text is sent to the parent in pieces of about this size
 # DuckDB's parser takes time that grows faster than a statement's length, and this process has
@@ -27,7 +27,7 @@ TOO_MUCH_MEMORY = "the query needs more memory than its limit: narrow it (e.g. a
 
 
 def run_in_child(db: Path, sql: str, limits: Limits, fmt: str, write: Any, memory_limit: str,
-                 params: Params = None) -> tuple[int, int | None]:
+                 params: Params = None, settings: Settings = DEFAULTS) -> tuple[int, int | None]:
     """Run one statement in a child process with an address-space limit, killed at its deadline,
     its rows rendered there (render.StreamedRender) and handed to `write` piece by piece as they
     come (so that neither process holds them all); returns (rows shown, every row's count, None
@@ -37,17 +37,16 @@ def run_in_child(db: Path, sql: str, limits: Limits, fmt: str, write: Any, memor
         check_here(sql)
     # A fork of the fork server: a fresh interpreter that has imported what the child runs and
     # nothing else (no copy of this process's DuckDB or threads), so that a statement after the
-    # first starts without an interpreter's start-up. The child takes this process's settings
-    # from the environment as they are now, not as they were when the server started.
+    # first starts without an interpreter's start-up. The child is handed this call's settings,
+    # not the environment the server started with.
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["zeckdb.apart", "zeckdb.store", "zeckdb.render"])
     parent, child = context.Pipe(duplex=False)
-    environment = current().as_environment()  # the settings of this call, the environment's or a library user's
     process = context.Process(target=_run_one, args=(child, os.path.abspath(db), sql, params, limits, fmt,
-                                                     memory_limit, environment), name="zeckdb-sql", daemon=True)
+                                                     memory_limit, settings), name="zeckdb-sql", daemon=True)
     process.start()
     child.close()
-    started, settings = time.monotonic(), current()
+    started = time.monotonic()
     deadline: float | None = None  # set once the child is ready: its start-up is not the query's time
     try:
         while True:
@@ -111,16 +110,13 @@ def _parser() -> Any:
 
 
 def _run_one(conn: Connection, db: str, sql: str, params: Params, limits: Limits, fmt: str, memory_limit: str,
-             environment: dict[str, str]) -> None:
-    """The child of run_in_child: take the parent's settings, open the database, limit its own
+             settings: Settings) -> None:
+    """The child of run_in_child: open the database under the parent's settings, limit its own
     address space, stream the rows."""
     import resource
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops it; a Ctrl-C goes to both
-    for name in [k for k in os.environ if k.startswith(ENV_PREFIX)]:
-        del os.environ[name]
-    os.environ.update(environment)
     from .render import StreamedRender
     from .store import Store
 
@@ -142,7 +138,7 @@ def _run_one(conn: Connection, db: str, sql: str, params: Params, limits: Limits
             size = 0
 
     try:
-        with Store.open_read(db, memory_limit=memory_limit) as store:
+        with Store.open_read(db, memory_limit=memory_limit, settings=settings) as store:
             limit = address_space() + 2 * memory_bytes(memory_limit)
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
             conn.send(("ready",))

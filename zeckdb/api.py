@@ -117,10 +117,10 @@ def _probe(store: Store, variant_name: str, position: str | Position | None = No
     if own not in rows:
         store.require_built(variant.name, n)  # raises the helpful error when n is not built
         raise NotBuiltError(f"position {variant.format(pos)} is missing from the database for n = {n}: rebuild "
-                            f"with {suggested(f'build --variant {variant.name} --n {n} --force', store.path)}")
+                            f"with {store.suggested(f'build --variant {variant.name} --n {n} --force')}")
     if any(place not in rows for _, _, place in children):
         raise NotBuiltError(f"the moves from {variant.format(pos)} lead to positions missing from the database: "
-                            f"rebuild with {suggested(f'build --variant {variant.name} --n {n} --force', store.path)}")
+                            f"rebuild with {store.suggested(f'build --variant {variant.name} --n {n} --force')}")
     me = rows[own]
     games: int | float = me["games_to_end"]
     expected = real(me["expected_remaining"])  # stored as REAL: show the digits it holds
@@ -195,6 +195,7 @@ def plugin_names() -> list[str]:
 def load_game(name: str) -> None:
     """Load the game `name` (a plugin's: probed, then loaded, bounded in time), raising the
     error that says why it cannot be; later calls asking for it find it loaded."""
+    folded(None)
     get_variant(name)
 
 
@@ -203,6 +204,7 @@ def plugin_games(names: Iterable[str]) -> tuple[list[GameInfo], list[str]]:
     its own, bounded in time: none is loaded here), and one line for each that does not load."""
     from .variants import plugins, probe_all
 
+    folded(None)
     installed = plugins()
     probes, failures = probe_all({name: installed[name] for name in names if name in installed})
     return [_plugin_info(probe) for probe in probes], failures
@@ -229,6 +231,7 @@ def plugin_failures() -> list[str]:
     process of its own, bounded in time: zeckdb.variants.plugins)."""
     from .variants import plugin_catalogue
 
+    folded(None)
     return plugin_catalogue()[1]
 
 
@@ -244,10 +247,11 @@ def variants(name: str | None = None, plugins: bool = True) -> list[GameInfo]:
     from .engine.limits import build_memory, summary_memory
     from .variants import plugin_catalogue, plugins as installed, probe_plugin
 
+    active = folded(None)
     if name is not None and name in installed():
         return [_plugin_info(probe_plugin(name, installed()[name]))]
     listed = games() if name is None else _chosen(games(), name)
-    budgets = (build_memory(), summary_memory())
+    budgets = (build_memory(active), summary_memory(active))
     out = [_game_info(g, budgets) for g in listed]
     if name is None and plugins:
         out += [_plugin_info(probe) for probe in plugin_catalogue()[0]]
@@ -316,11 +320,10 @@ def _ns(n: NRange) -> list[int] | None:
     return sorted({int(x) for x in n})
 
 
-def _limits(timeout: float | None, max_rows: int | None, max_bytes: int | None) -> Limits:
-    """A statement's limits, as the command line and the service read them from the settings in
-    force: the sql_timeout setting unless `timeout`, the sql_max_rows setting unless `max_rows`
-    (0, given or set: every row)."""
-    active = settings()
+def _limits(active: Settings, timeout: float | None, max_rows: int | None, max_bytes: int | None) -> Limits:
+    """A statement's limits, as the command line and the service read them from their settings:
+    the sql_timeout setting unless `timeout`, the sql_max_rows setting unless `max_rows` (0,
+    given or set: every row)."""
     rows = active.sql_max_rows if max_rows is None else max_rows
     return Limits(timeout=active.sql_timeout if timeout is None else timeout, max_rows=rows or None,
                   max_bytes=max_bytes)
@@ -374,10 +377,9 @@ class Database:
                  shared: bool = False, settings: Settings | None = None):
         import threading
 
-        self.settings = settings
-        with using(settings):
-            self._shared = SharedReader(path, memory_limit=memory_limit) if shared else None
-            self._store = None if shared else Store.open_read(path, memory_limit=memory_limit)
+        self.settings = folded(settings)  # resolved once: every call of this Database runs under them
+        self._shared = SharedReader(path, memory_limit=memory_limit, settings=self.settings) if shared else None
+        self._store = None if shared else Store.open_read(path, memory_limit=memory_limit, settings=self.settings)
         self._owner = threading.get_ident()  # the thread that opened it reads on its first connection
         self._threads = threading.local()  # every other thread: a reader of its own (Store.reader)
         self._readers: list[Store] = []
@@ -403,12 +405,11 @@ class Database:
 
     @contextmanager
     def _session(self) -> Iterator[Store]:
-        with using(self.settings):
-            if self._shared is None:
-                yield self._own
-            else:  # a long-lived reader (the service): each call bounded by the lookup's time
-                with self._shared.store(settings().serve_lookup_seconds) as store:
-                    yield store
+        if self._shared is None:
+            yield self._own
+        else:  # a long-lived reader (the service): each call bounded by the lookup's time
+            with self._shared.store(self.settings.serve_lookup_seconds) as store:
+                yield store
 
     def __enter__(self) -> Database:
         return self
@@ -506,7 +507,7 @@ class Database:
         given = {**(params or {}), **{k: str(v) for k, v in more.items()}}
         with self._session() as store:
             game = None if variant is None else get_variant(variant)
-            return run_query(store, name, game, _ns(n), given, limits or _limits(timeout, max_rows, max_bytes))
+            return run_query(store, name, game, _ns(n), given, limits or _limits(self.settings, timeout, max_rows, max_bytes))
 
     def sql(self, text: str, params: Params = None, *, timeout: float | None = None, max_rows: int | None = None,
             max_bytes: int | None = None, limits: Limits | None = None) -> Result:
@@ -517,7 +518,7 @@ class Database:
         within `timeout` seconds (default: the sql_timeout setting), or within `limits`. It runs
         in this process; zeckdb.api.run_sql_apart bounds its memory in a process of its own."""
         with self._session() as store:
-            return run_sql(store, text, limits or _limits(timeout, max_rows, max_bytes), params)
+            return run_sql(store, text, limits or _limits(self.settings, timeout, max_rows, max_bytes), params)
 
     def status(self) -> Status:
         """What the database holds: its file, size, schema revision, whether a build is writing
@@ -544,8 +545,8 @@ class Database:
             built = store.built_ns(game.name) | store.summary_ns(game.name)
             if not built:
                 raise NotBuiltError(f"{game.name} is not built in {printable(str(store.path))}: run "
-                                    f"{suggested(f'build --variant {game.name}', store.path)}")
-            check_built_ns({game.name: built}, ns or [], game.name, store.path)
+                                    f"{store.suggested(f'build --variant {game.name}')}")
+            check_built_ns({game.name: built}, ns or [], game.name, store)
             return [Layer.from_row(row) for row in store.build_rows(game.name, ns)]
 
     def holes(self) -> Holes:
@@ -668,8 +669,8 @@ def check_sql(sql: str, params: Params = None) -> None:
 
 
 def run_sql_apart(db: str | os.PathLike[str] | None, sql: str, format: str, write: Callable[[str], Any], *,
-                  timeout: float | None = None, max_rows: int | None = None,
-                  memory_limit: str | None = None, params: Params = None) -> tuple[int, int | None]:
+                  timeout: float | None = None, max_rows: int | None = None, memory_limit: str | None = None,
+                  params: Params = None, settings: Settings | None = None) -> tuple[int, int | None]:
     """Run one ad-hoc statement as `zeckdb sql` does: in a process of its own, which the operating
     system bounds in memory and which is killed at the time limit, its rows rendered in `format`
     (table, csv, json, markdown) and handed to `write` piece by piece; (rows shown, every row's
@@ -678,36 +679,41 @@ def run_sql_apart(db: str | os.PathLike[str] | None, sql: str, format: str, writ
     from .apart import run_in_child
     from .store import resolve_db_path
 
-    path = resolve_db_path(db)
+    active = folded(settings)
+    path = resolve_db_path(db, settings=active)
     if not path.exists():
-        Store.open_read(path)  # the one-line error of a missing database
-    return run_in_child(path, sql, _limits(timeout, max_rows, None), format, write,
-                        memory_limit or settings().memory_limit, params)
+        Store.open_read(path, settings=active)  # the one-line error of a missing database
+    return run_in_child(path, sql, _limits(active, timeout, max_rows, None), format, write,
+                        memory_limit or active.memory_limit, params, active)
 
 
-def upgrade(db: str | os.PathLike[str] | None = None) -> tuple[Path, str | None, str]:
+def upgrade(db: str | os.PathLike[str] | None = None, settings: Settings | None = None) -> tuple[Path, str | None, str]:
     """Bring the database to the newest schema: (its path, the revision it had, the newest).
     There must be one: a build creates a database."""
     from .errors import DatabaseError
     from .store import resolve_db_path, suggested, upgrade as migrate
 
-    path = resolve_db_path(db)
+    active = folded(settings)
+    path = resolve_db_path(db, settings=active)
     if not path.exists():
-        raise DatabaseError(f"no database at {printable(str(path))}: nothing to upgrade ({suggested('build', path)} "
-                            "creates one)")
-    before, after = migrate(path)
+        raise DatabaseError(f"no database at {printable(str(path))}: nothing to upgrade "
+                            f"({suggested('build', path, active)} creates one)")
+    before, after = migrate(path, active)
     return path, before, after
 
 
-def schema_revision(db: str | os.PathLike[str] | None = None) -> tuple[Path, str | None, bool]:
+def schema_revision(db: str | os.PathLike[str] | None = None,
+                    settings: Settings | None = None) -> tuple[Path, str | None, bool]:
     """(the database's path, its schema revision or None, whether that is the newest)."""
     from .errors import DatabaseError
     from .store import resolve_db_path, schema_revision as revision
 
-    path = resolve_db_path(db)
+    active = folded(settings)
+    path = resolve_db_path(db, settings=active)
     if not path.exists():
-        raise DatabaseError(f"no database at {printable(str(path))}: create one with {suggested('build', path)}")
-    found = revision(path)
+        raise DatabaseError(f"no database at {printable(str(path))}: create one with "
+                            f"{suggested('build', path, active)}")
+    found = revision(path, active)
     return path, found, found == SCHEMA_HEAD
 
 
@@ -742,20 +748,25 @@ def build(db: str | os.PathLike[str] | None, variant: str | list[str] | None = N
     ns = _ns(n)
     if ns is None:
         raise UsageError(f"give {opt('n')}, e.g. 1..150")
-    request = BuildRequest(db, _names(variant), ns, force=force, summary_only=summary_only, lean=lean,
-                           executor=executor, address=address, shards=shards, shards_only=shards_only)
+    request = BuildRequest(db, folded(settings, threads=threads), _names(variant), ns, force=force,
+                           summary_only=summary_only, lean=lean, executor=executor, address=address, shards=shards,
+                           shards_only=shards_only)
     if progress is None and notify is None and in_a_notebook():  # a cell shows how the build goes, as a log would
         progress, notify = Lines(print), print
-    with using(folded(settings, threads=threads)):  # one Settings governs everything below
-        return run(request, progress, notify or (lambda text: None))
+    return run(request, progress, notify or (lambda text: None))
 
 
 def folded(given: Settings | None, **arguments: Any) -> Settings:
     """The one Settings a call runs under (docs/commands.md, "Settings"): an explicit argument
     (a flag, a keyword; None: not given) beats a Settings object, which beats the environment,
-    which beats the default. Each value is checked here, at the door."""
+    which beats the default. Each value is checked here, at the door, and the result handed
+    down as an argument (and to the plugins' probes, which are once per process)."""
+    from .variants.plugins import configure
+
     with using(given):  # refuses what is not a Settings
-        return settings().changed(**arguments)
+        active = settings().changed(**arguments)
+    configure(active)
+    return active
 
 
 def _names(variants: str | Iterable[str] | None) -> list[str] | None:

@@ -27,7 +27,7 @@ from . import interrupts
 from .errors import printable
 from .store import GameRecord, LayerTables, Store, StoreWriter, SummaryRecord
 from .variants import Variant, get_variant
-from .settings import pool as settings_pool
+from .settings import pool as named_pool
 from .tuning import HANDOVER_ROWS, IDLE_SECONDS, MIN_ANALYSTS, TABLES_AHEAD
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ class BuildReport:
 def check_targets(variants: list[Variant], ns: list[int], skip_beyond_limit: bool,
                   budget: int | None = None) -> dict[str, list[int]]:
     """Raise for an n a variant cannot build in full within `budget` bytes a layer
-    (engine.limits; default: the machine's); with skip_beyond_limit, the n beyond a
+    (engine.limits; default: the documented share of the machine's); with skip_beyond_limit, the n beyond a
     variant's limit are returned (by variant name) instead, unless no variant can build any.
     An n below a variant's first (its min_n: 0 for some games, 1 for most) is not that
     variant's to build and is left out for it, unless no variant of the build takes it."""
@@ -124,7 +124,7 @@ def plan(store: Store, variants: list[Variant], ns: list[int], force: bool) -> d
     from .completeness import holes
     from .engine.limits import build_memory, full_limit
 
-    budget = build_memory()
+    budget = build_memory(store.settings)
     todo: dict[int, list[Step]] = {}
     lacking = {(hole.variant, hole.n) for hole in holes(store, variants)[0]}
     for v in variants:
@@ -464,8 +464,8 @@ class _Writer:
         self.progress = progress
         # what the writer hears: a batch handed over, _LOOK once an analysis is done, _FINISH
         self.queue: SimpleQueue[object] = SimpleQueue()
-        self.tablers = settings_pool(TABLES_AHEAD, "zeckdb-tables")
-        self.thread = settings_pool(1, "zeckdb-writer")
+        self.tablers = named_pool(TABLES_AHEAD, "zeckdb-tables")
+        self.thread = named_pool(1, "zeckdb-writer")
         self.running: Future[None] | None = None
 
     def start(self) -> None:
@@ -599,7 +599,11 @@ def build(store: StoreWriter, variants: Sequence[Variant], ns: list[int], *, for
     from .engine.limits import build_memory
 
     variants = list(variants)
-    skipped, todo = planned if planned is not None else (check_targets(variants, ns, skip_beyond_limit), None)
+    todo: dict[int, list[Step]] | None = None
+    if planned is not None:
+        skipped, todo = planned
+    else:
+        skipped = check_targets(variants, ns, skip_beyond_limit, build_memory(store.settings))
     report = BuildReport([v.name for v in variants], ns, skipped=skipped)
     for v in variants:
         store.register_variant(game_record(v))
@@ -612,10 +616,10 @@ def build(store: StoreWriter, variants: Sequence[Variant], ns: list[int], *, for
 
     in_flight: dict[Future[Any], int] = {}  # writes handed over, and the rows of their layers
     lower = LowerLayers(todo)
-    may_start = _solving_ahead(todo, threads, build_memory())
+    may_start = _solving_ahead(todo, threads, build_memory(store.settings))
     # at least two analysts: at large n the distributions cost more than solving and writing together
-    analysts = settings_pool(max(MIN_ANALYSTS, threads), "zeckdb-analyst")
-    solvers = settings_pool(threads, "zeckdb-solver")
+    analysts = named_pool(max(MIN_ANALYSTS, threads), "zeckdb-analyst")
+    solvers = named_pool(threads, "zeckdb-solver")
     writer = _Writer(store, progress)
     waiting = deque(todo.items())
     solving: deque[tuple[int, Future[Any]]] = deque()  # layers being solved, in ascending n

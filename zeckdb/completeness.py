@@ -64,7 +64,6 @@ def database_holes(store: Store) -> Holes:
     """The holes of every game the database holds that this installation knows (a plugin's not
     installed here are left out), counted by the tables a build fills last."""
     from .errors import UnknownVariantError
-    from .store import suggested
     from .variants import get_variant
 
     games = []
@@ -74,7 +73,7 @@ def database_holes(store: Store) -> Holes:
         except UnknownVariantError:
             continue
     found, _ = holes(store, games)
-    return Holes(found, [suggested(words, store.path) for words in fill_commands(found)])
+    return Holes(found, [store.suggested(words) for words in fill_commands(found)])
 
 
 def holes(store: Store, games: Sequence[Variant], ns: list[int] | None = None,

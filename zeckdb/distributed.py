@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterator
 from . import interrupts, shardfolder
 from .errors import ClusterError, UsageError, opt, printable
 from .shardfolder import TABLE_PARTITIONS
-from .settings import Settings, current, pool as settings_pool, using
+from .settings import DEFAULTS, Settings, pool as named_pool
 from .store import LayerTables, Store, StoreWriter, rows_checksums
 from .tuning import SHARD_COMPRESSION, TABLES_AHEAD, THREADED_LAYER
 
@@ -62,21 +62,14 @@ CHECKSUMS = {"positions": "positions_checksum", "edges": "edges_checksum", "summ
 WORKERLESS_SECONDS = 60.0
 
 
-def solve_to_shards(root: str, n: int, steps: list[tuple[str, bool, bool]], graph_stored: list[str],
-                    settings: Settings | None = None) -> list[dict[str, Any]]:
+def solve_to_shards(root: str, n: int, steps: list[tuple[str, bool, bool]],
+                    graph_stored: list[str]) -> list[dict[str, Any]]:
     """On a worker: solve layer n of each (variant, write, replace) step and write the layers
     to write as shards under root; a receipt of each layer written, in order: its variant and
     the checksums of the rows written (store.rows_checksums), which travel to the driver with
     the task's result, not through the shard folder (the driver checks the shards it reads
     against them: a folder on a shared filesystem is writable by others). `graph_stored`: the graphs
-    whose layer n is stored already (its edges are not written again). `settings`: the
-    driver's, which govern the task (its threads, its limits), not the worker's environment."""
-    with using(settings):
-        return _solve_to_shards(root, n, steps, graph_stored)
-
-
-def _solve_to_shards(root: str, n: int, steps: list[tuple[str, bool, bool]],
-                     graph_stored: list[str]) -> list[dict[str, Any]]:
+    whose layer n is stored already (its edges are not written again)."""
     from .builder import LowerLayers, Step, _compute, analyse, layer_tables
     from .variants import get_variant
 
@@ -201,7 +194,7 @@ def shard_counts(root: Path, variant: str, graph: str, n: int, with_graph: bool)
     return variant, graph, n, build["positions"], graph_layer["edges"] if graph_layer is not None else 0
 
 
-def connect(address: str) -> Any:
+def connect(address: str, settings: Settings = DEFAULTS) -> Any:
     """A Dask client of the scheduler at `address`, or a one-line error within the
     cluster_connect_seconds setting (and a little more: Dask's own bound, then ours), whether
     nothing listens there or a peer accepts and never speaks (Dask's bound covers only the first)."""
@@ -210,7 +203,7 @@ def connect(address: str) -> Any:
     except ImportError:
         raise UsageError(f"{opt('executor')} dask needs Dask's distributed package: pip install "
                          "'zeckdb[distributed]'") from None
-    seconds = current().cluster_connect_seconds
+    seconds = settings.cluster_connect_seconds
     _check_peer(address, seconds)
     got: list[Any] = []
 
@@ -331,8 +324,8 @@ def _build_distributed(store: StoreWriter, client: Any, todo: dict[int, list[Any
     futures = _submitted(store, client, todo, shards)
     store.let_go()
     built, positions, edges = [], 0, 0
-    readers = settings_pool(TABLES_AHEAD, "zeckdb-shards")
-    watch = _WorkerWatch(client, store.let_go)
+    readers = named_pool(TABLES_AHEAD, "zeckdb-shards")
+    watch = _WorkerWatch(client, store.settings.cluster_silent_seconds, store.let_go)
 
     def batches() -> Iterator[list[tuple[int, list[Step], dict[str, dict[str, int] | None]]]]:
         """(n, its steps, the variants written with the checksums their task shipped) of the n
@@ -384,7 +377,7 @@ def _submitted(store: Store, client: Any, todo: dict[int, list[Step]], shards: P
     for n, steps in todo.items():
         stored = [g for g in {s.variant.graph_name for s in steps} if n in store.graph_ns(g)]
         plain = [(s.variant.name, s.write, s.replace) for s in steps]
-        futures[client.submit(solve_to_shards, root, n, plain, stored, current(), pure=False, priority=-n)] = (n, steps)
+        futures[client.submit(solve_to_shards, root, n, plain, stored, pure=False, priority=-n)] = (n, steps)
     return futures
 
 
@@ -397,18 +390,17 @@ def _noted(layers: Iterator[LayerTables], ingested: list[tuple[str, str, int, in
         yield layer
 
 
-def summarise(name: str, n: int, floats: bool, large: bool = False, settings: Settings | None = None) -> Summary:
+def summarise(name: str, n: int, floats: bool, large: bool = False, settings: Settings = DEFAULTS) -> Summary:
     """On a worker: layer n of the game `name` solved in one pass (engine.summary); a
     `large` one on the threads a task of this worker may use (task_threads). `settings`: the
     driver's, which govern the task."""
     from .engine.summary import solve_summary
     from .variants import get_variant
 
-    with using(settings):
-        return solve_summary(get_variant(name), n, floats, None, task_threads() if large else 1)
+    return solve_summary(get_variant(name), n, floats, None, task_threads(settings) if large else 1)
 
 
-def task_threads() -> int:
+def task_threads(settings: Settings = DEFAULTS) -> int:
     """The threads one task of this worker may use: the threads setting the driver shipped with
     the task (else the cores this worker may use) shared among the tasks it runs at once. A worker of one task slot on a
     machine of its own (the memory of one large layer) then solves it on every core."""
@@ -420,7 +412,7 @@ def task_threads() -> int:
         slots = get_worker().state.nthreads
     except ValueError:  # not on a worker
         slots = 1
-    return max(1, thread_count() // max(1, slots))
+    return max(1, thread_count(settings) // max(1, slots))
 
 
 def cluster_threads(client: Any) -> int:
@@ -439,8 +431,8 @@ def summarise_on_cluster(store: StoreWriter, client: Any, jobs: list[SummaryJob]
     store.let_go()
     t0 = time.perf_counter()
     futures = {client.submit(summarise, job.variant.name, job.n, job.floats, job.positions >= THREADED_LAYER,
-                             current(), pure=False, priority=job.positions): job for job in jobs}
-    watch = _WorkerWatch(client, store.let_go)
+                             store.settings, pure=False, priority=job.positions): job for job in jobs}
+    watch = _WorkerWatch(client, store.settings.cluster_silent_seconds, store.let_go)
     for finished in _as_finished(list(futures), watch):
         for future in finished:
             job = futures[future]
@@ -508,11 +500,11 @@ class _WorkerWatch:
     A worker is heard from when the scheduler's `last_seen` of it (its heartbeats) changes;
     the silence is timed on this machine's clock, never compared with the scheduler's."""
 
-    def __init__(self, client: Any, idle: Callable[[], None] = lambda: None):
+    def __init__(self, client: Any, silent_seconds: float, idle: Callable[[], None] = lambda: None):
         self.client = client
         self.idle = idle  # what the driver does while it waits (the writer lets the file go)
         self.since: float | None = None
-        self.silent_seconds = current().cluster_silent_seconds
+        self.silent_seconds = silent_seconds
         self.heard: dict[str, tuple[Any, float]] = {}  # worker -> (its last_seen, when that changed here)
         self.named: set[str] = set()
         self.checked = 0.0

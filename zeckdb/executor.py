@@ -42,7 +42,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from . import settings
+from .settings import DEFAULTS, Settings
 from .errors import DatabaseError, QueryLimitError, UsageError, ZeckdbError, opt
 from .tuning import FETCH_ROWS, READER_THREADS, STREAM_ROWS
 
@@ -96,7 +96,7 @@ def quieted(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def sandbox_config(memory_limit: str | None = None, threads: int = READER_THREADS) -> dict[str, Any]:
+def sandbox_config(memory_limit: str, threads: int = READER_THREADS) -> dict[str, Any]:
     """DuckDB settings of every read-only connection (see DuckDB's "Securing DuckDB")."""
     return {
         "enable_external_access": False,  # no files but the database, no URLs, no ATTACH, no COPY TO
@@ -104,7 +104,7 @@ def sandbox_config(memory_limit: str | None = None, threads: int = READER_THREAD
         "autoload_known_extensions": False,
         "allow_community_extensions": False,
         "temp_directory": "",  # nothing spills to disk: a query over the memory limit fails instead
-        "memory_limit": memory_limit or settings.current().memory_limit,
+        "memory_limit": memory_limit,
         "threads": threads,
         "secret_directory": "/nonexistent",  # DuckDB's default is under the home folder
         "lock_configuration": True,  # last: no SET, PRAGMA or CALL can undo the above
@@ -116,10 +116,15 @@ class Limits:
     """Bounds of one run: seconds, rows returned (None: all of them), and the size of what
     is returned, in bytes of Python objects (None: no bound; the service sets one)."""
 
-    timeout: float = field(default_factory=lambda: settings.current().sql_timeout)
-    max_rows: int | None = field(default_factory=lambda: settings.current().sql_max_rows or None)
+    timeout: float = DEFAULTS.sql_timeout
+    max_rows: int | None = DEFAULTS.sql_max_rows or None
     max_bytes: int | None = None
     budget: float | None = None  # seconds left of `timeout` when part of it went elsewhere (a queue)
+
+    @classmethod
+    def of(cls, settings: Settings) -> Limits:
+        """The limits the settings give the command line's and the library's statements."""
+        return cls(settings.sql_timeout, settings.sql_max_rows or None)
 
     def __post_init__(self) -> None:
         if not 0 < self.timeout <= 86_400:
@@ -324,7 +329,7 @@ def _check_explain(con: duckdb.DuckDBPyConnection, sql: str) -> None:
 def run(con: duckdb.DuckDBPyConnection, sql: str, params: Params = None,
         limits: Limits | None = None) -> Result:
     """Run one read-only statement (parameters bound, never spliced) within the limits (default:
-    the settings' sql_timeout and sql_max_rows)."""
+    the documented sql_timeout and sql_max_rows; a door passes the Limits.of its settings)."""
     kept: list[tuple[Any, ...]] = []
     types: list[str] = []
     limits = limits or Limits()

@@ -36,7 +36,7 @@ from .checksums import by_layer
 from .engine.contract import shown_text, valid_name
 from .errors import DatabaseError, OutputError, UsageError, opt
 from .outputs import EXPORT_FORMATS as FORMATS, UMASK, check_entry_is_not_database, check_folder
-from .settings import pool as settings_pool
+from .settings import pool as named_pool
 from .store import SCHEMA_HEAD, Store
 from .tuning import GROUP_ROWS, SMALL_LAYER_ROWS
 
@@ -120,7 +120,7 @@ def export(store: Store, folder: Path, parts: list[Part], fmt: str = "parquet",
         os.mkdir(staging, 0o777 & ~UMASK, dir_fd=home)
         made = True
         root = _Folder(home, staging)
-        with settings_pool(2, "zeckdb-export") as pool:  # DuckDB's reads and pyarrow's writes release the GIL
+        with named_pool(2, "zeckdb-export") as pool:  # DuckDB's reads and pyarrow's writes release the GIL
             # groups hold consecutive parts and map keeps their order: the files come in the parts' order
             files = [info for infos in pool.map(lambda group: _write_group(store, root, group, fmt, progress),
                                                  _groups(parts)) for info in infos]

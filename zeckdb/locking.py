@@ -42,7 +42,6 @@ except ImportError:  # pragma: no cover - not POSIX
     SHARED = EXCLUSIVE = 0
 
 from .errors import DatabaseError, opt
-from .settings import current
 
 POLL_SECONDS = 0.005  # between tries of a lock; the longest a waiting side sleeps past its turn
 
@@ -196,11 +195,10 @@ class Gate:
         return False
 
     # -- readers -----------------------------------------------------------
-    def acquire_read(self, timeout: float | None = None) -> None:
+    def acquire_read(self, timeout: float) -> None:
         """Wait (at most `timeout` s) until no writer has the file, and keep it from taking it."""
         if fcntl is None:
             return
-        timeout = current().read_wait_seconds if timeout is None else timeout
         deadline = time.monotonic() + timeout
         say = _once(lambda: logging.getLogger("zeckdb").warning(
             "zeckdb: waiting for the build writing %s to commit its current layer (at most %.0f s more)",

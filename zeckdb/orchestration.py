@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import UsageError, caused_by_ctrl_c, opt
 from .outputs import check_folder
-from .settings import current as settings
+from .settings import Settings
 from .store import StoreWriter
 from .variants import get_variant
 
@@ -68,9 +68,10 @@ class Progress(Protocol):
 @dataclass(frozen=True)
 class BuildRequest:
     """What to build (zeckdb.api.build's arguments, their types checked): variants None for
-    every game, each as far as it can go."""
+    every game, each as far as it can go; `settings`, the door's, govern all of it."""
 
     db: str | os.PathLike[str] | None
+    settings: Settings
     variants: list[str] | None
     ns: list[int]
     force: bool = False
@@ -83,11 +84,11 @@ class BuildRequest:
 
 
 def run(request: BuildRequest, progress: Progress | None, say: Callable[[str], None]) -> BuildResult:
-    """Run a build under the settings in force (zeckdb.settings.using: the door folded its
-    arguments into them): every option checked before the file is touched; Ctrl-C (or an error
-    it caused) becomes BuildInterrupted, naming what is committed."""
+    """Run a build under the request's settings (the door folded its arguments into them): every
+    option checked before the file is touched; Ctrl-C (or an error it caused) becomes
+    BuildInterrupted, naming what is committed."""
     r = request
-    count = _threads(say)
+    count = _threads(r.settings, say)
     _check_build_options(r)
     if r.summary_only:
         return _build_summaries(r, count, progress, say)
@@ -96,14 +97,15 @@ def run(request: BuildRequest, progress: Progress | None, say: Callable[[str], N
 
 def _build_full(r: BuildRequest, threads: int, progress: Progress | None, say: Callable[[str], None]) -> BuildResult:
     from .builder import check_targets, layer_weight, plan
+    from .engine.limits import build_memory
     from .variants import variant_names
 
     names = r.variants or variant_names()
     chosen = [get_variant(name) for name in names]
     skip = not r.variants  # by default each variant goes up to what it can build; named ones must fit
-    skipped = check_targets(chosen, r.ns, skip)  # before the file is touched
-    if r.executor == "local" and (path := _untouched(r.db, chosen, lambda s: not plan(s, chosen, r.ns, r.force))):
-        _notify_build(skipped if skip else None, False, say)
+    skipped = check_targets(chosen, r.ns, skip, build_memory(r.settings))  # before the file is touched
+    if r.executor == "local" and (path := _untouched(r, chosen, lambda s: not plan(s, chosen, r.ns, r.force))):
+        _notify_build(skipped if skip else None, False, r.settings, say)
         return BuildResult(names, r.ns, [], 0, 0, 0.0, str(path))
     committed: list[list[int]] = []  # what is committed, read before the file is closed
     client, shards = _cluster(r) if r.executor == "dask" else (None, None)
@@ -111,10 +113,10 @@ def _build_full(r: BuildRequest, threads: int, progress: Progress | None, say: C
     with _ending(client, lambda: committed[0] if committed else None, left):
         store = StoreWriter.open_write(r.db, on_wait=lambda: say(
             "zeckdb: waiting for readers to close the database (a long query, `zeckdb verify`?) before the next "
-            "commit"))
+            "commit"), settings=r.settings)
         try:
             todo = _todo(store, chosen, r, shards)
-            _notify_build(skipped if skip else None, bool(todo), say)  # once everything is checked
+            _notify_build(skipped if skip else None, bool(todo), r.settings, say)  # once everything is checked
             if progress is not None:
                 progress.start(sum(layer_weight(vs, k) for k, vs in todo.items()), "building")
             advance = progress.advance if progress is not None else None
@@ -145,7 +147,7 @@ def _todo(store: Store, chosen: list[Variant], r: BuildRequest, shards: Path | N
     return todo
 
 
-def _untouched(db: str | os.PathLike[str] | None, games: list[Variant], done: Callable[[Store], bool]) -> Path | None:
+def _untouched(r: BuildRequest, games: list[Variant], done: Callable[[Store], bool]) -> Path | None:
     """The database's path if a build of `games` has nothing to do there, found by reading it:
     a file at the newest revision that registers the games as they are and where `done` finds
     nothing left. Then the build touches nothing (no write, no lock folder). None where the
@@ -155,10 +157,10 @@ def _untouched(db: str | os.PathLike[str] | None, games: list[Variant], done: Ca
     from .store import Store, resolve_db_path
 
     try:
-        path = resolve_db_path(db)
+        path = resolve_db_path(r.db, settings=r.settings)
         if not path.exists():
             return None
-        store = Store.open_read(path)
+        store = Store.open_read(path, settings=r.settings)
     except DatabaseError:  # an older revision, a file whose creation was cut short: the writer's to see to
         return None
     with store:
@@ -187,9 +189,10 @@ def _cluster(r: BuildRequest) -> tuple[Any, Path]:
     from .shardfolder import MARK, TABLE_PARTITIONS
     from .store import resolve_db_path
 
-    shards = Path(r.shards or str(resolve_db_path(r.db)) + ".shards")
-    check_folder(shards, database=resolve_db_path(r.db), may_hold=[*TABLE_PARTITIONS, MARK])  # or a resumed run's
-    return connect(r.address or ""), shards  # checked before: dask needs an address
+    database = resolve_db_path(r.db, settings=r.settings)
+    shards = Path(r.shards or str(database) + ".shards")
+    check_folder(shards, database=database, may_hold=[*TABLE_PARTITIONS, MARK])  # or a resumed run's
+    return connect(r.address or "", r.settings), shards  # checked before: dask needs an address
 
 
 def _on_cluster(store: StoreWriter, client: Any, todo: dict[int, list[Step]], shards: Path, r: BuildRequest,
@@ -237,11 +240,12 @@ def _check_build_options(r: BuildRequest) -> None:
                          "sends only each layer's summary back")
 
 
-def _notify_build(skipped: dict[str, list[int]] | None, work: bool, say: Callable[[str], None]) -> None:
+def _notify_build(skipped: dict[str, list[int]] | None, work: bool, settings: Settings,
+                  say: Callable[[str], None]) -> None:
     """A build's notices: what a build without --variant leaves out (skipped: the n beyond each
     game's limit; None for a build of named variants), and the kernels' first compile."""
     if skipped is not None:
-        _notify_default_build(skipped, say)
+        _notify_default_build(skipped, settings, say)
     if work:
         _notify_compile(say)
 
@@ -256,7 +260,7 @@ def _notify_compile(say: Callable[[str], None]) -> None:
             "machine); the build's progress follows")
 
 
-def _notify_default_build(skipped: dict[str, list[int]], say: Callable[[str], None]) -> None:
+def _notify_default_build(skipped: dict[str, list[int]], settings: Settings, say: Callable[[str], None]) -> None:
     """What a build without --variant leaves out: the games built on request, the n beyond a game's limit."""
     from .engine.limits import build_memory, full_limit
     from .ranges import format_ns
@@ -267,16 +271,16 @@ def _notify_default_build(skipped: dict[str, list[int]], say: Callable[[str], No
     for name, beyond in skipped.items():
         v = get_variant(name)
         say(f"skipping {name} for n = {format_ns(beyond)}: about {v.estimate_positions(beyond[0]):,} positions "
-            f"at n = {beyond[0]} alone, beyond its exhaustive limit n = {full_limit(v, build_memory())}"
+            f"at n = {beyond[0]} alone, beyond its exhaustive limit n = {full_limit(v, build_memory(settings))}"
             + (f"; {v.beyond_max_n}" if v.beyond_max_n else ""))
 
 
-def _threads(say: Callable[[str], None]) -> int:
+def _threads(settings: Settings, say: Callable[[str], None]) -> int:
     """The threads a build runs (the threads setting): more than the cores this process may use
     is allowed, with a notice; more than THREADS_PER_CORE a core are cut to that, with a notice."""
     from .settings import THREADS_PER_CORE, thread_count, usable_cores
 
-    count, asked, cores = thread_count(), settings().threads, usable_cores()
+    count, asked, cores = thread_count(settings), settings.threads, usable_cores()
     if asked is not None and asked > count:
         say(f"zeckdb: {asked} threads asked for, {count} used: at most {THREADS_PER_CORE} a core, and this process "
             f"may use {cores} core{'s' if cores > 1 else ''}")
@@ -297,20 +301,20 @@ def _build_summaries(r: BuildRequest, threads: int, progress: Progress | None,
     names, ns = r.variants or ["zeckendorf", "reversed"], r.ns
     address = r.address if r.executor == "dask" else None
     chosen = [get_variant(name) for name in names]
-    memory = summary_memory()
+    memory = summary_memory(r.settings)
     check_summary_targets(chosen, ns, memory)  # before the file is touched
     workers = threads if address is None else None
-    if workers is not None and (path := _untouched(r.db, chosen, lambda s: not plan_summaries(
+    if workers is not None and (path := _untouched(r, chosen, lambda s: not plan_summaries(
             s, chosen, ns, r.force, memory, workers=workers, lean=r.lean))):
         return BuildResult(names, ns, [], 0, 0, 0.0, str(path), summary_only=True)
     client = None
     if address is not None:
         from .distributed import connect
 
-        client = connect(address)
+        client = connect(address, r.settings)
     # Ctrl-C: every finished layer is committed (None)
     with _ending(client, lambda: None), StoreWriter.open_write(r.db, on_wait=lambda: say(
-            "zeckdb: waiting for readers to close the database")) as store:
+            "zeckdb: waiting for readers to close the database"), settings=r.settings) as store:
         if client is not None:
             from .distributed import cluster_threads
 

@@ -15,8 +15,7 @@ from typing import Any, BinaryIO
 from .errors import QueryLimitError, UsageError, did_you_mean, opt
 from .executor import Limits
 from .queries import run_query
-from .settings import current
-from .store import Store, suggested
+from .store import Store
 from .variants import Variant
 
 KINDS = ("length-distribution", "winners", "conventions", "lengths", "p-positions", "remoteness", "profiles")
@@ -55,11 +54,11 @@ class Plot:
 
 def _rows(store: Store, query: str, game: Variant, ns: list[int] | None,
           params: dict[str, Any] | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
-    result = run_query(store, query, game, ns, params or {}, Limits(timeout=current().plot_seconds, max_rows=None))
+    result = run_query(store, query, game, ns, params or {}, Limits(timeout=store.settings.plot_seconds, max_rows=None))
     if not result.rows:
         raise UsageError(f"nothing to plot: {query} has no rows for {game.name}"
                          + ("" if ns is None else " at these n")
-                         + f": build them with {suggested(f'build --variant {game.name}', store.path)}")
+                         + f": build them with {store.suggested(f'build --variant {game.name}')}")
     return result.columns, result.rows
 
 
@@ -105,7 +104,7 @@ def length_distribution(store: Store, game: Variant, ns: list[int], measure: str
         mine = [r for r in rows if r[at["n"]] == n]
         if not mine:
             raise UsageError(f"n = {n} of {variant} is not built: run "
-                             f"{suggested(f'build --variant {variant} --n {n}', store.path)}")
+                             f"{store.suggested(f'build --variant {variant} --n {n}')}")
         _length_panel(ax, [r[at["length"]] for r in mine], [r[at["probability"]] for r in mine], len(ns) == 1)
         ax.set_title(f"{variant}, n = {n}" if len(ns) > 1 else f"{variant}, n = {n}: game length, {what}", fontsize=10)
     if len(ns) > 1:
@@ -304,12 +303,12 @@ def profiles(store: Store, game: Variant, ns: list[int] | None) -> Plot:
     built = store.built_ns(variant)
     if not built:
         raise UsageError(f"nothing to plot: {variant} has no layers built in full here: build them with "
-                         f"{suggested(f'build --variant {variant}', store.path)}")
+                         f"{store.suggested(f'build --variant {variant}')}")
     if ns is not None:
-        check_built_ns({variant: built}, ns, variant, store.path)
-    table, stopped = starts(store, v, sorted(ns or built), PROFILE_PAIRS, time.monotonic() + current().plot_seconds)
+        check_built_ns({variant: built}, ns, variant, store)
+    table, stopped = starts(store, v, sorted(ns or built), PROFILE_PAIRS, time.monotonic() + store.settings.plot_seconds)
     if stopped is not None:  # a figure of part of what was asked would look whole
-        raise QueryLimitError(f"the figure's games reached the time limit of {current().plot_seconds:g} s at n = "
+        raise QueryLimitError(f"the figure's games reached the time limit of {store.settings.plot_seconds:g} s at n = "
                               f"{stopped}: plot fewer n ({opt('n')}) or raise ZECKDB_PLOT_SECONDS")
     rows = list(zip(*(table.column(c).to_pylist() for c in RELATION_COLUMNS), strict=True))
     fig, (ax,) = _figure(1)

@@ -42,7 +42,7 @@ from . import resources
 from .errors import NotBuiltError, UnknownQueryError, UsageError, did_you_mean, opt, printable
 from .executor import Limits, Params, Result
 from .ranges import format_ns, parse_count
-from .store import Store, suggested
+from .store import Store
 
 if TYPE_CHECKING:
     from .variants import Variant
@@ -192,9 +192,9 @@ def run_query(store: Store, name: str, game: Variant | None = None, ns: list[int
     if query.twins:
         built = _built_twins(store, query, built, variant)
     if ns is not None:
-        check_built_ns(built, ns, variant, store.path, _pair(variant) if query.twins and variant else None)
+        check_built_ns(built, ns, variant, store, _pair(variant) if query.twins and variant else None)
     lacking = _with_lengths(store, built, ns, variant) if query.reads_lengths else None
-    values: dict[str, Any] = {p.name: _check_value(p, params.get(p.name), built, store.path)
+    values: dict[str, Any] = {p.name: _check_value(p, params.get(p.name), built, store)
                               for p in query.params.values()}
     relations, stopped = None, None
     if query.computes:
@@ -292,7 +292,7 @@ def _built_variants(store: Store, query: NamedQuery, variant: str | None) -> dic
         ns = store.built_ns(variant) | (set() if query.reads_layers else store.summary_ns(variant))
         if not ns:
             raise NotBuiltError(f"{variant} is not built in {printable(str(store.path))}: run "
-                                f"{suggested(f'build --variant {variant}', store.path)}"
+                                f"{store.suggested(f'build --variant {variant}')}"
                                 + (" (it has only summary layers, and this query reads positions)"
                                    if store.summary_ns(variant) else ""))
         return {variant: ns}
@@ -302,20 +302,20 @@ def _built_variants(store: Store, query: NamedQuery, variant: str | None) -> dic
     if not built:
         what = ", ".join(query.variants) if query.variants else "any variant"
         raise NotBuiltError(f"query {query.name} reads {what}, and none is built in {printable(str(store.path))}: run "
-                            f"{suggested('build', store.path)}")
+                            f"{store.suggested('build')}")
     return built
 
 
-def check_built_ns(built: dict[str, set[int]], ns: list[int], variant: str | None, path: Path | None = None,
+def check_built_ns(built: dict[str, set[int]], ns: list[int], variant: str | None, store: Store,
                    games: list[str] | None = None) -> None:
     """A NotBuiltError naming the n of `ns` that no variant of `built` (variant -> built n) has,
-    and the build (of the database at `path`; of `games`, default `variant`) that makes them."""
+    and the build (of the store's database; of `games`, default `variant`) that makes them."""
     have = set().union(*built.values())
     missing = [n for n in ns if n not in have]
     if missing:
         where = variant or "any variant"
         games = games or ([variant] if variant else [])
-        build = suggested(f"build{''.join(f' --variant {name}' for name in games)} --n {format_ns(missing)}", path)
+        build = store.suggested(f"build{''.join(f' --variant {name}' for name in games)} --n {format_ns(missing)}")
         raise NotBuiltError(f"n = {format_ns(missing)} is not built for {where} (built: n = {format_ns(sorted(have))}): "
                             f"run {build}")
 
@@ -339,11 +339,11 @@ def _built_twins(store: Store, query: NamedQuery, built: dict[str, set[int]],
             missing = twin if name == normal else normal
             raise NotBuiltError(f"query {query.name} compares {normal} with its misère twin {twin}, and {missing} is "
                                 f"not built{' in full' if missing in layers and query.reads_layers else ''} in "
-                                f"{printable(str(store.path))}: run {suggested(f'build --variant {missing}', store.path)}")
+                                f"{printable(str(store.path))}: run {store.suggested(f'build --variant {missing}')}")
     if not both:
         raise NotBuiltError(f"query {query.name} compares a game with its misère twin (NAME-misere), and no game is "
                             f"built with its twin in {printable(str(store.path))}: run "
-                            f"{suggested('build --variant zeckendorf --variant zeckendorf-misere', store.path)}, or the "
+                            f"{store.suggested('build --variant zeckendorf --variant zeckendorf-misere')}, or the "
                             "twin of a game built there")
     if variant is not None:
         return {variant: both[pair(variant)[1]]}
@@ -377,7 +377,7 @@ def _with_lengths(store: Store, built: dict[str, set[int]], ns: list[int] | None
     game = get_variant(name)
     found = {hole.n for hole in holes(store, [game], lacking)[0]}
     filled = [n for n in lacking if n in found]
-    why = (f"a build left them out: {suggested(f'build --variant {name} --n {format_ns(filled)}', store.path)} fills "
+    why = (f"a build left them out: {store.suggested(f'build --variant {name} --n {format_ns(filled)}')} fills "
            "them" if filled else
            "a game from there runs through lower layers holding more moves together than a build assembles for a "
            "length distribution (docs/schema.md, length_distribution)")
@@ -388,7 +388,7 @@ def _with_lengths(store: Store, built: dict[str, set[int]], ns: list[int] | None
                    f"; {len(without) - 1} more games lack some; the rows of the other n are shown")
 
 
-def _check_value(param: Param, text: str | None, built: dict[str, set[int]], path: Path) -> Any:
+def _check_value(param: Param, text: str | None, built: dict[str, set[int]], store: Store) -> Any:
     if text is None:
         return None
     bad = f"bad {opt('param:' + param.name)}={text[:40]!r}: {param.name} is {param.allowed}"
@@ -397,21 +397,21 @@ def _check_value(param: Param, text: str | None, built: dict[str, set[int]], pat
             raise UsageError(bad)
         return text
     if param.kind == "position":
-        return _check_position(text, built, bad, path)
+        return _check_position(text, built, bad, store)
     if param.kind == "team":
         return _check_team(text, built, param.name)
     value = parse_count(text)
     if value is None:
         raise UsageError(bad)
     if param.kind == "n":
-        check_built_ns(built, [value], next(iter(built)) if len(built) == 1 else None, path)
+        check_built_ns(built, [value], next(iter(built)) if len(built) == 1 else None, store)
     elif value < (param.minimum or 0) or value > (param.maximum if param.maximum is not None else 2**31 - 1):
         raise UsageError(bad if param.maximum is not None or value < (param.minimum or 0)
                          else f"{bad} and at most {2**31 - 1}")
     return value
 
 
-def _check_position(text: str, built: dict[str, set[int]], bad: str, path: Path) -> list[int]:
+def _check_position(text: str, built: dict[str, set[int]], bad: str, store: Store) -> list[int]:
     """A position that some variant read by the query accepts, in a layer it has built, as that
     game parses it (the counts, or an ordered game's entries): the SQL gets the list, not the text."""
     from .variants import get_variant
@@ -427,7 +427,7 @@ def _check_position(text: str, built: dict[str, set[int]], bad: str, path: Path)
             continue
         if n in ns:
             return [int(x) for x in position]
-        unbuilt.append(f"n = {n} is not built for {name}: run {suggested(f'build --variant {name} --n {n}', path)}")
+        unbuilt.append(f"n = {n} is not built for {name}: run {store.suggested(f'build --variant {name} --n {n}')}")
     if unbuilt:
         raise NotBuiltError(unbuilt[0])
     if len(built) == 1:

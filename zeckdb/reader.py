@@ -16,7 +16,7 @@ import numpy as np
 
 from .errors import DatabaseError
 from .locking import Gate
-from .settings import current
+from .settings import DEFAULTS, Settings
 from .store import Store, resolve_db_path
 
 
@@ -110,9 +110,11 @@ class SharedReader:
 
     WATCH_SECONDS = 0.05
 
-    def __init__(self, db: str | os.PathLike[str] | None, wait: float | None = None, memory_limit: str | None = None):
-        self.path = resolve_db_path(db)
-        self.wait = current().read_wait_seconds if wait is None else wait
+    def __init__(self, db: str | os.PathLike[str] | None, wait: float | None = None, memory_limit: str | None = None,
+                 settings: Settings = DEFAULTS):
+        self.settings = settings
+        self.path = resolve_db_path(db, settings=settings)
+        self.wait = settings.read_wait_seconds if wait is None else wait
         self.memory_limit = memory_limit
         self.probe = Gate(self.path)  # only looks: whether a writer waits
         self.changed = threading.Condition()
@@ -172,7 +174,7 @@ class SharedReader:
             return self.current
 
     def _open(self, wait: float) -> Store:
-        store = Store.open_read(self.path, wait, self.memory_limit)
+        store = Store.open_read(self.path, wait, self.memory_limit, self.settings)
         store.move_values = MoveValues()  # a new file state (a build may have committed): a new cache
         return store
 

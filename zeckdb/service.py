@@ -125,7 +125,8 @@ def create_app(db: str | os.PathLike[str] | None = None, settings: api.Settings 
                             max_bytes=settings.serve_sql_max_bytes)
     heavy = _Turns(settings.serve_max_heavy, settings.serve_queue_seconds)
     # a figure's time: a worker's first one imports matplotlib, which alone can take seconds
-    plot_limits = api.Limits(timeout=max(settings.serve_plot_seconds, settings.serve_sql_timeout))
+    plot_limits = api.Limits(timeout=max(settings.serve_plot_seconds, settings.serve_sql_timeout),
+                             max_rows=settings.sql_max_rows or None)
 
     plugins = _Plugins(database, settings)
     lookups = _Lookups(database, settings, plugins)
@@ -317,7 +318,7 @@ class _Lookups:
 
     def __init__(self, database: api.Database, settings: api.Settings, plugins: _Plugins):
         self.database, self.settings, self.plugins = database, settings, plugins
-        self.limits = api.Limits(timeout=settings.serve_lookup_seconds)
+        self.limits = api.Limits(timeout=settings.serve_lookup_seconds, max_rows=settings.sql_max_rows or None)
 
     async def started(self) -> None:
         import anyio.to_thread

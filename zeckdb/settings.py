@@ -7,9 +7,12 @@ object, so a limit is the same wherever it applies. docs/commands.md lists them 
 checks that list against this module).
 
 A library user's own Settings (`zeckdb.open(path, settings=...)`, `zeckdb.build(...,
-settings=...)`) governs everything that call does: `using()` makes it the one `current()`
-gives, in the calling thread, in the threads of the pools made by `pool()` and, through
-`as_environment()`, in the processes zeckdb starts for it.
+settings=...)`) governs everything that call does. Only the doors (the command line, the
+library's zeckdb.api, the service) read the environment or `current()`: each folds what it is
+given into one Settings and hands it down, as an argument, to the code below it, the threads
+it starts and the processes it starts (pickled, or through `as_environment()`). Below the
+doors a function that takes a Settings defaults to DEFAULTS, the documented values, never to
+the environment (tests/test_settings.py holds every module to that).
 
 Left out on purpose: block sizes and algorithm thresholds (rows fetched at a time, when a
 sweep switches method), which change speed but never an answer or a refusal: those live in
@@ -243,14 +246,13 @@ def activate(settings: Settings) -> None:
 
 
 def pool(workers: int, name: str = "") -> ThreadPoolExecutor:
-    """A thread pool whose threads see the settings the creating thread sees (a library call's)."""
-    return ThreadPoolExecutor(workers, thread_name_prefix=name, initializer=_start_thread, initargs=(_ACTIVE.get(),))
+    """A thread pool whose threads carry their name to the system too."""
+    return ThreadPoolExecutor(workers, thread_name_prefix=name, initializer=_start_thread)
 
 
-def _start_thread(settings: Settings | None) -> None:
-    """A pool thread's start: the creator's settings, and its name given to the system too
-    (Python 3.11 does not), so that `top -H` and /proc tell the writer from the solvers."""
-    _ACTIVE.set(settings)
+def _start_thread() -> None:
+    """A pool thread's start: its name given to the system too (Python 3.11 does not), so that
+    `top -H` and /proc tell the writer from the solvers."""
     if sys.platform == "linux":
         import ctypes
 
@@ -262,10 +264,10 @@ def _start_thread(settings: Settings | None) -> None:
 THREADS_PER_CORE = 8  # the most threads a setting gets per usable core: more only take turns
 
 
-def thread_count(settings: Settings | None = None) -> int:
+def thread_count(settings: Settings) -> int:
     """The threads setting, else the cores this process may use; at most THREADS_PER_CORE a
     usable core (thread_cap: a build says when that cut what was asked)."""
-    chosen = (settings or current()).threads
+    chosen = settings.threads
     return min(chosen, thread_cap()) if chosen is not None else usable_cores()
 
 

@@ -41,7 +41,7 @@ from .errors import BusyError, QueryLimitError, ZeckdbError
 from .executor import Limits, Params
 from .apart import address_space
 from .children import die_with_parent, end_group, lead_group
-from .settings import Settings, current, memory_bytes
+from .settings import DEFAULTS, Settings, memory_bytes
 
 
 
@@ -60,13 +60,13 @@ class _Worker:
 class SqlWorkers:
     """A pool of SQL worker processes over the database at `db`: settings.serve_max_heavy of
     them (`count`, when given), each with DuckDB's limit settings.serve_memory_limit; the
-    queue's wait and the worker_* settings are the same object's (default:
-    zeckdb.settings.current()). Each worker leads a process group of its own and dies with the
-    service (zeckdb.children); a worker is stopped by group, without its cooperation."""
+    queue's wait and the worker_* settings are the same object's (the service's). Each worker
+    leads a process group of its own and dies with the service (zeckdb.children); a worker is
+    stopped by group, without its cooperation."""
 
-    def __init__(self, db: Path, settings: Settings | None = None, count: int | None = None):
+    def __init__(self, db: Path, settings: Settings = DEFAULTS, count: int | None = None):
         self.db = db
-        self.settings = settings or current()
+        self.settings = settings
         self.count = count or self.settings.serve_max_heavy
         self.memory_limit = self.settings.serve_memory_limit
         self.context = multiprocessing.get_context("spawn")  # no copy of the server's threads and DuckDB

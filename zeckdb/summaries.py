@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .builder import BuildReport, Progress, game_record, summary_record
 from .store import Store, StoreWriter
 from .variants import Variant
-from .settings import pool as settings_pool
+from .settings import pool as named_pool
 from .tuning import IDLE_SECONDS, THREADED_LAYER
 
 if TYPE_CHECKING:
@@ -79,14 +79,14 @@ def build_summaries(store: StoreWriter, jobs: list[SummaryJob], *, threads: int 
     from .engine.limits import summary_memory
     from .engine.summary import solve_summary
 
-    memory = summary_memory() if memory is None else memory
+    memory = summary_memory(store.settings) if memory is None else memory
     report = start_report(store, jobs)
     queue = deque(jobs)
     store.let_go()
     t0 = time.perf_counter()
     running: dict[Future[Any], SummaryJob] = {}
     busy: dict[Future[Any], int] = {}  # threads each running layer holds
-    with settings_pool(threads, "zeckdb-summary") as pool:
+    with named_pool(threads, "zeckdb-summary") as pool:
         try:
             while queue or running:
                 held = sum(job.bytes for job in running.values())

@@ -21,8 +21,8 @@ from typing import Any
 
 from .completeness import Hole, fill_commands, holes as layer_holes
 from .engine.contract import is_misere, stored_columns
-from .settings import current
-from .store import Store, suggested
+from .settings import DEFAULTS, Settings
+from .store import Store
 from .variants import Variant, get_variant
 from .tuning import VERIFY_BATCH_POSITIONS
 
@@ -36,7 +36,7 @@ class Check:
     checked: int = 0  # rows (or layers) checked
     failed: int = 0
     examples: list[str] = field(default_factory=list)
-    keep: int = field(default_factory=lambda: current().verify_examples)  # examples kept at most
+    keep: int = DEFAULTS.verify_examples  # examples kept at most
 
     def fail(self, text: str) -> None:
         self.failed += 1
@@ -78,7 +78,7 @@ def verify(store: Store, games: Sequence[Variant] | None = None, ns: list[int] |
     layers = layers_to_verify(store, names, ns)
     summaries = _summary_layers(store, names, ns)
     unknown = sorted({name for name, *_ in layers + summaries if not _known(name)})
-    checks = {c.name: c for c in _checks()}
+    checks = {c.name: c for c in _checks(store.settings)}
     full = [layer for layer in layers if layer[0] not in unknown]
     summary = [layer for layer in summaries if layer[0] not in unknown]
     holes = _check_complete(store, [get_variant(name) for name in dict.fromkeys(name for name, *_ in full + summary)],
@@ -98,12 +98,12 @@ def verify(store: Store, games: Sequence[Variant] | None = None, ns: list[int] |
     skipped = _check_summary_layers(store, summary, checks["summary layers"])
     _check_catalog(store, names, checks["catalog"])
     return Report([(name, n) for name, n, _ in full] + summary, list(checks.values()), time.perf_counter() - t0,
-                  unknown, skipped, holes, [suggested(words, store.path) for words in fill_commands(holes)])
+                  unknown, skipped, holes, [store.suggested(words) for words in fill_commands(holes)])
 
 
-def _checks() -> list[Check]:
+def _checks(settings: Settings) -> list[Check]:
     """verify's checks, each with what it checks, in the order the report lists them."""
-    return [
+    checks = [
         Check("complete layers", "each layer holds every table its game gives it, counted: its positions and its "
                                  "graph layer's moves (full layers), its random_play row, its length rows under P "
                                  "and mu from the shortest game to the longest"),
@@ -123,11 +123,14 @@ def _checks() -> list[Check]:
         Check("summary checksums", "each layer's builds, random_play and length rows hash to the summary "
                                    "checksum recorded with them (summary layers too)"),
         Check("summary layers", "layers built with --summary-only solved again (up to "
-                                f"{current().verify_resolve_positions:,} positions) give their stored row"),
+                                f"{settings.verify_resolve_positions:,} positions) give their stored row"),
         Check("catalog", "each variant's stored facts, move names and columns are the game's; each graph "
                          "layer's size is its stored rows'; every row belongs to a layer; the fibonacci table; "
                          "each layer's start and decomposition terms"),
     ]
+    for check in checks:
+        check.keep = settings.verify_examples
+    return checks
 
 
 def _check_complete(store: Store, known: list[Variant], ns: list[int] | None, check: Check) -> list[Hole]:
@@ -266,9 +269,8 @@ def _players_sql(v: Variant) -> tuple[str, str]:
     return aggregates, checks
 
 
-def _solved_sql(v: Variant) -> str:
+def _solved_sql(v: Variant, examples: int) -> str:
     player_aggregates, player_checks = _players_sql(v)
-    examples = current().verify_examples
     columns = stored_columns(v)
     counts = ", ".join(f"coalesce({c}, 0)" for c in columns)
     value = " + ".join(f"{w} * coalesce({c}, 0)" for c, w in zip(columns, v.column_weights, strict=False) if w)
@@ -344,7 +346,7 @@ def _solved_sql(v: Variant) -> str:
 def _check_solved(store: Store, v: Variant, ns: list[int], checks: dict[str, Check]) -> dict[int, float]:
     """Check every position of the batch against its children; per n, the start's games summed over its moves."""
     start_games = {}
-    for n, games, checked, *found in store.rows(sql := _solved_sql(v), _params(sql, v, ns)):
+    for n, games, checked, *found in store.rows(sql := _solved_sql(v, store.settings.verify_examples), _params(sql, v, ns)):
         start_games[n] = games
         for check, failed, examples in zip([checks["values"], checks["solved columns"]], found[::2], found[1::2], strict=False):
             check.checked += checked
@@ -402,7 +404,7 @@ def _check_layers(store: Store, v: Variant, ns: list[int], start_games: dict[int
         sums.checked += 1
         if positions_sum is None or edges_sum is None:
             sums.fail(f"{layer}: no checksum recorded (built before schema revision 0004): "
-                      f"rebuild it with {suggested(f'build --variant {v.name} --n {n} --force', store.path)}")
+                      f"rebuild it with {store.suggested(f'build --variant {v.name} --n {n} --force')}")
             continue
         now = {"positions": positions_sums[n], "moves": edges_sums[v.graph_name, n]}
         which = [kind for kind, recorded in [("positions", positions_sum), ("moves", edges_sum)] if now[kind] != recorded]
@@ -591,7 +593,7 @@ def _check_summary_checksums(store: Store, layers: list[tuple[str, int]], check:
             check.checked += 1
             if recorded.get((name, n)) is None:
                 check.fail(f"{name} n={n}: no summary checksum recorded: rebuild it with "
-                           f"{suggested(f'build --variant {name} --n {n} --force', store.path)}")
+                           f"{store.suggested(f'build --variant {name} --n {n} --force')}")
                 continue
             tables = {table: layers_rows.get(n) for table, layers_rows in rows.items()}
             if summary_checksum(tables, name, n) != recorded[name, n]:
@@ -607,7 +609,7 @@ def _check_summary_layers(store: Store, layers: list[tuple[str, int]], check: Ch
     from .engine.summary import solve_summary
 
     fields = ["positions", "edges", "start_id", "winner", "min_length", "max_length", "start_remoteness", "teams"]
-    most = current().verify_resolve_positions
+    most = store.settings.verify_resolve_positions
     skipped = []
     for name, n in layers:
         v = get_variant(name)

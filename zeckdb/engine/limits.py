@@ -20,7 +20,7 @@ import os
 import numpy as np
 
 from ..errors import UsageError, opt
-from ..settings import current, env_name
+from ..settings import DEFAULTS, Settings, env_name
 from .contract import Variant
 
 #: The shares of the machine's memory a full build's layer and summary mode's state may take.
@@ -48,16 +48,16 @@ def _budget(gib: float | None, share: float) -> int:
     return int(physical_memory() * share) if gib is None else int(gib * 2**30)
 
 
-def build_memory() -> int:
+def build_memory(settings: Settings = DEFAULTS) -> int:
     """A full build's budget for one layer, in bytes: the build_memory setting (GiB,
     $ZECKDB_BUILD_MEMORY), else a quarter of memory."""
-    return _budget(current().build_memory, BUILD_SHARE)
+    return _budget(settings.build_memory, BUILD_SHARE)
 
 
-def summary_memory() -> int:
+def summary_memory(settings: Settings = DEFAULTS) -> int:
     """Summary mode's budget for its state, in bytes: the summary_memory setting (GiB,
     $ZECKDB_SUMMARY_MEMORY), else 40 % of memory."""
-    return _budget(current().summary_memory, SUMMARY_SHARE)
+    return _budget(settings.summary_memory, SUMMARY_SHARE)
 
 
 def summary_bytes(variant: Variant, floats: bool = False) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from ..settings import pool as settings_pool
+from ..settings import pool as named_pool
 
 from dataclasses import dataclass, field
 import math
@@ -453,7 +453,7 @@ def length_distribution(sweep: Sweep, n: int, both: bool = False) -> Distributio
     args = (play.offsets, play.targets, start, max_len)
     exact = None
     if limbs and len(play.targets) >= SPLIT_SWEEP_EDGES:  # the exact counts on a thread of their own
-        with settings_pool(1, "zeckdb-counts") as pool:
+        with named_pool(1, "zeckdb-counts") as pool:
             counting = pool.submit(kernels.exact_length_counts, *args, limbs, bits)
             p, games, p_mirror = kernels.length_distribution(*args, mirror)
             exact = counting.result()

@@ -138,7 +138,7 @@ def _walk_threaded(variant: Summarisable, n: int, floats: bool, threads: int, ba
     measured four times slower a position (docs/scaling.md)."""
     from concurrent.futures import wait
 
-    from ..settings import pool as settings_pool
+    from ..settings import pool as named_pool
 
     from .kernels import chunk_spans, solve_block
 
@@ -167,7 +167,7 @@ def _walk_threaded(variant: Summarisable, n: int, floats: bool, threads: int, ba
 
     edges = 0
     blocks = [(first, min(block, size - first)) for first in range(0, size, block)]
-    with settings_pool(threads, "zeckdb-summary") as pool:
+    with named_pool(threads, "zeckdb-summary") as pool:
         for k in range(len(blocks) + 1):
             jobs = [pool.submit(solve, blocks[k - 1][1], (k - 1) % 2)] if k else []  # first: it is the long one
             if k < len(blocks):

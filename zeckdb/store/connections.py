@@ -17,7 +17,7 @@ import duckdb
 from ..errors import DatabaseError, interrupted_statement, opt
 from ..executor import quieted, sandbox_config
 from ..locking import POLL_SECONDS
-from ..settings import current
+from ..settings import DEFAULTS, Settings, thread_count
 
 if TYPE_CHECKING:
     pass
@@ -47,8 +47,8 @@ def _rollback(con: duckdb.DuckDBPyConnection) -> None:
 REBUILD_HINT = "rebuild it into a new file (`zeckdb build --db NEW_FILE` with the same --variant and --n)"
 
 
-def _connect(path: Path, read_only: bool, deadline: float | None = 0.0,
-             on_wait: Callable[[], None] | None = None, memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
+def _connect(path: Path, read_only: bool, deadline: float | None = 0.0, on_wait: Callable[[], None] | None = None,
+             memory_limit: str | None = None, settings: Settings = DEFAULTS) -> duckdb.DuckDBPyConnection:
     """A connection to a whole DuckDB file; every read-only one is sandboxed
     (zeckdb.executor.sandbox_config), and all of them share that one configuration,
     so that DuckDB lets them share the open file within a process.
@@ -56,7 +56,8 @@ def _connect(path: Path, read_only: bool, deadline: float | None = 0.0,
     While another process holds DuckDB's own lock on the file (one not taking turns
     through zeckdb.locking), it is tried again until `deadline` (time.monotonic();
     None: for as long as it takes), calling on_wait once after two seconds. memory_limit:
-    a reader's DuckDB memory limit (e.g. "2GB"; the sandbox's default when None)."""
+    a reader's DuckDB memory limit (e.g. "2GB"; the settings' memory_limit when None); the
+    writer runs the settings' threads."""
 
     if path.is_file() and path.stat().st_size == 0:
         raise DatabaseError(f"{path} is an empty file (0 bytes), not a database: delete it (or pass {opt('db')} with "
@@ -64,7 +65,8 @@ def _connect(path: Path, read_only: bool, deadline: float | None = 0.0,
     started = time.monotonic()
     while True:
         try:
-            con = _open_reader(path, memory_limit) if read_only else _open_writer(path)
+            con = (_open_reader(path, memory_limit or settings.memory_limit) if read_only
+                   else _open_writer(path, thread_count(settings)))
             break
         except duckdb.Error as exc:
             error = _open_error(path, exc)
@@ -89,12 +91,10 @@ def _connect(path: Path, read_only: bool, deadline: float | None = 0.0,
 WRITER_CONFIG = {"enable_external_access": False}
 
 
-def _open_writer(path: Path) -> duckdb.DuckDBPyConnection:
-    from ..settings import thread_count
-
+def _open_writer(path: Path, threads: int) -> duckdb.DuckDBPyConnection:
     con = quieted(duckdb.connect(str(path), config=dict(WRITER_CONFIG)))
     try:
-        con.execute(f"SET threads = {int(thread_count())}")  # the threads setting governs DuckDB's writer too
+        con.execute(f"SET threads = {int(threads)}")  # the threads setting governs DuckDB's writer too
     except BaseException:
         con.close()
         raise
@@ -111,7 +111,7 @@ _releases: dict[int, weakref.finalize[Any, Any]] = {}  # id of each live cursor 
 _roots_lock = threading.RLock()  # a release may run in the collector, inside a holder of the lock
 
 
-def _open_reader(path: Path, memory_limit: str | None) -> duckdb.DuckDBPyConnection:
+def _open_reader(path: Path, memory_limit: str) -> duckdb.DuckDBPyConnection:
     key = str(path)
     with _roots_lock:
         root, users = _roots.get(key, (None, 0))
@@ -143,10 +143,10 @@ def _release(key: str, cursor_id: int) -> None:
             root.close()
 
 
-def _check_same_settings(path: Path, root: duckdb.DuckDBPyConnection, memory_limit: str | None) -> None:
+def _check_same_settings(path: Path, root: duckdb.DuckDBPyConnection, memory_limit: str) -> None:
     """A second reader of a file open here shares its settings: one asking for another memory
     limit is refused, as DuckDB refuses a second configuration of one open file."""
-    wanted = duckdb.connect(config={"memory_limit": memory_limit or current().memory_limit})
+    wanted = duckdb.connect(config={"memory_limit": memory_limit})
     try:
         same = wanted.execute("SELECT current_setting('memory_limit')").fetchone() == \
             root.execute("SELECT current_setting('memory_limit')").fetchone()

@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import DatabaseError, NotBuiltError, opt, printable
 from ..executor import Limits, Params, Result, run as execute, stream as execute_streaming
 from ..locking import Gate
-from ..settings import current
+from ..settings import DEFAULTS, Settings
 from .layout import (LEAN_DERIVED, MOVE_COLUMNS, POSITIONS_TABLES, PROBE_COLUMNS, lean_stored, lean_values,
                      lean_wins_sql, name_id, stored_misere, variant_key)
 from .connections import close_connection
@@ -41,8 +41,9 @@ class Store:
     and its next read or write waits for them and opens it again."""
 
     def __init__(self, path: Path, con: duckdb.DuckDBPyConnection | None, gate: Gate | None = None,
-                 move_values: LayerCache | None = None):
+                 move_values: LayerCache | None = None, settings: Settings = DEFAULTS):
         self.path = path
+        self.settings = settings  # the door's: its limits, and which file its advice may leave unnamed
         self.move_values = move_values  # a long-lived reader's cache of the moves' values
         self._con = con
         self.gate = gate
@@ -59,27 +60,31 @@ class Store:
     # -- opening -----------------------------------------------------------
     @classmethod
     def open_read(cls, db: str | os.PathLike[str] | None = None, timeout: float | None = None,
-                  memory_limit: str | None = None) -> Store:
+                  memory_limit: str | None = None, settings: Settings = DEFAULTS) -> Store:
         """Open a built database read-only; while a build writes it, wait for its current
-        commit (at most `timeout` s, default the read_wait_seconds setting) and read what is
+        commit (at most `timeout` s, default the settings' read_wait_seconds) and read what is
         committed. memory_limit: DuckDB's for this process's readers (e.g. "2GB"), default the
-        memory_limit setting."""
-        path = resolve_db_path(db)
-        timeout = current().read_wait_seconds if timeout is None else timeout
+        settings' memory_limit."""
+        path = resolve_db_path(db, settings=settings)
+        timeout = settings.read_wait_seconds if timeout is None else timeout
         if not path.exists():
             raise DatabaseError(
-                f"no database at {printable(str(path))}: build one with {suggested('build', path)} (or pass "
+                f"no database at {printable(str(path))}: build one with {suggested('build', path, settings)} (or pass "
                 f"{opt('db')} PATH / set ZECKDB_DB)"
             )
         gate = Gate(path)
         try:
             gate.acquire_read(timeout)
             con = _connect_checked(path, read_only=True, deadline=time.monotonic() + timeout,
-                                   memory_limit=memory_limit)
+                                   memory_limit=memory_limit, settings=settings)
         except BaseException:
             gate.close()
             raise
-        return cls(path, con, gate=gate)
+        return cls(path, con, gate=gate, settings=settings)
+
+    def suggested(self, words: str) -> str:
+        """`zeckdb WORDS` to suggest for this database, with its --db unless the door finds it by itself."""
+        return suggested(words, self.path, self.settings)
 
     def build_running(self) -> bool:
         """Whether a build is writing this database (this store's own build included)."""
@@ -181,12 +186,12 @@ class Store:
         `relations` (name -> pyarrow.Table, a named query's computed rows) are seen by this statement
         alone, on a cursor of its own."""
         if not relations:
-            return execute(self._connection_waiting(), sql, params, limits or Limits())
+            return execute(self._connection_waiting(), sql, params, limits or Limits.of(self.settings))
         cursor = self._connection_waiting().cursor()
         try:
             for name, table in relations.items():
                 cursor.register(name, table)
-            return execute(cursor, sql, params, limits or Limits())
+            return execute(cursor, sql, params, limits or Limits.of(self.settings))
         finally:
             cursor.close()
 
@@ -230,7 +235,8 @@ class Store:
     def reader(self) -> Store:
         """A reader of this open database with a connection of its own (for another thread),
         sharing the moves' cache; close it when done."""
-        reader = Store(self.path, self._connection_waiting().cursor(), move_values=self.move_values)
+        reader = Store(self.path, self._connection_waiting().cursor(), move_values=self.move_values,
+                       settings=self.settings)
         # what the file says of where a variant's rows are holds while it is open: ids are never reused
         reader._ids, reader._positions_table = self._ids, self._positions_table
         return reader
@@ -258,13 +264,13 @@ class Store:
         row = found[0] if found else None
         if row and row[0] and positions:
             raise NotBuiltError(f"n = {n} was built with --summary-only: build it in full to look up positions "
-                                f"({suggested(f'build --variant {variant} --n {n}', self.path)})")
+                                f"({self.suggested(f'build --variant {variant} --n {n}')})")
         if not row:
             if self.build_running():
                 raise NotBuiltError(f"n = {n} is not built yet: {self.path} holds no {variant} positions for n = {n}, "
                                     "and a build is writing it; try again once it has committed that n")
             raise NotBuiltError(f"{printable(str(self.path))} holds no {variant} positions for n = {n}: run "
-                                f"{suggested(f'build --variant {variant} --n {n}', self.path)}")
+                                f"{self.suggested(f'build --variant {variant} --n {n}')}")
 
     def summary(self, variant: str, n: int) -> dict[str, Any]:
         self.require_built(variant, n, positions=False)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 
 from ..errors import DatabaseError, opt, printable
-from ..settings import current
+from ..settings import DEFAULTS, Settings
 
 if TYPE_CHECKING:
     pass
@@ -22,9 +22,9 @@ if TYPE_CHECKING:
 CREATION_MARK = ".zeckdb-creating"
 
 
-def resolve_db_path(db: str | os.PathLike[str] | None, creating: bool = False) -> Path:
-    """The database's real path: --db if given, else $ZECKDB_DB, else ./zeckdb.duckdb, its
-    symbolic links resolved, as DuckDB resolves them, so that its side files (the write-ahead
+def resolve_db_path(db: str | os.PathLike[str] | None, creating: bool = False, settings: Settings = DEFAULTS) -> Path:
+    """The database's real path: --db if given, else the settings' (the door's: $ZECKDB_DB, else
+    ./zeckdb.duckdb), its symbolic links resolved, as DuckDB resolves them, so that its side files (the write-ahead
     log, the lock folder) are the ones DuckDB and every other zeckdb process use. Refused: what
     exists and is no regular file (a folder, a FIFO, a device), and the name of a side file of
     a database that exists (`X.duckdb.wal` beside X.duckdb). `creating`: for the commands that
@@ -33,7 +33,7 @@ def resolve_db_path(db: str | os.PathLike[str] | None, creating: bool = False) -
 
     from ..outputs import DATABASE_SIDE_FILES
 
-    given = Path(db or current().db)
+    given = Path(db or settings.db)
     shown = printable(str(given)[:200])
     path = Path(os.path.realpath(given))
     if "?" in path.name:
@@ -62,14 +62,15 @@ def resolve_db_path(db: str | os.PathLike[str] | None, creating: bool = False) -
     return path
 
 
-def suggested(words: str, path: Path | None = None) -> str:
+def suggested(words: str, path: Path | None = None, settings: Settings = DEFAULTS) -> str:
     """A zeckdb command to suggest, in backquotes: `zeckdb WORDS`, with `--db PATH` unless
-    `path` is the database the command finds by itself ($ZECKDB_DB, else ./zeckdb.duckdb), so
+    `path` is the database the command finds by itself (the settings' db: $ZECKDB_DB, else
+    ./zeckdb.duckdb, as the door read them), so
     that the advice, typed as given in the folder the user is in, acts on the file it is about."""
     import shlex
 
     tail = ""
-    if path is not None and os.path.realpath(current().db) != os.path.realpath(path):
+    if path is not None and os.path.realpath(settings.db) != os.path.realpath(path):
         relative = os.path.relpath(path)
         tail = f" --db {shlex.quote(relative if not relative.startswith('..') else str(path))}"
     return printable(f"`zeckdb {words}{tail}`")

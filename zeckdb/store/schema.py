@@ -16,7 +16,7 @@ import duckdb
 from ..errors import DatabaseError, opt, printable
 from ..executor import quieted
 from ..locking import Gate
-from ..settings import current
+from ..settings import DEFAULTS, Settings
 from .connections import REBUILD_HINT, _connect, _open_error, _transaction, close_connection
 from .paths import CREATION_MARK, suggested
 
@@ -60,11 +60,11 @@ def _schema_state(con: duckdb.DuckDBPyConnection) -> tuple[str | None, set[str]]
     return (row[0] if row else "base"), names
 
 
-def _check_schema(path: Path, revision: str | None, names: set[str]) -> None:
+def _check_schema(path: Path, revision: str | None, names: set[str], settings: Settings = DEFAULTS) -> None:
     """A one-line error for a file that is not a complete zeckdb database of the head revision."""
     if not names:
         raise DatabaseError(f"{path} holds no tables: a build was interrupted while it created the schema; "
-                            f"run {suggested('build', path)} again to finish it")
+                            f"run {suggested('build', path, settings)} again to finish it")
     if revision is None:
         if names & {"builds", "positions", "edges"}:
             raise DatabaseError(f"{path} is damaged: its table alembic_version is missing (dropped by hand?); "
@@ -72,7 +72,7 @@ def _check_schema(path: Path, revision: str | None, names: set[str]) -> None:
         raise DatabaseError(f"{path} is a DuckDB file but not a zeckdb database: pass {opt('db')} with a zeckdb database")
     if revision != SCHEMA_HEAD:
         raise DatabaseError(f"{printable(str(path))} has schema revision {revision}, this zeckdb needs {SCHEMA_HEAD}: "
-                            f"run {suggested('db upgrade', path)}")
+                            f"run {suggested('db upgrade', path, settings)}")
     missing = [name for name in SCHEMA_OBJECTS if name not in names]
     if missing:
         raise DatabaseError(f"{path} is damaged: {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} "
@@ -80,16 +80,16 @@ def _check_schema(path: Path, revision: str | None, names: set[str]) -> None:
 
 
 def _connect_checked(path: Path, read_only: bool, deadline: float | None = 0.0,
-                     on_wait: Callable[[], None] | None = None,
-                     memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
+                     on_wait: Callable[[], None] | None = None, memory_limit: str | None = None,
+                     settings: Settings = DEFAULTS) -> duckdb.DuckDBPyConnection:
     """A connection to a complete zeckdb database of the head revision, else a one-line error.
     A writer's first puts back zeckdb's own views and macros (_restore_definitions)."""
-    con = _connect(path, read_only, deadline, on_wait, memory_limit)
+    con = _connect(path, read_only, deadline, on_wait, memory_limit, settings)
     try:
-        _check_schema(path, *_schema_state(con))
+        _check_schema(path, *_schema_state(con), settings)
         _check_columns(con, path)
         if read_only:
-            _check_definitions(con, path)
+            _check_definitions(con, path, settings)
         else:
             _restore_definitions(con, path, SCHEMA_HEAD)
     except BaseException:
@@ -176,7 +176,7 @@ FILE_MACROS = ("SELECT function_name, function_type, parameters, macro_definitio
                "WHERE NOT internal AND function_type IN ('macro', 'table_macro') AND database_name = {}")
 
 
-def _check_definitions(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+def _check_definitions(con: duckdb.DuckDBPyConnection, path: Path, settings: Settings = DEFAULTS) -> None:
     """A reader's check that the file's views (under zeckdb's names) and macros (of any name)
     are zeckdb's own, refused in one line where they are not: a file someone else made could
     hold a view `positions` that reads other numbers than its tables, or a macro that shadows
@@ -211,7 +211,7 @@ def _check_definitions(con: duckdb.DuckDBPyConnection, path: Path) -> None:
         shown = ", ".join(printable(name)[:40] for name in changed[:5]) + (", ..." if len(changed) > 5 else "")
         raise DatabaseError(f"{printable(str(path))} holds views or macros that are not zeckdb's ({shown}: changed by hand, "
                             f"or made by someone else?): they would change what zeckdb reads, and are not run; "
-                            f"{suggested('db upgrade', path)} puts zeckdb's own back")
+                            f"{suggested('db upgrade', path, settings)} puts zeckdb's own back")
 
 
 def _words(sql: str) -> str:
@@ -269,20 +269,22 @@ def own_definitions(revision: str) -> tuple[str, ...]:
     return tuple(kept)
 
 
-def schema_revision(path: Path) -> str | None:
+def schema_revision(path: Path, settings: Settings = DEFAULTS) -> str | None:
     """The Alembic revision of an existing database file ("base": migrated down to nothing,
-    None: not a zeckdb database, or an empty one), read between a build's commits."""
+    None: not a zeckdb database, or an empty one), read between a build's commits (waiting for
+    one at most the settings' read_wait_seconds)."""
     gate = Gate(path)
     try:
-        gate.acquire_read()
-        return _file_schema_state(path, time.monotonic() + current().read_wait_seconds)[0]
+        gate.acquire_read(settings.read_wait_seconds)
+        return _file_schema_state(path, time.monotonic() + settings.read_wait_seconds, settings)[0]
     finally:
         gate.close()
 
 
-def _file_schema_state(path: Path, deadline: float | None = 0.0) -> tuple[str | None, set[str]]:
+def _file_schema_state(path: Path, deadline: float | None = 0.0,
+                       settings: Settings = DEFAULTS) -> tuple[str | None, set[str]]:
     """_schema_state of an existing file, through a connection of its own (the caller takes turns)."""
-    con = _connect(path, read_only=True, deadline=deadline)
+    con = _connect(path, read_only=True, deadline=deadline, settings=settings)
     try:
         return _schema_state(con)
     finally:
@@ -290,19 +292,19 @@ def _file_schema_state(path: Path, deadline: float | None = 0.0) -> tuple[str | 
 
 
 
-def _upgrade(path: Path, deadline: float | None) -> str | None:
+def _upgrade(path: Path, deadline: float | None, settings: Settings = DEFAULTS) -> str | None:
     """Bring the database at `path` (created if missing) to the head revision and return the
     revision it had. An empty DuckDB file (a build killed while it created the schema) gets
     the schema; a damaged one is refused. The caller holds the writer's turn (StoreWriter.open_write)."""
     if not path.exists():
         _create(path)
         return None
-    before, names = _file_schema_state(path, deadline)
+    before, names = _file_schema_state(path, deadline, settings)
     if names and before is None:
-        _check_schema(path, before, names)  # tables, but not from Alembic: damaged, or not zeckdb's
+        _check_schema(path, before, names, settings)  # tables, but not from Alembic: damaged, or not zeckdb's
     if before != SCHEMA_HEAD:
         if before not in (None, "base"):
-            con = _connect(path, read_only=False, deadline=deadline)
+            con = _connect(path, read_only=False, deadline=deadline, settings=settings)
             try:
                 _restore_definitions(con, path, before)
             finally:

@@ -18,6 +18,7 @@ import numpy as np
 from .. import interrupts
 from ..version import ENGINE_VERSION
 from ..locking import Gate
+from ..settings import DEFAULTS, Settings
 from ..tuning import CHECKPOINT_ROWS, STAGED_ROWS
 from .layout import LAYER_TABLES, lean_holds, lean_rows, variant_key
 from .connections import _connect, _rollback, _transaction
@@ -45,8 +46,8 @@ class StoreWriter(Store):
     file only while it writes (let_go, let_readers_in: zeckdb.locking)."""
 
     def __init__(self, path: Path, con: duckdb.DuckDBPyConnection, gate: Gate, on_wait: Callable[[], None] | None,
-                 upgraded_from: str | None):
-        super().__init__(path, con, gate)
+                 upgraded_from: str | None, settings: Settings = DEFAULTS):
+        super().__init__(path, con, gate, settings=settings)
         self.gate: Gate = gate
         self.on_wait = on_wait  # called once when it waits long for readers
         self.upgraded_from = upgraded_from  # the revision the file had before this writer upgraded it
@@ -57,26 +58,28 @@ class StoreWriter(Store):
         file again (for as long as they take)."""
         if self._con is None:
             self.gate.acquire_write(self.on_wait)
-            self._con = _connect(self.path, read_only=False, deadline=None, on_wait=self.on_wait)
+            self._con = _connect(self.path, read_only=False, deadline=None, on_wait=self.on_wait,
+                                 settings=self.settings)
         return self._con
 
     @classmethod
-    def open_write(cls, db: str | os.PathLike[str] | None = None,
-                   on_wait: Callable[[], None] | None = None) -> StoreWriter:
+    def open_write(cls, db: str | os.PathLike[str] | None = None, on_wait: Callable[[], None] | None = None,
+                   settings: Settings = DEFAULTS) -> StoreWriter:
         """Open (creating or upgrading) a database as its only writer; a second writer is
-        refused, readers are waited for (on_wait is called once when that takes long)."""
-        path = resolve_db_path(db, creating=True)
+        refused, readers are waited for (on_wait is called once when that takes long). DuckDB's
+        writer runs the settings' threads."""
+        path = resolve_db_path(db, creating=True, settings=settings)
         _check_writable(path)
         gate = Gate(path, create=True)
         try:
             gate.start_build()
             gate.acquire_write(on_wait)
-            before = _upgrade(path, deadline=None)
-            con = _connect_checked(path, read_only=False, deadline=None, on_wait=on_wait)
+            before = _upgrade(path, deadline=None, settings=settings)
+            con = _connect_checked(path, read_only=False, deadline=None, on_wait=on_wait, settings=settings)
         except BaseException:
             gate.abandon()
             raise
-        return cls(path, con, gate, on_wait, before)
+        return cls(path, con, gate, on_wait, before, settings)
 
     def __enter__(self) -> StoreWriter:
         return self
@@ -129,13 +132,13 @@ class StoreWriter(Store):
         INSERT (a statement's own cost was most of a small layer's write). A layer's positions
         and edges go in before its length distribution is asked for (LayerTables.lengths may
         still be computing it)."""
-        from ..settings import pool as settings_pool
+        from ..settings import pool as named_pool
 
         con = self._connection_waiting()
         con.execute("BEGIN TRANSACTION")
         in_transaction = True
         # a layer's rows are hashed on a thread of their own while DuckDB inserts them
-        hasher = settings_pool(1, "zeckdb-checksums")
+        hasher = named_pool(1, "zeckdb-checksums")
         edges_checksums: dict[tuple[str, int], Future[int]] = {}  # variants sharing a graph layer hash its edges once
         staged: list[_Staged] = []  # layers whose old rows are deleted, their new ones not yet inserted
         written = 0  # positions and edges
@@ -322,8 +325,8 @@ class StoreWriter(Store):
                                                           **layer.random_play}])
 
 
-def upgrade(path: Path) -> tuple[str | None, str]:
+def upgrade(path: Path, settings: Settings = DEFAULTS) -> tuple[str | None, str]:
     """Bring the database at `path` (created if missing) to the head revision, as its writer:
     (the revision it had, the head revision)."""
-    with StoreWriter.open_write(path) as store:
+    with StoreWriter.open_write(path, settings=settings) as store:
         return store.upgraded_from, SCHEMA_HEAD

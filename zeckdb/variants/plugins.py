@@ -13,6 +13,10 @@ plugin is loaded only when its own game is asked for, and loading it is bounded:
 
 Listing the games (`zeckdb variants`, the service's /v1/variants) needs only step 1, run for
 every plugin at once: nothing of a plugin is loaded into the listing process.
+
+Probes and loads are once per process, wherever a game's name is first resolved, so the
+settings they run under (the deadline, the budgets a probe measures a game's reach by) are
+the process's too: each door hands its settings to `configure` as it resolves them.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ import threading
 from typing import Any, cast
 
 from ..children import end_group, new_session_for_children
+from ..engine.limits import build_memory, summary_memory
+from ..settings import DEFAULTS, Settings
 from ..engine.contract import MAX_NAME_LENGTH, ContractError, Variant, check_contract, shown_text, valid_name
 
 GROUP = "zeckdb.games"  # the entry-point group through which a package adds a game
@@ -37,7 +43,8 @@ GROUP = "zeckdb.games"  # the entry-point group through which a package adds a g
 # holding the GIL ends too) and with its parent, before it imports anything of zeckdb or the plugin
 PROBE = ("import signal, sys; signal.alarm(int(sys.argv[3])); "
          "from zeckdb.children import die_with_parent; die_with_parent(int(sys.argv[4])); "
-         "from zeckdb.variants.plugins import probe_here; probe_here(sys.argv[1], int(sys.argv[2]))")
+         "from zeckdb.variants.plugins import probe_here; "
+         "probe_here(sys.argv[1], int(sys.argv[2]), int(sys.argv[5]), int(sys.argv[6]))")
 
 
 @dataclass(frozen=True)
@@ -67,10 +74,16 @@ def discovered(reserved: frozenset[str] = frozenset()) -> dict[str, Any]:
     return found
 
 
-def deadline() -> float:
-    from ..settings import current
+_configured = [DEFAULTS]  # the settings of this process's probes and loads (configure)
 
-    return current().plugin_load_seconds
+
+def configure(settings: Settings) -> None:
+    """The settings this process's plugin probes and loads run under: a door's, as it resolves them."""
+    _configured[0] = settings
+
+
+def deadline() -> float:
+    return _configured[0].plugin_load_seconds
 
 
 _lock = threading.Lock()
@@ -179,19 +192,17 @@ def _make(name: str, point: Any) -> Variant:
 def _run_probe(name: str, point: Any) -> Probe | ContractError:
     """Load the plugin in a child process, bounded by the deadline; its report comes on a
     pipe of its own (what the plugin prints goes to our standard error)."""
-    from ..settings import current
-
     seconds = deadline()
     read, write = os.pipe()
-    env = {**os.environ, **current().as_environment()}
+    budgets = [str(build_memory(_configured[0])), str(summary_memory(_configured[0]))]  # its reach by ours
     own_session = new_session_for_children()
     try:
         # a Ctrl-C of ours is ours to handle (its own session: the terminal's does not reach it); we end it
         child = subprocess.Popen([sys.executable, "-c", PROBE, name, str(write), str(math.ceil(seconds) + 1),
-                                  str(os.getpid())],
+                                  str(os.getpid()), *budgets],
                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                  stderr=sys.stderr.fileno() if _has_fd(sys.stderr) else subprocess.DEVNULL,
-                                 pass_fds=(write,), env=env, start_new_session=own_session)
+                                 pass_fds=(write,), start_new_session=own_session)
     finally:
         os.close(write)
     _running.add(child.pid)
@@ -234,9 +245,10 @@ def _has_fd(stream: Any) -> bool:
     return True
 
 
-def probe_here(name: str, report_fd: int) -> None:
+def probe_here(name: str, report_fd: int, build_budget: int, summary_budget: int) -> None:
     """The child's side: load the plugin and write what its game says of itself to
-    `report_fd`, then leave at once (a plugin's atexit and threads are not ours to wait for)."""
+    `report_fd` (its reach within the parent's budgets, in bytes), then leave at once (a
+    plugin's atexit and threads are not ours to wait for)."""
     from ..engine.limits import reach
 
     os.dup2(2, 1)  # whatever the plugin prints goes to standard error
@@ -245,7 +257,7 @@ def probe_here(name: str, report_fd: int) -> None:
         if point is None:
             raise ContractError(f"no game plugin named {shown_text(name)} is installed")
         game = _make(name, point)
-        got = reach(game)
+        got = reach(game, build_budget, summary_budget)
         said: dict[str, Any] = asdict(Probe(name, str(game.title), str(game.source), int(game.min_n), got.full,
                                             got.summary, game.format(game.start(5)),
                                             game.summary_refusal))
