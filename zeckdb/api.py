@@ -103,10 +103,14 @@ def _rank(move: MoveInfo, players: int) -> tuple[Any, ...]:
     return (0, move.remoteness) if move.outcome == "loss" else (1, -move.remoteness)
 
 
-def _probe(store: Store, variant_name: str, position: str | Position | None = None,
+def _game_of(game: str | Variant) -> Variant:
+    """The game a call names: by its name, resolved here, or by the Variant a Game holds."""
+    return game if isinstance(game, Variant) else get_variant(game)
+
+
+def _probe(store: Store, variant: Variant, position: str | Position | None = None,
            start: int | None = None) -> PositionInfo:
     """Look up one position and its ranked moves."""
-    variant = get_variant(variant_name)
     pos, n = _resolve_position(variant, position, start)
     moves = variant.play_moves(pos)
     own = (n, variant.id_of(pos))
@@ -459,28 +463,30 @@ class Database:
     def _game(self, v: Variant) -> PlayableGame[Any]:
         from .gameplay import Game as Playable
 
-        return Playable(v.name, v.title, v.source, v.players, v.convention, v.min_n, v.max_n, self,
-                        tuple(f"{name} ({weight})" for name, weight in zip(v.columns, v.column_weights, strict=True)))
+        return Playable(v, self)
 
-    def position(self, variant: str, position: str | Position | None = None, *,
+    def position(self, variant: str | Variant, position: str | Position | None = None, *,
                  start: int | None = None) -> PositionInfo:
         """A position (as the game writes it, e.g. "3,1,0,2", or a tuple) or the start of n: its
         values and every move, best first."""
+        game = _game_of(variant)
         with self._session() as store:
-            return _probe(store, variant, position, start)
+            return _probe(store, game, position, start)
 
-    def line(self, variant: str, position: str | Position | None = None, *, start: int | None = None) -> Line:
+    def line(self, variant: str | Variant, position: str | Position | None = None, *,
+             start: int | None = None) -> Line:
         """The game from a position (or the start of n) under optimal play, one entry per position."""
+        game = _game_of(variant)
         with self._session() as store:
-            info = _probe(store, variant, position, start)
+            info = _probe(store, game, position, start)
             line = Line([(None, info)])
             while info.moves:
                 best = info.moves[0]
-                info = _probe(store, variant, tuple(best.position))
+                info = _probe(store, game, tuple(best.position))
                 line.append((best.move, info))
             return line
 
-    def play(self, variant: str, position: str | Position | None = None, *, start: int | None = None,
+    def play(self, variant: str | Variant, position: str | Position | None = None, *, start: int | None = None,
              p1: str = "perfect", p2: str = "random", distribution: bool = True) -> PlayResult:
         """The game from a position (or the start of n) when Player 1 (the player to move there)
         follows profile p1 and the other p2 (zeckdb.profiles): each one's chance to win, the exact
@@ -488,7 +494,7 @@ class Database:
         from the stored graph of the layer."""
         from .profiles import check_profiles, play as run
 
-        game = get_variant(variant)
+        game = _game_of(variant)
         check_profiles(game, p1, p2)
         pos, n = _resolve_position(game, position, start)
         with self._session() as store:
@@ -534,12 +540,12 @@ class Database:
             return {row["variant"]: (sorted(set(row["ns"]) - set(row["summary_ns"])), sorted(row["summary_ns"]))
                     for row in store.status()}
 
-    def summary(self, variant: str, n: NRange = None) -> list[Layer]:
+    def summary(self, variant: str | Variant, n: NRange = None) -> list[Layer]:
         """The per-n summary rows (`builds`) of a game, every built n or only those of `n` (each
         must be built, in full or with --summary-only)."""
         from .queries import check_built_ns
 
-        game = get_variant(variant)
+        game = _game_of(variant)
         ns = _ns(n)
         with self._session() as store:
             built = store.built_ns(game.name) | store.summary_ns(game.name)

@@ -25,22 +25,24 @@ from .answers import Layer, Outcome, PositionInfo
 from .errors import UsageError, did_you_mean
 
 if TYPE_CHECKING:
+    from .engine.contract import Variant
     from .profiles import PlayResult
 
 
 class Lookups(Protocol):
-    """What a game asks of the database it belongs to (zeckdb.api.Database answers it)."""
+    """What a game asks of the database it belongs to (zeckdb.api.Database answers it), naming
+    the game by the Variant it holds: the name is resolved once, when the Game is made."""
 
     def sql(self, text: str, params: Any = None, *, max_rows: int | None = None) -> Any: ...
 
-    def position(self, variant: str, position: str | tuple[int, ...] | None = None, *,
+    def position(self, variant: Variant, position: str | tuple[int, ...] | None = None, *,
                  start: int | None = None) -> PositionInfo: ...
 
-    def line(self, variant: str, position: tuple[int, ...]) -> Sequence[tuple[str | None, PositionInfo]]: ...
+    def line(self, variant: Variant, position: tuple[int, ...]) -> Sequence[tuple[str | None, PositionInfo]]: ...
 
-    def play(self, variant: str, position: tuple[int, ...], *, p1: str, p2: str) -> PlayResult: ...
+    def play(self, variant: Variant, position: tuple[int, ...], *, p1: str, p2: str) -> PlayResult: ...
 
-    def summary(self, variant: str, n: str | int | Sequence[int] | None = None) -> list[Layer]: ...
+    def summary(self, variant: Variant, n: str | int | Sequence[int] | None = None) -> list[Layer]: ...
 
 
 AnyPosition = Union["Position", "PlayersPosition"]
@@ -50,33 +52,66 @@ AnyPosition = Union["Position", "PlayersPosition"]
 P = TypeVar("P", "Position", "PlayersPosition")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Game(Generic[P]):
-    """A game of an open database (Database.game, Database.players_game): what it is, and the door
+    """A game of an open database (Database.game, Database.players_game): what it is (its
+    Variant, whose name, title, paper, players, convention and limits it shows), and the door
     to its positions, each of its kind P."""
 
-    name: str
-    title: str
-    source: str
-    players: int
-    convention: str  # "normal" (the last mover wins) or "misere" (the last mover loses)
-    min_n: int
-    max_n: int
-    database: Lookups = field(repr=False, compare=False)
-    bins: tuple[str, ...] = field(default=(), repr=False, compare=False)  # its bins as a notebook heads them
+    variant: Variant
+    database: Lookups = field(compare=False)
+
+    @property
+    def name(self) -> str:
+        return self.variant.name
+
+    @property
+    def title(self) -> str:
+        return self.variant.title
+
+    @property
+    def source(self) -> str:
+        return self.variant.source
+
+    @property
+    def players(self) -> int:
+        return self.variant.players
+
+    @property
+    def convention(self) -> str:
+        """"normal" (the last mover wins) or "misere" (the last mover loses)."""
+        return self.variant.convention
+
+    @property
+    def min_n(self) -> int:
+        return self.variant.min_n
+
+    @property
+    def max_n(self) -> int:
+        return self.variant.max_n
+
+    @property
+    def bins(self) -> tuple[str, ...]:
+        """Its bins as a notebook heads them: each column's name and weight."""
+        v = self.variant
+        return tuple(f"{name} ({weight})" for name, weight in zip(v.columns, v.column_weights, strict=True))
+
+    def __repr__(self) -> str:
+        return (f"Game(name={self.name!r}, title={self.title!r}, source={self.source!r}, players={self.players}, "
+                f"convention={self.convention!r}, min_n={self.min_n}, max_n={self.max_n})")
 
     def start(self, n: int) -> P:
         """The start of n."""
-        return self._made(self.database.position(self.name, start=n))
+        return self._made(self.database.position(self.variant, start=n))
 
     def position(self, position: str | Sequence[int]) -> P:
         """A position as the game writes it ("3,1,0,2") or as its counts ((3, 1, 0, 2))."""
-        return self._made(self.database.position(self.name, position if isinstance(position, str)
+        return self._made(self.database.position(self.variant, position if isinstance(position, str)
                                                  else tuple(position)))
 
     def summary(self, n: str | int | Sequence[int] | None = None) -> list[Layer]:
         """The per-n summary of the game (every n built, or those of `n`: "1..20,30", 7, [5, 6])."""
-        return self.database.summary(self.name, n)
+        return self.database.summary(self.variant, n)
 
     def layer(self, n: int) -> GameLayer:
         """Layer n whole, for a researcher's own code: its positions and its moves as Arrow tables
@@ -84,7 +119,7 @@ class Game(Generic[P]):
         positions = self.database.sql("SELECT * EXCLUDE (variant) FROM positions WHERE variant = $v AND n = $n "
                                       "ORDER BY id", {"v": self.name, "n": n}, max_rows=0).arrow()
         if positions.num_rows == 0:
-            self.database.position(self.name, start=n)  # the one-line error that says why it is not there
+            self.database.position(self.variant, start=n)  # the one-line error that says why it is not there
         moves = self.database.sql("SELECT src, move, dst, dst_n FROM moves WHERE variant = $v AND n = $n "
                                   "ORDER BY src, code, dst", {"v": self.name, "n": n}, max_rows=0).arrow()
         return GameLayer(self.name, n, positions, moves)
@@ -204,7 +239,7 @@ class _Values:
         """The game from here under optimal play: (the Move that led there, with its verdict, and
         the position), the first move None (a list)."""
         steps: list[tuple[Move | None, AnyPosition]] = []
-        for name, info in self.game.database.line(self.game.name, self.counts):
+        for name, info in self.game.database.line(self.game.variant, self.counts):
             reached = self.game._made(info)
             if not steps:
                 steps.append((None, reached))
@@ -267,7 +302,7 @@ class Position(_Values):
     def profiles(self, p1: str, p2: str) -> PlayResult:
         """The game from here with Player 1 (the player to move) playing profile p1 and the
         other p2 (perfect, random, best-response, a preference): exact chances and lengths."""
-        return self.game.database.play(self.game.name, self.counts, p1=p1, p2=p2)
+        return self.game.database.play(self.game.variant, self.counts, p1=p1, p2=p2)
 
 
 @dataclass(frozen=True)
