@@ -3,10 +3,9 @@
 -- reads: twins
 -- checks: Player 1 wins n = 1 under misère play (no move: the opponent moved last) and Player 2 under normal play; the running fractions are NULL where some n from 1 to this one is not stored for both.
 WITH pairs AS (
-    SELECT regexp_replace(m.variant, '-misere$', '') AS variant, m.variant AS twin, m.n, b.winner AS normal_winner,
-           m.winner AS misere_winner
-    FROM builds m JOIN builds b ON b.variant = regexp_replace(m.variant, '-misere$', '') AND b.n = m.n
-    WHERE m.variant LIKE '%-misere' AND m.n >= 1),  -- layer 0 (the empty board) is no game
+    SELECT t.normal_of AS variant, t.variant AS twin, m.n, b.winner AS normal_winner, m.winner AS misere_winner
+    FROM variants t JOIN builds m ON m.variant = t.variant JOIN builds b ON b.variant = t.normal_of AND b.n = m.n
+    WHERE m.n >= 1),  -- layer 0 (the empty board) is no game
 running AS (
     SELECT *, normal_winner = misere_winner AS agree,
            CASE WHEN count(*) OVER w = n THEN avg((normal_winner = 1)::INTEGER) OVER w END AS normal_p1_fraction,

@@ -3,11 +3,10 @@
 -- reads: twins
 -- checks: every terminal position differs (lost for the player to move under normal play, won under misère play); a layer's differing count is at most its positions.
 WITH paired AS (
-    SELECT regexp_replace(m.variant, '-misere$', '') AS variant, m.variant AS twin, m.n, m.id,
-           b.outcome AS normal_outcome, m.outcome AS misere_outcome
-    FROM positions m JOIN positions b ON b.variant = regexp_replace(m.variant, '-misere$', '') AND b.n = m.n AND b.id = m.id
-    WHERE m.variant LIKE '%-misere'
-      AND ($variant IS NULL OR m.variant = $variant OR m.variant = $variant || '-misere')
+    SELECT t.normal_of AS variant, t.variant AS twin, m.n, m.id, b.outcome AS normal_outcome, m.outcome AS misere_outcome
+    FROM variants t JOIN positions m ON m.variant = t.variant
+         JOIN positions b ON b.variant = t.normal_of AND b.n = m.n AND b.id = m.id
+    WHERE ($variant IS NULL OR t.variant = $variant OR t.normal_of = $variant)
       AND ($ns::INTEGER[] IS NULL OR list_contains($ns::INTEGER[], m.n))),
 counted AS (
     SELECT *, count(*) OVER (PARTITION BY variant, n) AS layer_positions,

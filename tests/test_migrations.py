@@ -632,6 +632,41 @@ def test_revision_0016_names_each_games_convention_and_keeps_every_row(tmp_path,
         assert con.execute(every).fetchall() == [r for r in before if r[0] != "zeckendorf-misere"]
 
 
+def test_revision_0017_stores_what_terminals_are_worth_and_which_game_a_twin_is_of(tmp_path, capsys):
+    """0017 adds variants.terminal_wins (the view's outcome reads it) and variants.normal_of (the
+    comparing queries join on it): a file of 0016 gets both from its conventions and names,
+    every position as it was; a downgrade takes them off and keeps every row."""
+    from alembic import command
+
+    from zeckdb.builder import build
+
+    from .conftest import run
+
+    path = tmp_path / "seventeen.duckdb"
+    with StoreWriter.open_write(path) as store:
+        build(store, as_games(["zeckendorf", "reversed", "zeckendorf-misere"]), list(range(1, 11)))
+    every = "SELECT variant, n, id, outcome, remoteness, winning_moves FROM positions ORDER BY ALL"
+    facts = "SELECT variant, terminal_wins, normal_of FROM variants ORDER BY variant"
+    with duckdb.connect(str(path)) as con:
+        before = con.execute(every).fetchall()
+        assert con.execute(facts).fetchall() == [("reversed", False, None), ("zeckendorf", False, None),
+                                                 ("zeckendorf-misere", True, "zeckendorf")]
+    command.downgrade(alembic_config(path), "0016")  # as the previous release reads it
+    with duckdb.connect(str(path)) as con:
+        assert con.execute(every).fetchall() == before
+        assert "terminal_wins" not in {c for (c,) in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = 'variants'").fetchall()}
+    assert upgrade(path) == ("0016", SCHEMA_HEAD)
+    with duckdb.connect(str(path)) as con:
+        assert con.execute(every).fetchall() == before
+        assert con.execute(facts).fetchall() == [("reversed", False, None), ("zeckendorf", False, None),
+                                                 ("zeckendorf-misere", True, "zeckendorf")]
+    code, out, err = run(capsys, "query", "conventions", "--variant", "zeckendorf", "-f", "csv", "--db", str(path))
+    assert code == 0 and len(out.splitlines()) == 1 + 10, err
+    code, out, err = run(capsys, "verify", "--db", str(path))
+    assert code == 0 and "every check passed" in out, err
+
+
 def test_the_head_columns_read_from_head_sql_are_duckdbs():
     """zeckdb.store.schema.head_columns reads the head's column types from head.sql as text (a
     DuckDB made in memory for it cost every worker hundreds of MB): what DuckDB reports of a

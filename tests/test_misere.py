@@ -209,3 +209,53 @@ def test_a_plugin_declaring_an_unknown_convention_is_refused_naming_it(tmp_path)
     listed = subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "variants", "-f", "json"], capture_output=True,
                             text=True, env=env, timeout=600)
     assert listed.returncode == 0 and "zeckendorf" in [g["variant"] for g in json.loads(listed.stdout)]
+
+
+@pytest.mark.parametrize("convention, normal_of", [("normal", "zeckendorf"), ("misere", "claimed")])
+def test_only_a_twin_says_which_game_it_is_the_twin_of(convention, normal_of):
+    """normal_of is what the comparing queries pair games by: a game of normal play claiming it,
+    or a game naming itself, is refused by the contract, one line naming what it said."""
+    from zeckdb.engine.contract import ContractError, check_contract
+    from zeckdb.variants.zeckendorf import Zeckendorf
+
+    class Claiming(Zeckendorf):
+        name = "claimed"
+
+    Claiming.convention, Claiming.normal_of = convention, normal_of
+    with pytest.raises(ContractError, match=f"it says normal_of '{normal_of}', which only a misère twin"):
+        check_contract(Claiming())
+
+
+def test_the_outcome_rule_reads_the_same_in_sql_python_and_arrow():
+    """store.layout.OUTCOME's three forms, on every case: a move wins or none does, moves left
+    or none, terminal positions won or lost. Expected values written out from the rule's
+    statement (docs/games.md, "Misère play"), not from the code."""
+    import pyarrow as pa
+
+    from zeckdb.store.layout import OUTCOME, outcome_sql
+
+    cases = [(w, m, t) for w in (0, 1, 3) for m in (0, 1, 2) for t in (False, True) if w <= m or m == 0]
+    # a position with no move is won exactly when terminal positions win; else when a move wins
+    expected = [(m == 0 and t) or w > 0 for w, m, t in cases]
+    assert [OUTCOME.value(w, m, t) for w, m, t in cases] == expected
+    for terminal in (False, True):
+        chosen = [(w, m) for w, m, t in cases if t == terminal]
+        want = [e for e, (_, _, t) in zip(expected, cases, strict=True) if t == terminal]
+        table = pa.table({"winning_moves": [w for w, _ in chosen], "legal_moves": [m for _, m in chosen]})
+        assert OUTCOME.arrow(table, terminal).to_pylist() == want
+        with duckdb.connect() as con:
+            con.register("t", table)
+            got = con.execute(f"SELECT {outcome_sql(terminal)} = 'win' FROM t").fetchall()
+            by_column = con.execute(f"SELECT {OUTCOME.sql('v.terminal_wins')} FROM t, "
+                                    f"(SELECT {terminal} AS terminal_wins) v").fetchall()
+        assert [g for (g,) in got] == want and [g for (g,) in by_column] == want
+
+
+def test_the_file_says_which_game_a_twin_is_of_and_what_its_terminals_are_worth(db):
+    """variants.terminal_wins and variants.normal_of, as the queries and the view read them."""
+    with duckdb.connect(str(db), read_only=True) as con:
+        stored = dict(((v, (t, o)) for v, t, o in con.execute(
+            "SELECT variant, terminal_wins, normal_of FROM variants").fetchall()))
+    assert stored["zeckendorf"] == (False, None) and stored["zeckendorf-misere"] == (True, "zeckendorf")
+    assert all(stored[f"{name}-misere"] == (True, name) for name in CHECKED)
+

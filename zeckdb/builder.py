@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from . import interrupts
+from .engine.contract import terminal_wins
 from .errors import printable
 from .store import GameRecord, LayerTables, Store, StoreWriter, SummaryRecord
 from .variants import Variant, get_variant
@@ -274,7 +275,7 @@ def game_record(v: Variant) -> GameRecord:
     facts = dict(title=v.title, source=v.source, graph=v.graph_name, reversed=v.reversed, max_n=v.max_n,
                  bins=len(v.columns), players=v.players, shortest_is_n_minus_terms=v.shortest_is_n_minus_terms,
                  longest_bound=v.longest_bound, text_width=v.text_width, forcing_bound=v.forcing_bound,
-                 convention=v.convention)
+                 convention=v.convention, terminal_wins=terminal_wins(v), normal_of=v.normal_of)
     return GameRecord(v.name, v.graph_name, facts, list(v.move_names),
                       list(zip(v.columns, v.column_weights, strict=True)))
 

@@ -180,7 +180,7 @@ def winners(store: Store, game: Variant, ns: list[int] | None) -> Plot:
 def conventions(store: Store, game: Variant, ns: list[int] | None) -> Plot:
     """Who wins each n under normal play and under misère play (a game and its twin), and the
     running fractions of Player 1's wins under each and of the n where they agree."""
-    normal = game.name.removesuffix("-misere")
+    normal = game.normal_of or game.name
     columns, rows = _rows(store, "conventions", game, ns)
     c = _series(columns, rows)
     fig = _new_figure(7.0, 5.0)

@@ -33,7 +33,7 @@ import numpy as np
 
 # (zeckdb.engine.kernels is imported in the functions that run kernels: importing it may wait for
 # another process's compile, and a profile's name is checked, check_profiles, before anything waits)
-from .engine.contract import Position, Variant, is_misere
+from .engine.contract import Position, Variant, mover_wins, terminal_wins
 from .errors import QueryLimitError, UsageError, did_you_mean, opt
 
 PROFILES = ("perfect", "random", "best-response", "combine-largest", "combine-smallest", "split-largest",
@@ -194,7 +194,7 @@ class Profiles:
             layer = self.layer
             chosen = np.empty(len(layer.offsets) - 1, dtype=np.int64)
             kernels.best_response(layer.offsets, layer.targets, layer.order, self.weights(other), self.perfect_key(),
-                                  chosen, is_misere(self.variant))
+                                  chosen, terminal_wins(self.variant))
             answer = np.zeros(len(layer.targets), dtype=np.float64)
             answer[chosen[chosen >= 0]] = 1.0
             self._responses[other] = answer
@@ -217,7 +217,7 @@ def play(store: Any, variant: Variant, position: Position, n: int, start_id: int
     layer = load(store, variant, n)
     first, second = Profiles(layer, variant).pair(p1, p2)
     win, lose, mean, shortest, longest = kernels.profile_values(layer.offsets, layer.targets, layer.order, first,
-                                                                second, is_misere(variant))
+                                                                second, terminal_wins(variant))
     lengths = None
     if distribution:
         dist = kernels.profile_lengths(layer.offsets, layer.targets, start_id, int(longest[0, start_id]), first,
@@ -273,12 +273,12 @@ def starts(store: Any, variant: Variant, ns: list[int], pairs: list[tuple[str, s
             first, second = profiles.pair(p1, p2)
             if p1 in ONE_MOVE and p2 in ONE_MOVE:
                 length = int(kernels.walk(layer.offsets, layer.targets, start, first, second))
-                # Player 1 moves last when the game has an odd length: its win, or under misère play its loss
-                p1_wins, mean, shortest, longest = float(length % 2 != is_misere(variant)), float(length), length, length
+                p1_wins = float(mover_wins(length, terminal_wins(variant)))
+                mean, shortest, longest = float(length), length, length
                 p2_wins = 1.0 - p1_wins  # 0 or 1: one game
             else:
                 win, lose, means, fewest, most = kernels.profile_values(layer.offsets, layer.targets, layer.order,
-                                                                        first, second, is_misere(variant))
+                                                                        first, second, terminal_wins(variant))
                 p1_wins, p2_wins, mean = float(win[0, start]), float(lose[0, start]), float(means[0, start])
                 shortest, longest = int(fewest[0, start]), int(most[0, start])
             rows.append((variant.name, n, p1, p2, p1_wins, p2_wins, mean, shortest, longest))

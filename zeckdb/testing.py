@@ -120,7 +120,7 @@ def check_convention(variant: Variant, n: int) -> None:
     move is lost for the player to move under normal play, won under misère play), and every
     outcome of layer n follows from them: the full solve against a plain recursion over the
     game's own moves (play_moves), for two-player games whose moves stay in their layer."""
-    from .engine.contract import is_misere
+    from .engine.contract import terminal_wins
 
     if variant.players != 2 or variant.lower_layers(n):
         return
@@ -138,7 +138,7 @@ def check_convention(variant: Variant, n: int) -> None:
             if pending:
                 stack.extend(pending)
                 continue
-            wins[top] = any(not wins[child] for child in children) if children else is_misere(variant)
+            wins[top] = any(not wins[child] for child in children) if children else terminal_wins(variant)
             stack.pop()
         return wins[position]
 

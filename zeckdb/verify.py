@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from .completeness import Hole, fill_commands, holes as layer_holes
-from .engine.contract import is_misere, stored_columns
+from .engine.contract import terminal_wins, stored_columns
 from .settings import DEFAULTS, Settings
 from .store import Store
 from .variants import Variant, get_variant
@@ -223,11 +223,11 @@ def _players_sql(v: Variant) -> tuple[str, str]:
     that can force a win and the teams that can (kernels.team_masks' rule), the two-player
     columns NULL."""
     if v.players == 2:
-        terminal_wins = "true" if is_misere(v) else "false"  # a terminal's mover: won under misère play
+        won = "true" if terminal_wins(v) else "false"  # a terminal's mover: won under misère play
         return "", f"""
-            CASE WHEN (outcome = 'win') <> (losing > 0 OR (moves = 0 AND {terminal_wins}))
+            CASE WHEN (outcome = 'win') <> (losing > 0 OR (moves = 0 AND {won}))
                  THEN 'outcome ' || outcome || ' but ' || losing || ' of its moves reach a loss'
-                      || CASE WHEN moves = 0 THEN ' (a terminal, {"won" if is_misere(v) else "lost"} for the player to move)'
+                      || CASE WHEN moves = 0 THEN ' (a terminal, {"won" if terminal_wins(v) else "lost"} for the player to move)'
                               ELSE '' END END,
             CASE WHEN remoteness IS DISTINCT FROM CASE WHEN moves = 0 THEN 0 WHEN outcome = 'win' THEN 1 + fastest_win
                                                        ELSE 1 + slowest END

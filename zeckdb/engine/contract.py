@@ -221,9 +221,19 @@ MAX_DECLARED_N = 100_000
 MAX_NAME_LENGTH = 64
 
 
-def is_misere(variant: object) -> bool:
-    """Whether a game is played under misère play (its terminal positions win for the player to move)."""
+def terminal_wins(variant: object) -> bool:
+    """What a terminal position (no move left) is worth to the player to move there: a win
+    under misère play (the other player moved last), a loss under normal play. The one value
+    every rule of a convention reads: the engine's kernels, the stored outcome
+    (variants.terminal_wins, store.layout.OUTCOME), the parity of a game's length (mover_wins)."""
     return getattr(variant, "convention", "normal") == "misere"
+
+
+def mover_wins(moves: int, terminal_value: bool) -> bool:
+    """Whether the player to move wins a game that lasts exactly `moves` more moves: they make
+    the last move when `moves` is odd, and the last mover wins unless terminal positions win
+    (terminal_value: terminal_wins of the game)."""
+    return (moves % 2 == 1) != terminal_value
 
 
 def valid_name(name: object) -> bool:
@@ -284,6 +294,10 @@ def _convention_problems(variant: Variant) -> list[str]:
         return [f"its convention {shown_text(str(convention))} is not one zeckdb knows ({' or '.join(CONVENTIONS)})"]
     if convention == "misere" and variant.players != 2:
         return [f"misère play is defined here for two players, not {variant.players}"]
+    normal_of = getattr(variant, "normal_of", None)
+    if normal_of is not None and (convention != "misere" or normal_of == variant.name):
+        return [f"it says normal_of {shown_text(str(normal_of))}, which only a misère twin zeckdb makes of a "
+                "normal game says (a game of its own leaves it None)"]
     return []
 
 
@@ -327,6 +341,8 @@ class Variant(ABC):
     #: OPTIONAL: how a terminal position scores (CONVENTIONS): "normal", the player to move there
     #: has lost (the last mover wins); "misere", has won (the last mover loses). Two players only.
     convention: str = "normal"
+    #: the normal-play game this game is the misère twin of (variants/misere.py), else None
+    normal_of: str | None = None
     #: OPTIONAL: the shortest game of n is n - decomposition_terms(n) (the `lengths` query checks it)
     shortest_is_n_minus_terms: bool = False
     #: OPTIONAL: a published bound on the longest game, by name (`lengths` knows `theorem-1.4`)

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .contract import Solvable, is_misere
+from .contract import Solvable, terminal_wins
 from . import kernels
 
 
@@ -329,7 +329,7 @@ def solve_graph(variant: Solvable, graph: Graph, solved: Sequence[Solution] = ()
     size = len(graph.keys)
     values = {name: np.concatenate([np.zeros(size, dtype=dtype), *(lower[low].values[name] for low, _, _ in graph.lower)])
               for name, dtype in NODE_VALUES.items()}
-    misere = is_misere(variant)
+    misere = terminal_wins(variant)
     kernels.solve(play.offsets, play.targets, play.order,  # type: ignore[call-arg]  # numba's stubs: 11 at most
                   *(values[k] for k in ["win", "remoteness", "min_remaining", "max_remaining", "games", "expected",
                                         "grundy", "winning_moves"]), misere)

@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from .contract import Summarisable, Variant, is_misere
+from .contract import Summarisable, Variant, mover_wins, terminal_wins
 from .kernels import solve_batch
 from .limits import summary_bytes
 from .solve import seats_of
@@ -110,7 +110,7 @@ def walk_layer(variant: Summarisable, n: int, floats: bool = True, batch: int | 
     ids = np.empty(batch, dtype=np.int64)
     ends = np.empty(batch, dtype=np.int64)
     kids = np.empty(batch * moves, dtype=np.int64)
-    misere = is_misere(variant)
+    misere = terminal_wins(variant)
     edges = 0
     for first in range(0, size, batch):
         count = min(batch, size - first)
@@ -145,7 +145,7 @@ def _walk_threaded(variant: Summarisable, n: int, floats: bool, threads: int, ba
     walk = variant.summary_walk(n)
     size = walk.size
     ints, state, teams = _state(variant, size, floats)
-    misere = is_misere(variant)
+    misere = terminal_wins(variant)
     moves = max(walk.max_moves, 1)
     block = max(1, min(size, batch * threads if batch else BLOCK_POSITIONS, BLOCK_KIDS // moves))
     pieces = threads * PIECES_PER_THREAD if walk.fork is not None else 1
@@ -215,7 +215,7 @@ def _summary(variant: Summarisable, n: int, size: int, edges: int, s: int, ints:
         return None if row is None or not math.isfinite(row[j]) else float(row[j])
 
     return Summary(
-        variant.name, n, size, int(edges), s, 1 if (remoteness % 2 == 1) != is_misere(variant) else 2, remoteness,
+        variant.name, n, size, int(edges), s, 1 if mover_wins(remoteness, terminal_wins(variant)) else 2, remoteness,
         int(ints[s, 1]), int(ints[s, 2]),
         expected_length=value(0), games_approx=value(1), p1_wins_random=value(2), p1_wins_p1_perfect=value(3),
         p1_wins_p2_perfect=None if row is None else 1.0 - float(row[4]),

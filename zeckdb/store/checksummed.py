@@ -10,7 +10,7 @@ from collections.abc import Generator
 import duckdb
 
 from ..tuning import CHECKSUM_READ_ROWS
-from .layout import LEAN_COLUMNS, POSITIONS_TABLES, name_id, shown_column, stored_misere, variant_key
+from .layout import LEAN_COLUMNS, POSITIONS_TABLES, name_id, shown_column, stored_terminal_wins, variant_key
 
 if TYPE_CHECKING:
     from .records import LayerTables
@@ -32,8 +32,8 @@ def layer_checksums(con: duckdb.DuckDBPyConnection, table: str, name: str, ns: l
 
     if table == "positions":
         variant_id = name_id(con, "variant", name)
-        misere = stored_misere(con, name)
-        sources = [(t, *variant_key(t, name, variant_id), [shown_column(t, c, misere) for c in COLUMNS[table]
+        terminal = stored_terminal_wins(con, name)
+        sources = [(t, *variant_key(t, name, variant_id), [shown_column(t, c, terminal) for c in COLUMNS[table]
                                                            if t == "position_rows_wide" or c in LEAN_COLUMNS])
                    for t in POSITIONS_TABLES]
     else:

@@ -21,7 +21,7 @@ from ..executor import Limits, Params, Result, run as execute, stream as execute
 from ..locking import Gate
 from ..settings import DEFAULTS, Settings
 from .layout import (LEAN_DERIVED, MOVE_COLUMNS, POSITIONS_TABLES, PROBE_COLUMNS, lean_stored, lean_values,
-                     lean_wins_sql, name_id, stored_misere, variant_key)
+                     OUTCOME, name_id, stored_terminal_wins, variant_key)
 from .connections import close_connection
 from .checksummed import layer_checksums
 from .paths import resolve_db_path, suggested
@@ -49,7 +49,7 @@ class Store:
         self.gate = gate
         self._positions_table: dict[str, str] = {}  # per variant, the table its rows were last found in
         self._ids: dict[tuple[str, str], int] = {}  # ids of variants and graphs found so far (Store._stored_id)
-        self._conventions: dict[str, bool] = {}  # per variant, whether it is of misère play (Store._misere)
+        self._terminal: dict[str, bool] = {}  # per variant, its stored terminal_wins (Store._terminal_wins)
 
     def _connection_waiting(self) -> duckdb.DuckDBPyConnection:
         """The open connection (a writer that has let go opens it again here: StoreWriter)."""
@@ -324,7 +324,7 @@ class Store:
             if key is None:
                 continue
             # LEAN_DERIVED's rules (the outcome's as a flag: its ENUM expression costs more)
-            read = ([f"({lean_wins_sql(self._misere(variant))})::TINYINT", LEAN_DERIVED["remoteness"].sql]
+            read = ([f"({OUTCOME.sql(self._terminal_wins(variant))})::TINYINT", LEAN_DERIVED["remoteness"].sql]
                     if lean else ["coalesce((outcome = 'win')::TINYINT, -1)", "coalesce(remoteness, -1)",
                                   "coalesce(forcing_seat, -1)"])
             rows = self._connection_waiting().execute(
@@ -356,12 +356,12 @@ class Store:
                                "forcing_seat": seat if seat >= 0 else None}
         return found
 
-    def _misere(self, variant: str) -> bool:
-        """Whether the variant is stored as a game of misère play (variants.convention): the
-        outcome of its position_rows follows it (layout.outcome_sql)."""
-        if variant not in self._conventions:
-            self._conventions[variant] = stored_misere(self._connection_waiting(), variant)
-        return self._conventions[variant]
+    def _terminal_wins(self, variant: str) -> bool:
+        """Whether the variant is stored with terminal positions that win for the player to move
+        (variants.terminal_wins: misère play): the outcome of its position_rows follows it (layout.OUTCOME)."""
+        if variant not in self._terminal:
+            self._terminal[variant] = stored_terminal_wins(self._connection_waiting(), variant)
+        return self._terminal[variant]
 
     def _stored_id(self, kind: str, name: str) -> int | None:
         """The id a variant or graph is stored by (name_id), kept once found: an id is never
@@ -401,7 +401,7 @@ class Store:
             for row in rows:
                 values = dict(zip(read, row[2:], strict=True))
                 found[row[0], row[1]] = {"n": row[0], "id": row[1],
-                                         **(lean_values(columns, values, self._misere(variant)) if lean else values)}
+                                         **(lean_values(columns, values, self._terminal_wins(variant)) if lean else values)}
             if len(found) == wanted:
                 break
         return found

@@ -43,32 +43,58 @@ class Derived(NamedTuple):
     value: Callable[..., Any]  # the same in Python, for a lookup's few rows: a query plans expressions slowly
 
 
-def lean_wins_sql(misere: bool) -> str:
-    """Whether a position_rows row is a win, as the view derives it (revision 0016): some move
-    wins, or, under misère play (the variant's convention), there is no move."""
-    return "winning_moves > 0 OR legal_moves = 0" if misere else "winning_moves > 0"
+class OutcomeRule(NamedTuple):
+    """A lean row's outcome, said once: the player to move wins where some move wins (`winning`
+    > 0), or where no move is left (`moves` = 0) and terminal positions win for the player to
+    move there (the game's terminal_wins: misère play, engine.contract). The view positions
+    (revision 0017), a lookup's few rows and the writer's check of a layer read it in SQL,
+    Python and Arrow, each form made here from these two columns (tests/test_misere.py
+    evaluates the three on every case)."""
+
+    winning: str = "winning_moves"
+    moves: str = "legal_moves"
+
+    def sql(self, terminal: bool | str) -> str:
+        """As SQL; `terminal` a value, or SQL giving it (the view: v.terminal_wins)."""
+        value = terminal if isinstance(terminal, str) else str(terminal).lower()
+        return f"{self.winning} > 0 OR ({self.moves} = 0 AND {value})"
+
+    def value(self, winning: int, moves: int, terminal: bool) -> bool:
+        """For one row."""
+        return winning > 0 or (moves == 0 and terminal)
+
+    def arrow(self, table: Any, terminal: bool) -> Any:
+        """For a pyarrow.Table's rows, a boolean array."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        return pc.or_(pc.greater(table[self.winning], 0), pc.and_(pc.equal(table[self.moves], 0),
+                                                                 pa.scalar(terminal)))
 
 
-def outcome_sql(misere: bool) -> str:
-    """The outcome of a position_rows row, as the view shows it (lean_wins_sql)."""
-    return f"CASE WHEN {lean_wins_sql(misere)} THEN 'win'::ENUM('win', 'loss') ELSE 'loss'::ENUM('win', 'loss') END"
+OUTCOME = OutcomeRule()
 
 
-def lean_outcome(winning_moves: int, legal_moves: int, misere: bool = False) -> str:
-    """lean_wins_sql in Python, for a lookup's few rows."""
-    return "win" if winning_moves > 0 or (misere and legal_moves == 0) else "loss"
+def outcome_sql(terminal: bool | str) -> str:
+    """The outcome of a position_rows row, as the view shows it (OUTCOME)."""
+    return f"CASE WHEN {OUTCOME.sql(terminal)} THEN 'win'::ENUM('win', 'loss') ELSE 'loss'::ENUM('win', 'loss') END"
 
 
-def stored_misere(con: duckdb.DuckDBPyConnection, variant: str) -> bool:
-    """Whether the file stores `variant` as a game of misère play (variants.convention), which
-    the outcome of its position_rows follows; fetched whole, so the connection's next result
-    may follow."""
-    return con.execute("SELECT count(*) FROM variants WHERE variant = ? AND convention = 'misere'",
+def lean_outcome(winning_moves: int, legal_moves: int, terminal: bool = False) -> str:
+    """OUTCOME for one row, as its text."""
+    return "win" if OUTCOME.value(winning_moves, legal_moves, terminal) else "loss"
+
+
+def stored_terminal_wins(con: duckdb.DuckDBPyConnection, variant: str) -> bool:
+    """Whether the file stores `variant` with terminal positions that win (variants.terminal_wins),
+    which the outcome of its position_rows follows; fetched whole, so the connection's next
+    result may follow."""
+    return con.execute("SELECT count(*) FROM variants WHERE variant = ? AND terminal_wins",
                        [variant]).fetchall() == [(1,)]
 
 
 # position_rows stores a variant as its variant_ids.variant_id and these columns by others; the
-# outcome as a game of normal play has it (misère play: outcome_sql and lean_values take the convention)
+# outcome as a game of normal play has it (misère play: outcome_sql and lean_values take terminal_wins)
 LEAN_DERIVED = {
     "outcome": Derived(outcome_sql(False), ("winning_moves", "legal_moves"), lean_outcome),
     "remoteness": Derived("min_remaining + remoteness_over_min", ("min_remaining", "remoteness_over_min"), operator.add),
@@ -90,15 +116,15 @@ def name_id(con: duckdb.DuckDBPyConnection, kind: str, name: str) -> int | None:
     return found[0][0] if found else None
 
 
-def shown_column(table: str, column: str, misere: bool = False) -> str:
+def shown_column(table: str, column: str, terminal: bool = False) -> str:
     """SQL reading the column `column` of the view positions from one of the tables behind it
-    (`misere`: the variant's convention, which the outcome of position_rows follows)."""
+    (`terminal`: the variant's terminal_wins, which the outcome of position_rows follows)."""
     if table == "position_rows_wide":
         return column
     if column not in LEAN_COLUMNS:
         return f"NULL AS {column}"
     if column == "outcome":
-        return f"{outcome_sql(misere)} AS outcome"
+        return f"{outcome_sql(terminal)} AS outcome"
     return f"{LEAN_DERIVED[column].sql} AS {column}" if column in LEAN_DERIVED else column
 
 
@@ -108,29 +134,26 @@ def lean_stored(columns: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(s for group in stored for s in group))
 
 
-def lean_values(columns: Iterable[str], stored: dict[str, Any], misere: bool = False) -> dict[str, Any]:
+def lean_values(columns: Iterable[str], stored: dict[str, Any], terminal: bool = False) -> dict[str, Any]:
     """These columns of the view positions from a row of position_rows (lean_stored's columns;
-    `misere`: the variant's convention, which its outcome follows)."""
+    `terminal`: the variant's terminal_wins, which its outcome follows)."""
     out = {c: (LEAN_DERIVED[c].value(*(stored[s] for s in LEAN_DERIVED[c].stored)) if c in LEAN_DERIVED
                else stored[c] if c in LEAN_COLUMNS else None) for c in columns}
     if "outcome" in out:
-        out["outcome"] = lean_outcome(stored["winning_moves"], stored["legal_moves"], misere)
+        out["outcome"] = lean_outcome(stored["winning_moves"], stored["legal_moves"], terminal)
     return out
 
 
-def lean_holds(positions: Any, misere: bool = False) -> bool:
+def lean_holds(positions: Any, terminal: bool = False) -> bool:
     """Whether a layer's positions (a pyarrow.Table of the view's columns) are what
-    position_rows would give back: the outcome it derives (outcome_sql: a win where a move
-    wins, or under misère play where there is none) is every row's; else it is stored wide."""
+    position_rows would give back: the outcome it derives (OUTCOME, with the game's
+    terminal_wins) is every row's; else it is stored wide."""
     import pyarrow.compute as pc
 
     if "outcome" not in positions.column_names:
         return True
     wins = pc.equal(pc.cast(positions["outcome"], "string"), "win")
-    derived = pc.greater(positions["winning_moves"], 0)
-    if misere:
-        derived = pc.or_(derived, pc.equal(positions["legal_moves"], 0))
-    return bool(pc.all(pc.equal(wins, derived)).as_py() is not False)
+    return bool(pc.all(pc.equal(wins, OUTCOME.arrow(positions, terminal))).as_py() is not False)
 
 
 def lean_rows(positions: Any) -> Any:

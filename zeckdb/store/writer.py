@@ -211,7 +211,7 @@ class StoreWriter(Store):
         if not staged:
             return
         lean = [positions_table(s.layer.positions.column_names) == "position_rows"
-                and lean_holds(s.layer.positions, self._misere(s.layer.variant)) for s in staged]
+                and lean_holds(s.layer.positions, self._terminal_wins(s.layer.variant)) for s in staged]
         self._insert_layers(con, "position_rows", [(lean_rows(s.layer.positions), {"variant_id": s.variant_id,
                                                                                    "n": s.layer.n})
                                                    for s, is_lean in zip(staged, lean, strict=True) if is_lean])

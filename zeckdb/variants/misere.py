@@ -37,6 +37,7 @@ def twin(base: Variant) -> Variant:
     made.name = name
     made.graph = base.graph_name  # the moves stored once, under the normal game's graph
     made.convention = "misere"
+    made.normal_of = base.name
     made.query_columns = frozenset()  # the normal game's conjectures (reversed's 1/phi) are not the twin's
     made.title = TITLE.format(title=base.title)
     if base.family_title:
