@@ -259,3 +259,38 @@ def test_the_file_says_which_game_a_twin_is_of_and_what_its_terminals_are_worth(
     assert stored["zeckendorf"] == (False, None) and stored["zeckendorf-misere"] == (True, "zeckendorf")
     assert all(stored[f"{name}-misere"] == (True, name) for name in CHECKED)
 
+
+@pytest.mark.parametrize("name", ["zeckendorf", "reversed", "black-hole-3", "fibonacci-nim", "ordered", "nacci-2-3"])
+def test_a_twin_shares_nothing_its_game_keeps(name):
+    """A twin is an instance of its game of its own: a memo the normal game filled (its layers'
+    closures) or any mutable state it holds is not the twin's; the twin's facts are its own."""
+    from zeckdb.variants import get_variant
+
+    base = get_variant(name)
+    base.closure(12)  # fills the game's memo
+    twin = get_variant(name + "-misere")
+    assert twin is not base and type(twin) is type(base)
+    shared = [key for key, value in vars(base).items() if isinstance(value, dict | list | set | bytearray)
+              and vars(twin).get(key) is value]
+    assert not shared, shared
+    assert (twin.convention, twin.normal_of, twin.graph_name) == ("misere", name, base.graph_name)
+    assert (base.convention, base.normal_of) == ("normal", None) and twin.closure(12) == base.closure(12)
+
+
+def test_a_games_own_cache_is_not_its_twins():
+    """A plugin's game may keep a cache of its own under any name: the twin is made from a new
+    instance of the game, so what the normal game cached (here, under an attribute zeckdb
+    knows nothing of) never answers for the twin."""
+    from zeckdb.variants import misere
+    from zeckdb.variants.zeckendorf import Zeckendorf
+
+    class Remembering(Zeckendorf):
+        def __init__(self) -> None:
+            super().__init__()
+            self.remembered: dict[int, str] = {}
+
+    base = Remembering()
+    base.remembered[7] = "the normal game's"
+    twin = misere.twin(base, Remembering)
+    assert twin.remembered == {} and base.remembered == {7: "the normal game's"}
+    assert (twin.name, twin.normal_of, twin.graph_name) == ("zeckendorf-misere", "zeckendorf", "zeckendorf")

@@ -220,7 +220,7 @@ def _construct(name: str) -> Variant | None:
             raise UnknownVariantError(f"unknown variant {name[:64]!r}: {did_you_mean(name, _all_names())}a misère "
                                       f"twin is named after its normal game (NAME-misere), and {normal[:64]!r} is "
                                       f"none: choose one of {_valid_names()}") from None
-        return misere.twin(base)
+        return misere.twin(base, lambda: _construct_normal(normal))
     if name in plugins():
         return load_plugin(name, plugins()[name])
     for family in _FAMILIES:
@@ -233,6 +233,14 @@ def _construct(name: str) -> Variant | None:
         if parameters in family.accepted:
             return family.make(*parameters)
     return None
+
+
+def _construct_normal(name: str) -> Variant:
+    """A new instance of the game `name` (get_variant found it), for its twin to be made of."""
+    made = _construct(name)
+    if made is None:
+        raise UnknownVariantError(f"unknown variant {name[:64]!r}")
+    return made
 
 
 def get_variant(name: str) -> Variant:

@@ -9,7 +9,7 @@ and moves, its graph the normal game's (so its moves are stored once, as `revers
 
 from __future__ import annotations
 
-import copy
+from collections.abc import Callable
 
 from ..engine.contract import Variant
 from ..errors import UnknownVariantError
@@ -23,17 +23,23 @@ def base_name(name: str) -> str | None:
     return name[: -len(SUFFIX)] if name.endswith(SUFFIX) and len(name) > len(SUFFIX) else None
 
 
-def twin(base: Variant) -> Variant:
-    """The misère twin of a two-player game of normal play: a copy of the game whose graph is
-    the normal game's and whose terminal positions win for the player to move."""
+def twin(base: Variant, make: Callable[[], Variant]) -> Variant:
+    """The misère twin of `base`, a two-player game of normal play: an instance of the game of
+    its own (`make` constructs one, as the registry constructs `base`), so that nothing the
+    game keeps (a memo, a cache of a plugin's) is shared with the normal game; its graph is
+    the normal game's and its terminal positions win for the player to move.
+
+    Not a wrapper that hands the base's methods its calls: those would run on the base,
+    naming it in their messages, and a game's method calling super() would fail on a wrapper."""
     name = base.name + SUFFIX
     if base.players != 2:
         raise UnknownVariantError(f"{name}: misère play is defined for two-player games, and {base.name} has "
                                   f"{base.players} players (its normal game is {base.name})")
     if base.convention != "normal":
         raise UnknownVariantError(f"{name}: {base.name} is played under misère play already")
-    made = copy.copy(base)
-    made.__dict__.pop("_closures", None)  # a memo of the game's own, rebuilt for the twin
+    made = make()
+    if type(made) is not type(base) or made.name != base.name:
+        raise UnknownVariantError(f"{name}: {base.name} did not make the same game again, so it has no twin")
     made.name = name
     made.graph = base.graph_name  # the moves stored once, under the normal game's graph
     made.convention = "misere"
