@@ -35,7 +35,7 @@ def peak_gib() -> float:
 
 def run(db: Path, ns: list[int], memory_gib: float, log, lean: bool = False) -> float:
     from zeckdb.store import StoreWriter
-    from zeckdb.settings import thread_count
+    from zeckdb.settings import DEFAULTS, thread_count
     from zeckdb.summaries import build_summaries, check_summary_targets, plan_summaries
     from zeckdb.variants import get_variant
 
@@ -44,8 +44,8 @@ def run(db: Path, ns: list[int], memory_gib: float, log, lean: bool = False) -> 
     check_summary_targets(variants, ns, memory)
     t0 = time.perf_counter()
     with StoreWriter.open_write(db) as store:
-        jobs = plan_summaries(store, variants, ns, False, memory, workers=thread_count(), lean=lean)
-        build_summaries(store, jobs, threads=thread_count(), memory=memory, on_layer=log)
+        jobs = plan_summaries(store.reads, variants, ns, False, memory, workers=thread_count(DEFAULTS), lean=lean)
+        build_summaries(store, jobs, threads=thread_count(DEFAULTS), memory=memory, on_layer=log)
     if not jobs:
         print(f"  n = {ns[0]}..{ns[-1]}: already in {db}", flush=True)
     return time.perf_counter() - t0

@@ -63,7 +63,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="zeckdb-profile-") as tmp:
         t0 = time.perf_counter()
         store = StoreWriter.open_write(Path(tmp) / "p.duckdb")
-        store.rows("SET threads = 1")
+        store.file.connection().execute("SET threads = 1")
         for v in variants:
             store.register_variant(builder.game_record(v))
         phases["schema"] = time.perf_counter() - t0

@@ -17,7 +17,7 @@ class DuckDBImpl(DefaultImpl):
 
 
 def _url() -> Any:
-    """The database: a URL object from zeckdb (store.schema._alembic_config), which no name can
+    """The database: a URL object from zeckdb (store.schema.alembic_config), which no name can
     break; alembic.ini's text for a developer's own `alembic` command."""
     return context.config.attributes.get("url") or context.config.get_main_option("sqlalchemy.url")
 

@@ -104,7 +104,7 @@ def test_a_failed_distribution_rolls_back_its_layers_written_meanwhile(tmp_path,
     with StoreWriter.open_write(path) as store:  # and a build resumes from there
         resumed = build(store, as_games(["zeckendorf", "reversed"]), list(range(1, 10))).built
         assert ("zeckendorf", failing) in resumed and ("reversed", failing) in resumed
-        assert store.built_ns("zeckendorf") == store.built_ns("reversed") == set(range(1, 10))
+        assert store.reads.built_ns("zeckendorf") == store.reads.built_ns("reversed") == set(range(1, 10))
     assert consistent(path) == []
 
 
@@ -252,7 +252,7 @@ def test_a_layer_still_analysed_does_not_hold_back_the_layers_after_it(tmp_path,
     path = tmp_path / "order.duckdb"
     with StoreWriter.open_write(path) as store:
         build(store, as_games(["zeckendorf"]), list(range(1, 11)))
-        assert store.built_ns("zeckendorf") == set(range(1, 11))
+        assert store.reads.built_ns("zeckendorf") == set(range(1, 11))
     assert committed.index(8) < committed.index(5) and sorted(committed) == list(range(1, 11))
     assert consistent(path) == []
 
@@ -406,7 +406,7 @@ def test_ctrl_c_early_is_an_interrupt_too(tmp_path):
             assert consistent(path) == []
         with StoreWriter.open_write(path) as store:
             build(store, as_games(["zeckendorf"]), list(range(1, 41)))
-            assert store.built_ns("zeckendorf") == set(range(1, 41))
+            assert store.reads.built_ns("zeckendorf") == set(range(1, 41))
         assert consistent(path) == []
 
 
@@ -574,10 +574,10 @@ def test_a_game_registered_again_is_stored_as_it_is_now(tmp_path):
     with StoreWriter.open_write(path) as store:
         for registered in (game, game, NewMoveNames(), NewTitle(), game):  # one change at a time
             store.register_variant(game_record(registered))
-            stored = store.rows("SELECT title FROM variants WHERE variant = 'zeckendorf'")
-            names = [r[0] for r in store.rows("SELECT name FROM move_names WHERE variant = 'zeckendorf' ORDER BY code")]
+            stored = store.reads.rows("SELECT title FROM variants WHERE variant = 'zeckendorf'")
+            names = [r[0] for r in store.reads.rows("SELECT name FROM move_names WHERE variant = 'zeckendorf' ORDER BY code")]
             assert stored == [(registered.title,)] and names == list(registered.move_names)
-        ids = store.rows("SELECT variant_id FROM variant_ids WHERE variant = 'zeckendorf'")
+        ids = store.reads.rows("SELECT variant_id FROM variant_ids WHERE variant = 'zeckendorf'")
         assert len(ids) == 1  # its id is kept
 
 

@@ -268,7 +268,7 @@ def test_building_n_builds_the_layers_its_games_reach_and_resumes(tmp_path):
         con.execute("UPDATE builds SET seconds = -1 WHERE variant = 'black-hole-4' AND n = 15")
     with StoreWriter.open_write(path) as store:
         assert build(store, as_games(["black-hole-4"]), [20], force=True).built == [("black-hole-4", 20)]
-        assert store.rows("SELECT seconds FROM builds WHERE variant = 'black-hole-4' AND n = 15") == [(-1,)]
+        assert store.reads.rows("SELECT seconds FROM builds WHERE variant = 'black-hole-4' AND n = 15") == [(-1,)]
 
 
 def test_lookups_follow_moves_into_lower_layers(capsys, small_db):

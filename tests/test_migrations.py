@@ -599,7 +599,7 @@ def test_the_writer_reaches_no_file_but_the_database(tmp_path):
         for statement in (f"SELECT * FROM read_text('{tmp_path / 'other.txt'}')",
                           f"COPY (SELECT 1) TO '{tmp_path / 'out.csv'}'", f"ATTACH '{tmp_path / 'x.duckdb'}' AS x"):
             with pytest.raises(duckdb.PermissionException):
-                store._con.execute(statement)
+                store.file.connection().execute(statement)
 
 
 def test_revision_0016_names_each_games_convention_and_keeps_every_row(tmp_path, capsys):

@@ -214,7 +214,7 @@ def _observed_threads(monkeypatch) -> dict[str, list[int]]:
 
     def write_layers(self, records):
         seen.setdefault("duckdb-writer", []).append(
-            int(self._connection_waiting().execute("SELECT current_setting('threads')").fetchone()[0]))
+            int(self.file.connection().execute("SELECT current_setting('threads')").fetchone()[0]))
         return real_write(self, records)
 
     def pool(workers, name=""):

@@ -610,9 +610,9 @@ def build(store: StoreWriter, variants: Sequence[Variant], ns: list[int], *, for
         store.register_variant(game_record(v))
     t0 = time.perf_counter()
     if todo is None:
-        todo = plan(store, variants, ns, force)
+        todo = plan(store.reads, variants, ns, force)
     # the graph layers whose edges are stored (with force: none, so each is written again, once)
-    stored_graphs = {v.graph_name: set() if force else store.graph_ns(v.graph_name) for v in variants}
+    stored_graphs = {v.graph_name: set() if force else store.reads.graph_ns(v.graph_name) for v in variants}
     store.let_go()  # readers meanwhile: the first layers wait for the kernels to compile
 
     in_flight: dict[Future[Any], int] = {}  # writes handed over, and the rows of their layers

@@ -321,7 +321,7 @@ def _build_distributed(store: StoreWriter, client: Any, todo: dict[int, list[Any
                        progress: Callable[[int, str], None] | None) -> tuple[list[tuple[str, int]], int, int]:
     from .builder import progress_words
 
-    futures = _submitted(store, client, todo, shards)
+    futures = _submitted(store.reads, client, todo, shards)
     store.let_go()
     built, positions, edges = [], 0, 0
     readers = named_pool(TABLES_AHEAD, "zeckdb-shards")

@@ -115,7 +115,7 @@ def _build_full(r: BuildRequest, threads: int, progress: Progress | None, say: C
             "zeckdb: waiting for readers to close the database (a long query, `zeckdb verify`?) before the next "
             "commit"), settings=r.settings)
         try:
-            todo = _todo(store, chosen, r, shards)
+            todo = _todo(store.reads, chosen, r, shards)
             _notify_build(skipped if skip else None, bool(todo), r.settings, say)  # once everything is checked
             if progress is not None:
                 progress.start(sum(layer_weight(vs, k) for k, vs in todo.items()), "building")
@@ -128,7 +128,7 @@ def _build_full(r: BuildRequest, threads: int, progress: Progress | None, say: C
             if progress is not None:
                 progress.stop()
             try:
-                committed.append(sorted(set().union(*(store.built_ns(v.name) for v in chosen)) & set(r.ns)))
+                committed.append(sorted(set().union(*(store.reads.built_ns(v.name) for v in chosen)) & set(r.ns)))
             finally:
                 store.close()  # a checkpoint: Ctrl-C can land here too, after every layer is committed
 
@@ -321,7 +321,7 @@ def _build_summaries(r: BuildRequest, threads: int, progress: Progress | None,
             threads_held = cluster_threads(client)
         else:
             threads_held = threads
-        jobs = plan_summaries(store, chosen, ns, r.force, memory, workers=threads_held, lean=r.lean)
+        jobs = plan_summaries(store.reads, chosen, ns, r.force, memory, workers=threads_held, lean=r.lean)
         if jobs and client is None:
             _notify_compile(say)
         if progress is not None:

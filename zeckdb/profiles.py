@@ -118,7 +118,7 @@ def load(store: Any, variant: Variant, n: int) -> Layer:
                          "the games of one layer, such as the Zeckendorf, reversed, nacci, build-up and ordered games")
     if variant.reversed:
         src, dst = dst, src
-    values = store.layer_values(variant.name, n)
+    values = store.positions.layer_values(variant.name, n)
     win, remoteness = values[0], values[1]
     size = len(win)
     offsets, perm = kernels.group(src, size)

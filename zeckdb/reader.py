@@ -21,7 +21,7 @@ from .store import Store, resolve_db_path
 
 
 class MoveValues:
-    """What lookups read of the positions their moves lead to (Store.layer_values), kept
+    """What lookups read of the positions their moves lead to (PositionProbe.layer_values), kept
     for whole layers as arrays indexed by id, at most `max_bytes` of them (least recently used
     go first). For a long-lived reader (the service): a lookup's moves lead all over a layer,
     and each costs DuckDB a block of every column read, while an array costs one index.
@@ -35,7 +35,7 @@ class MoveValues:
 
     def layer(self, variant: str, n: int,
               load: Callable[[str, int], tuple[np.ndarray, ...] | None]) -> tuple[np.ndarray, ...] | None:
-        """Store.layer_values of a complete layer, None if it is not built."""
+        """PositionProbe.layer_values of a complete layer, None if it is not built."""
         key = (variant, n)
         with self.lock:
             if key in self.layers:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 @contextmanager
-def _transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     """The statements of the block in one transaction, rolled back if anything fails; a
     statement DuckDB stopped for Ctrl-C is raised as the KeyboardInterrupt it was."""
     con.execute("BEGIN TRANSACTION")

@@ -20,12 +20,12 @@ from ..errors import DatabaseError, NotBuiltError, opt, printable
 from ..executor import Limits, Params, Result, run as execute, stream as execute_streaming
 from ..locking import Gate
 from ..settings import DEFAULTS, Settings
-from .layout import (LEAN_DERIVED, MOVE_COLUMNS, POSITIONS_TABLES, PROBE_COLUMNS, lean_stored, lean_values,
-                     OUTCOME, name_id, stored_terminal_wins, variant_key)
+from .layout import MOVE_COLUMNS, PROBE_COLUMNS
 from .connections import close_connection
 from .checksummed import layer_checksums
 from .paths import resolve_db_path, suggested
 from .schema import _connect_checked
+from .probing import PositionProbe
 from .records import GameRecord, LayerCache
 
 # what a game is, in the facts of its variants row: a registration that changes one of them
@@ -33,29 +33,57 @@ from .records import GameRecord, LayerCache
 IDENTITY_FACTS = ("graph", "reversed", "players", "convention", "bins", "text_width")
 
 
-class Store:
-    """An open zeckdb database. Use `Store.open_read` (a writer: `StoreWriter.open_write`).
+class OpenFile:
+    """A database file open on one connection, with the gate (zeckdb.locking) it was opened
+    under and the settings of the door that opened it: what a Store reads through. A
+    reader's stays open until it is closed; the writer's lets go of the file between its
+    writes and opens it again (store.writer.WriterFile)."""
 
-    A reader holds the file from open to close. A writer holds it only while it
-    writes: `let_go` closes the file so that readers can open it (zeckdb.locking),
-    and its next read or write waits for them and opens it again."""
-
-    def __init__(self, path: Path, con: duckdb.DuckDBPyConnection | None, gate: Gate | None = None,
-                 move_values: LayerCache | None = None, settings: Settings = DEFAULTS):
+    def __init__(self, path: Path, con: duckdb.DuckDBPyConnection | None, gate: Gate | None,
+                 settings: Settings = DEFAULTS):
         self.path = path
         self.settings = settings  # the door's: its limits, and which file its advice may leave unnamed
-        self.move_values = move_values  # a long-lived reader's cache of the moves' values
-        self._con = con
         self.gate = gate
-        self._positions_table: dict[str, str] = {}  # per variant, the table its rows were last found in
-        self._ids: dict[tuple[str, str], int] = {}  # ids of variants and graphs found so far (Store._stored_id)
-        self._terminal: dict[str, bool] = {}  # per variant, its stored terminal_wins (Store._terminal_wins)
+        self._con = con
 
-    def _connection_waiting(self) -> duckdb.DuckDBPyConnection:
-        """The open connection (a writer that has let go opens it again here: StoreWriter)."""
+    def connection(self) -> duckdb.DuckDBPyConnection:
+        """The open connection."""
         if self._con is None:
             raise DatabaseError(f"{self.path} is closed")
         return self._con
+
+    def interrupt(self) -> None:
+        """Stop the statement the connection runs now, from another thread (DuckDB raises
+        duckdb.InterruptException in the one that runs it)."""
+        con = self._con
+        if con is not None:
+            with contextlib.suppress(duckdb.Error):  # closed meanwhile: nothing runs on it to stop
+                con.interrupt()
+
+    def close(self) -> None:
+        try:
+            if self._con is not None:
+                con, self._con = self._con, None
+                close_connection(con)
+        finally:
+            if self.gate is not None:
+                self.gate.close()
+
+
+class Store:
+    """A zeckdb database open to read, through an OpenFile: what is built, and zeckdb's reads.
+    Open it with `Store.open_read`; the build's writer (`StoreWriter.open_write`) holds one
+    reading through its own file, which it lets go between writes."""
+
+    def __init__(self, file: OpenFile, move_values: LayerCache | None = None):
+        self.file = file
+        self.path = file.path
+        self.settings = file.settings
+        self.move_values = move_values  # a long-lived reader's cache of the moves' values
+        self.positions = PositionProbe(self._connection)  # positions by (n, id), across the two layouts
+
+    def _connection(self) -> duckdb.DuckDBPyConnection:
+        return self.file.connection()
 
     # -- opening -----------------------------------------------------------
     @classmethod
@@ -80,7 +108,7 @@ class Store:
         except BaseException:
             gate.close()
             raise
-        return cls(path, con, gate=gate, settings=settings)
+        return cls(OpenFile(path, con, gate, settings))
 
     def suggested(self, words: str) -> str:
         """`zeckdb WORDS` to suggest for this database, with its --db unless the door finds it by itself."""
@@ -88,8 +116,8 @@ class Store:
 
     def build_running(self) -> bool:
         """Whether a build is writing this database (this store's own build included)."""
-        if self.gate is not None:
-            return self.gate.build_running()
+        if self.file.gate is not None:
+            return self.file.gate.build_running()
         probe = Gate(self.path)
         try:
             return probe.build_running()
@@ -97,13 +125,7 @@ class Store:
             probe.close()
 
     def close(self) -> None:
-        try:
-            if self._con is not None:
-                con, self._con = self._con, None
-                close_connection(con)
-        finally:
-            if self.gate is not None:
-                self.gate.close()
+        self.file.close()
 
     def __enter__(self) -> Store:
         return self
@@ -186,8 +208,8 @@ class Store:
         `relations` (name -> pyarrow.Table, a named query's computed rows) are seen by this statement
         alone, on a cursor of its own."""
         if not relations:
-            return execute(self._connection_waiting(), sql, params, limits or Limits.of(self.settings))
-        cursor = self._connection_waiting().cursor()
+            return execute(self._connection(), sql, params, limits or Limits.of(self.settings))
+        cursor = self._connection().cursor()
         try:
             for name, table in relations.items():
                 cursor.register(name, table)
@@ -198,15 +220,15 @@ class Store:
     def stream(self, sql: str, params: Params, limits: Limits,
                emit: Callable[[list[str], list[tuple[Any, ...]]], None]) -> tuple[list[str], int, int | None]:
         """A user's statement through the sandboxed executor, its rows handed to `emit` a block at a time."""
-        return execute_streaming(self._connection_waiting(), sql, params, limits, emit)
+        return execute_streaming(self._connection(), sql, params, limits, emit)
 
     def rows(self, sql: str, params: list[Any] | dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
         """The rows of zeckdb's own SQL (never a user's text: that goes through `run`)."""
-        return self._connection_waiting().execute(sql, params).fetchall()
+        return self._connection().execute(sql, params).fetchall()
 
     def arrow(self, sql: str, params: list[Any] | dict[str, Any] | None = None) -> Any:
         """zeckdb's own SQL as a pyarrow.Table, read on a cursor of its own (a thread may call it)."""
-        cursor = self._connection_waiting().cursor()
+        cursor = self._connection().cursor()
         try:
             return cursor.sql(sql, params=params).to_arrow_table()
         finally:
@@ -217,7 +239,7 @@ class Store:
                       rows: int = 1 << 18) -> Iterator[Any]:
         """zeckdb's own SQL as a pyarrow.RecordBatchReader of `rows` rows at a time, on a cursor of
         its own (a thread may call it): what reads it holds one batch, not the whole answer."""
-        cursor = self._connection_waiting().cursor()
+        cursor = self._connection().cursor()
         try:
             yield cursor.sql(sql, params=params).to_arrow_reader(rows)
         finally:
@@ -226,7 +248,7 @@ class Store:
     def layer_checksums(self, table: str, name: str, ns: list[int]) -> dict[int, int]:
         """The checksums of layers ns' rows of `positions` (of variant `name`) or `edges` (of
         graph `name`) as stored now."""
-        cursor = self._connection_waiting().cursor()
+        cursor = self._connection().cursor()
         try:
             return layer_checksums(cursor, table, name, ns)
         finally:
@@ -235,23 +257,17 @@ class Store:
     def reader(self) -> Store:
         """A reader of this open database with a connection of its own (for another thread),
         sharing the moves' cache; close it when done."""
-        reader = Store(self.path, self._connection_waiting().cursor(), move_values=self.move_values,
-                       settings=self.settings)
-        # what the file says of where a variant's rows are holds while it is open: ids are never reused
-        reader._ids, reader._positions_table = self._ids, self._positions_table
+        reader = Store(OpenFile(self.path, self._connection().cursor(), None, self.settings), self.move_values)
+        reader.positions = self.positions.sharing(reader._connection)  # what it learned holds while the file is open
         return reader
 
     def interrupt(self) -> None:
-        """Stop the statement this reader's connection runs now, from another thread (DuckDB
-        raises duckdb.InterruptException in the one that runs it)."""
-        con = self._con
-        if con is not None:
-            with contextlib.suppress(duckdb.Error):  # closed meanwhile: nothing runs on it to stop
-                con.interrupt()
+        """Stop the statement this reader's connection runs now, from another thread."""
+        self.file.interrupt()
 
     def build_rows(self, variant: str, ns: list[int] | None = None) -> list[dict[str, Any]]:
         """The builds rows (but the checksums) of a variant, of every n or of `ns`, by n."""
-        cur = self._connection_waiting().execute(
+        cur = self._connection().execute(
             "SELECT * EXCLUDE (positions_checksum, edges_checksum) FROM builds "
             "WHERE variant = $variant AND ($ns IS NULL OR list_contains($ns, n)) ORDER BY n",
             {"variant": variant, "ns": ns})
@@ -274,30 +290,14 @@ class Store:
 
     def summary(self, variant: str, n: int) -> dict[str, Any]:
         self.require_built(variant, n, positions=False)
-        cur = self._connection_waiting().execute("SELECT * FROM builds WHERE variant = ? AND n = ?", [variant, n])
+        cur = self._connection().execute("SELECT * FROM builds WHERE variant = ? AND n = ?", [variant, n])
         names = [d[0] for d in cur.description]
         return dict(zip(names, cur.fetchone() or (), strict=False))
-
-    def probe(self, variant: str, places: list[tuple[int, int]],
-              columns: list[str] = PROBE_COLUMNS) -> dict[tuple[int, int], dict[str, Any]]:
-        """`columns` of the positions at these (n, id), by (n, id) (absent ones are left out)."""
-        by_layer: dict[int, list[int]] = {}
-        for n, i in places:
-            by_layer.setdefault(n, []).append(i)
-        if len(by_layer) <= 4:  # an id list per layer: the zone maps find them in a few milliseconds
-            found = {}
-            for n, ids in by_layer.items():
-                found.update(self._probe(f"n = ? AND id IN ({', '.join('?' * len(ids))})", [variant, n, *ids],
-                                         columns, len(set(ids))))
-            return found
-        # moves into many layers (Fibonacci nim: one per move): one join
-        return self._probe("(n, id) IN (SELECT (unnest(?::INTEGER[]), unnest(?::INTEGER[])))",
-                           [variant, [n for n, _ in places], [i for _, i in places]], columns, len(set(places)))
 
     def layer_moves(self, graph: str, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
         """A graph layer's stored moves in the graph's direction: (src, dst, code) as arrays, and
         whether some move leaves the layer (those are not among them)."""
-        graph_id = self._stored_id("graph", graph)
+        graph_id = self.positions.stored_id("graph", graph)
         if graph_id is None:
             empty = np.empty(0, dtype=np.int64)
             return empty, empty, empty, False
@@ -306,102 +306,21 @@ class Store:
         src, dst, code = (within.column(c).to_numpy().astype(np.int64) for c in ("src", "dst", "code"))
         return src, dst, code, across > 0
 
-    def layer_values(self, variant: str, n: int) -> tuple[np.ndarray, ...] | None:
-        """MOVE_COLUMNS by id of a complete layer as arrays, NULL as -1 (win: 1, loss: 0);
-        None if the layer is not built (yet). Read from the table behind the view that holds
-        the layer, its stored columns only: the view's expressions and an ORDER BY cost more
-        than computing the columns here and placing each row at its id."""
-        found = self.rows("SELECT positions FROM builds WHERE variant = ? AND n = ?", [variant, n])
-        if not found:
-            return None
-        size = found[0][0]
-        win = np.full(size, -1, dtype=np.int8)
-        remoteness = np.full(size, -1, dtype=np.int32)
-        seat = np.full(size, -1, dtype=np.int8)
-        for table in self._tables_first(variant):
-            lean = table == "position_rows"
-            column, key = variant_key(table, variant, self._stored_id("variant", variant) if lean else None)
-            if key is None:
-                continue
-            # LEAN_DERIVED's rules (the outcome's as a flag: its ENUM expression costs more)
-            read = ([f"({OUTCOME.sql(self._terminal_wins(variant))})::TINYINT", LEAN_DERIVED["remoteness"].sql]
-                    if lean else ["coalesce((outcome = 'win')::TINYINT, -1)", "coalesce(remoteness, -1)",
-                                  "coalesce(forcing_seat, -1)"])
-            rows = self._connection_waiting().execute(
-                f"SELECT id, {', '.join(read)} FROM {table} WHERE {column} = ? AND n = ?", [key, n]).fetchnumpy()
-            ids, *values = (np.asarray(rows[name]) for name in rows)
-            if not len(ids):
-                continue
-            self._positions_table[variant] = table
-            if ids.min() < 0 or ids.max() >= size:  # rows edited by hand out of their layer's ids are not looked up
-                inside = (ids >= 0) & (ids < size)
-                ids, values = ids[inside], [v[inside] for v in values]
-            for array, column_values in zip((win, remoteness, seat), values, strict=False):
-                array[ids] = column_values
-            if len(ids) == size:  # the whole layer is in this table
-                break
-        return win, remoteness, seat
+    def probe(self, variant: str, places: list[tuple[int, int]],
+              columns: list[str] = PROBE_COLUMNS) -> dict[tuple[int, int], dict[str, Any]]:
+        """`columns` of the positions at these (n, id), by (n, id) (absent ones are left out)."""
+        return self.positions.probe(variant, places, columns)
 
     def probe_moves(self, variant: str, places: list[tuple[int, int]]) -> dict[tuple[int, int], dict[str, Any]]:
         """MOVE_COLUMNS of the positions at these (n, id), from the cache where there is one."""
         if self.move_values is None:
-            return self.probe(variant, places, MOVE_COLUMNS)
+            return self.positions.probe(variant, places, MOVE_COLUMNS)
         found = {}
         for n, i in places:
-            arrays = self.move_values.layer(variant, n, self.layer_values)
+            arrays = self.move_values.layer(variant, n, self.positions.layer_values)
             if arrays is not None and 0 <= i < len(arrays[0]):
                 win, remoteness, seat = (int(a[i]) for a in arrays)
                 found[n, i] = {"n": n, "id": i, "outcome": {1: "win", 0: "loss"}.get(win),
                                "remoteness": remoteness if remoteness >= 0 else None,
                                "forcing_seat": seat if seat >= 0 else None}
-        return found
-
-    def _terminal_wins(self, variant: str) -> bool:
-        """Whether the variant is stored with terminal positions that win for the player to move
-        (variants.terminal_wins: misère play): the outcome of its position_rows follows it (layout.OUTCOME)."""
-        if variant not in self._terminal:
-            self._terminal[variant] = stored_terminal_wins(self._connection_waiting(), variant)
-        return self._terminal[variant]
-
-    def _stored_id(self, kind: str, name: str) -> int | None:
-        """The id a variant or graph is stored by (name_id), kept once found: an id is never
-        reused (register_variant)."""
-        if (kind, name) not in self._ids:
-            found = name_id(self._connection_waiting(), kind, name)
-            if found is None:
-                return None
-            self._ids[kind, name] = found
-        return self._ids[kind, name]
-
-    def _tables_first(self, variant: str) -> list[str]:
-        """The tables behind the view positions, the one the variant's rows were last found in
-        first (a layer's rows are in one of them: a file upgraded to revision 0011 keeps its
-        older layers in position_rows_wide)."""
-        first = self._positions_table.get(variant, "position_rows")
-        return [first, *(t for t in POSITIONS_TABLES if t != first)]
-
-    def _probe(self, where: str, params: list[Any], columns: list[str],
-               wanted: int) -> dict[tuple[int, int], dict[str, Any]]:
-        """The rows found, read from the tables behind the view positions: planning a query on
-        the view (a union of two tables) costs a lookup more than the scan itself. The second
-        table (_tables_first) is read only for the `wanted` positions not found in the first."""
-        variant = params[0]
-        found: dict[tuple[int, int], dict[str, Any]] = {}
-        for table in self._tables_first(variant):
-            lean = table == "position_rows"
-            column, key = variant_key(table, variant, self._stored_id("variant", variant) if lean else None)
-            if key is None:  # no row of the variant was ever stored there
-                continue
-            read = lean_stored(columns) if lean else columns
-            cur = self._connection_waiting().execute(
-                f"SELECT {', '.join(['n', 'id', *read])} FROM {table} WHERE {column} = ? AND {where}", [key, *params[1:]])
-            rows = cur.fetchall()
-            if rows:
-                self._positions_table[variant] = table
-            for row in rows:
-                values = dict(zip(read, row[2:], strict=True))
-                found[row[0], row[1]] = {"n": row[0], "id": row[1],
-                                         **(lean_values(columns, values, self._terminal_wins(variant)) if lean else values)}
-            if len(found) == wanted:
-                break
         return found

@@ -99,7 +99,7 @@ def positions_table(columns: Iterable[str]) -> str:
 
 class LayerCache(Protocol):
     """A long-lived reader's cache of what lookups read of their moves' positions (the
-    service's MoveValues): Store.layer_values of a whole layer, loaded with `load`."""
+    service's MoveValues): PositionProbe.layer_values of a whole layer, loaded with `load`."""
 
     def layer(self, variant: str, n: int,
               load: Callable[[str, int], tuple[np.ndarray, ...] | None]) -> tuple[np.ndarray, ...] | None:

@@ -17,7 +17,7 @@ from ..errors import DatabaseError, opt, printable
 from ..executor import quieted
 from ..locking import Gate
 from ..settings import DEFAULTS, Settings
-from .connections import REBUILD_HINT, _connect, _open_error, _transaction, close_connection
+from .connections import REBUILD_HINT, _connect, _open_error, transaction, close_connection
 from .paths import CREATION_MARK, suggested
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ SCHEMA_HEAD = "0017"  # tests check this equals Alembic's head revision
 HEAD_SCHEMA_FILE = "head.sql"  # a new file's schema (_write_head_schema)
 
 
-def _alembic_config(path: Path) -> Any:
+def alembic_config(path: Path) -> Any:
     from alembic.config import Config
 
     from ..resources import migrations_dir
@@ -158,7 +158,7 @@ def _restore_definitions(con: duckdb.DuckDBPyConnection, path: Path, revision: s
     definitions = own_definitions(revision)
     ours = {statement.split()[4] for statement in definitions if statement.split()[3] == "MACRO"}
     try:
-        with _transaction(con):
+        with transaction(con):
             for name, kind in con.execute(
                     "SELECT function_name, function_type FROM duckdb_functions() WHERE NOT internal AND "
                     "function_type IN ('macro', 'table_macro') AND database_name = current_database()").fetchall():
@@ -256,7 +256,7 @@ def own_definitions(revision: str) -> tuple[str, ...]:
 
     with tempfile.TemporaryDirectory(prefix="zeckdb-definitions-") as tmp:
         scratch = Path(tmp) / "scratch.duckdb"
-        command.upgrade(_alembic_config(scratch), revision)
+        command.upgrade(alembic_config(scratch), revision)
         with duckdb.connect(str(scratch)) as exporter:
             exporter.execute(f"EXPORT DATABASE '{Path(tmp) / 'export'}'")
         script = (Path(tmp) / "export" / "schema.sql").read_text(encoding="utf-8")
@@ -309,7 +309,7 @@ def _upgrade(path: Path, deadline: float | None, settings: Settings = DEFAULTS) 
                 _restore_definitions(con, path, before)
             finally:
                 close_connection(con)
-        _migrate(path, path)
+        migrate(path, path)
     return before
 
 
@@ -358,7 +358,7 @@ def _write_head_schema(target: Path, shown: Path) -> None:
     script = (migrations_dir() / HEAD_SCHEMA_FILE).read_text(encoding="utf-8")
     con = quieted(duckdb.connect(str(target)))
     try:
-        with _transaction(con):
+        with transaction(con):
             con.execute(script)
     except duckdb.Error as exc:
         raise _open_error(shown, exc) from None
@@ -374,7 +374,7 @@ def dump_head_schema() -> str:
 
     with tempfile.TemporaryDirectory(prefix="zeckdb-head-") as tmp:
         path = Path(tmp) / "head.duckdb"
-        _migrate(path, path)
+        migrate(path, path)
         con = duckdb.connect(str(path))
         try:
             con.execute(f"EXPORT DATABASE '{Path(tmp) / 'export'}'")
@@ -383,14 +383,14 @@ def dump_head_schema() -> str:
         finally:
             con.close()
         schema = (Path(tmp) / "export" / "schema.sql").read_text(encoding="utf-8")
-    statements = _in_dependency_order([st.query.strip() for st in duckdb.extract_statements(schema)])
+    statements = in_dependency_order([st.query.strip() for st in duckdb.extract_statements(schema)])
     header = (f"-- The schema of revision {SCHEMA_HEAD} as zeckdb's Alembic migrations write it into an empty file,\n"
               "-- which is how zeckdb creates a new database. Generated: never edit by hand; after adding a\n"
               "-- migration run `python -c \"import zeckdb.store as s; s.write_head_schema()\"` (a test compares).\n")
     return header + "\n".join(statements) + "\n" + "".join(inserts)
 
 
-def _in_dependency_order(statements: list[str]) -> list[str]:
+def in_dependency_order(statements: list[str]) -> list[str]:
     """The export's statements, each after those it needs: DuckDB exports macros by name,
     and `fib` calls `fib_list`. Each is tried on an empty database and put back until what it
     names exists."""
@@ -434,12 +434,12 @@ def _insert_statement(table: str, rows: list[tuple[Any, ...]]) -> str:
     return f'INSERT INTO "{table}" VALUES\n{values};\n'
 
 
-def _migrate(target: Path, shown: Path) -> None:
+def migrate(target: Path, shown: Path) -> None:
     """Alembic's upgrade of `target` to the head revision; errors name `shown`."""
     from alembic import command
 
     try:
-        command.upgrade(_alembic_config(target), "head")
+        command.upgrade(alembic_config(target), "head")
     except Exception as exc:  # Alembic wraps DuckDB's errors in SQLAlchemy's
         cause = getattr(exc, "orig", None) or exc
         if isinstance(cause, duckdb.Error):

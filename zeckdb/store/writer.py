@@ -1,6 +1,6 @@
-"""The Store's writing half: the build's one writer (StoreWriter.open_write opens it). It commits
-layers and summaries, registers games, and lets the file go to readers between commits; its
-reads are the Store's.
+"""The build's one writer (StoreWriter.open_write opens it). It commits layers and summaries,
+registers games, and lets the file go to readers between commits; it reads through a Store
+of its own (`reads`) on the same file.
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from ..locking import Gate
 from ..settings import DEFAULTS, Settings
 from ..tuning import CHECKPOINT_ROWS, STAGED_ROWS
 from .layout import LAYER_TABLES, lean_holds, lean_rows, variant_key
-from .connections import _connect, _rollback, _transaction
+from .connections import _connect, _rollback, transaction
 from .checksummed import layer_checksum, summary_rows_checksum
 from .paths import resolve_db_path
 from .schema import SCHEMA_HEAD, _check_writable, _connect_checked, _upgrade
 from .records import GameRecord, LayerTables, SummaryRecord, _Staged, _done, positions_table
-from .database import Store
+from .database import OpenFile, Store
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -41,26 +41,44 @@ def _hashed(layer: LayerTables, kind: str, hasher: Executor, hash_rows: Callable
         return hasher.submit(hash_rows, *rows)
 
 
-class StoreWriter(Store):
-    """The database open as its only writer: the writes of layers and summaries. It holds the
-    file only while it writes (let_go, let_readers_in: zeckdb.locking)."""
+class WriterFile(OpenFile):
+    """The file as its one writer holds it: only while it writes. After let_go, the next
+    connection() waits for the readers to leave and opens the file again (for as long as they
+    take; on_wait is called once when that takes long)."""
 
     def __init__(self, path: Path, con: duckdb.DuckDBPyConnection, gate: Gate, on_wait: Callable[[], None] | None,
-                 upgraded_from: str | None, settings: Settings = DEFAULTS):
-        super().__init__(path, con, gate, settings=settings)
-        self.gate: Gate = gate
-        self.on_wait = on_wait  # called once when it waits long for readers
-        self.upgraded_from = upgraded_from  # the revision the file had before this writer upgraded it
-        self._rows_since_checkpoint = 0  # rows committed since its last checkpoint
+                 settings: Settings = DEFAULTS):
+        super().__init__(path, con, gate, settings)
+        self.writer_gate = gate
+        self.on_wait = on_wait
 
-    def _connection_waiting(self) -> duckdb.DuckDBPyConnection:
-        """The open connection; after let_go, wait here for the readers to leave and open the
-        file again (for as long as they take)."""
+    def connection(self) -> duckdb.DuckDBPyConnection:
         if self._con is None:
-            self.gate.acquire_write(self.on_wait)
+            self.writer_gate.acquire_write(self.on_wait)
             self._con = _connect(self.path, read_only=False, deadline=None, on_wait=self.on_wait,
                                  settings=self.settings)
         return self._con
+
+    def let_go(self) -> None:
+        """Close the file until the next write, so that readers can open it."""
+        if self._con is not None:
+            con, self._con = self._con, None  # forgotten first: Ctrl-C can land during the close
+            con.close()  # a checkpoint: what readers open is the file, not a write-ahead log
+        self.writer_gate.release_write()
+
+
+class StoreWriter:
+    """The database open as its only writer: the writes of layers and summaries, and `reads`,
+    the Store it reads through on the same file. It holds the file only while it writes
+    (let_go, let_readers_in: zeckdb.locking)."""
+
+    def __init__(self, file: WriterFile, upgraded_from: str | None):
+        self.file = file
+        self.reads = Store(file)
+        self.path = file.path
+        self.settings = file.settings
+        self.upgraded_from = upgraded_from  # the revision the file had before this writer upgraded it
+        self._rows_since_checkpoint = 0  # rows committed since its last checkpoint
 
     @classmethod
     def open_write(cls, db: str | os.PathLike[str] | None = None, on_wait: Callable[[], None] | None = None,
@@ -79,40 +97,44 @@ class StoreWriter(Store):
         except BaseException:
             gate.abandon()
             raise
-        return cls(path, con, gate, on_wait, before, settings)
+        return cls(WriterFile(path, con, gate, on_wait, settings), before)
+
+    def close(self) -> None:
+        self.file.close()
 
     def __enter__(self) -> StoreWriter:
         return self
 
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def let_go(self) -> None:
-        """A writer's: close the file until the next write, so that readers can open it."""
-        if self._con is not None:
-            con, self._con = self._con, None  # forgotten first: Ctrl-C can land during the close
-            self._rows_since_checkpoint = 0
-            con.close()  # a checkpoint: what readers open is the file, not a write-ahead log
-        self.gate.release_write()
+        """Close the file until the next write, so that readers can open it."""
+        self._rows_since_checkpoint = 0
+        self.file.let_go()
 
     def let_readers_in(self) -> None:
-        """A writer's: let go of the file if a reader is waiting for it."""
-        if self.gate.readers_waiting():
+        """Let go of the file if a reader is waiting for it."""
+        if self.file.writer_gate.readers_waiting():
             self.let_go()
 
     # -- writing -----------------------------------------------------------
+
     def register_variant(self, game: GameRecord) -> None:
         """Store a game's description (its row, move names and columns, and ids for it and
         its graph); a registration that would change nothing writes nothing. A game whose
         layers are stored is never made another game (its graph, direction, players,
         convention, bins, moves or columns changed): that is refused, as a plugin taking the
         name of a game the file holds would corrupt every layer of it."""
-        con = self._connection_waiting()
+        con = self.file.connection()
         described = {"variant": game.variant, **game.facts}
-        if self.registered_as(game):
+        if self.reads.registered_as(game):
             return
-        self.check_same_game(game)
+        self.reads.check_same_game(game)
         move_names = [dict(variant=game.variant, code=code, name=name) for code, name in enumerate(game.move_names)]
         columns = [dict(variant=game.variant, position=i + 1, name=name, weight=w)
                    for i, (name, w) in enumerate(game.columns)]
-        with _transaction(con):
+        with transaction(con):
             con.execute("DELETE FROM move_names WHERE variant = ?", [game.variant])
             con.execute("DELETE FROM variant_columns WHERE variant = ?", [game.variant])
             con.execute("DELETE FROM variants WHERE variant = ?", [game.variant])
@@ -134,7 +156,7 @@ class StoreWriter(Store):
         still be computing it)."""
         from ..settings import pool as named_pool
 
-        con = self._connection_waiting()
+        con = self.file.connection()
         con.execute("BEGIN TRANSACTION")
         in_transaction = True
         # a layer's rows are hashed on a thread of their own while DuckDB inserts them
@@ -144,14 +166,14 @@ class StoreWriter(Store):
         written = 0  # positions and edges
         try:
             for i, record in enumerate(records):
-                if i and self.gate is not None and self.gate.readers_waiting():
+                if i and self.file.writer_gate.readers_waiting():
                     self._insert_staged(con, staged, edges_checksums, hasher)
                     staged = []
                     con.execute("COMMIT")
                     in_transaction = False
                     self.let_go()  # its close checkpoints what was written
                     written = 0
-                    con = self._connection_waiting()
+                    con = self.file.connection()
                     con.execute("BEGIN TRANSACTION")
                     in_transaction = True
                 staged.append(self._stage_layer(con, record, edges_checksums, hasher))
@@ -177,6 +199,7 @@ class StoreWriter(Store):
         if self._rows_since_checkpoint >= CHECKPOINT_ROWS:
             con.execute("CHECKPOINT")
             self._rows_since_checkpoint = 0
+
     def _stage_layer(self, con: duckdb.DuckDBPyConnection, layer: LayerTables,
                      edges_checksums: dict[tuple[str, int], Future[int]], hasher: Executor) -> _Staged:
         """Delete what a layer replaces and start hashing its rows; its rows wait for
@@ -202,6 +225,7 @@ class StoreWriter(Store):
                     con.execute(f"DELETE FROM {table} WHERE graph_id = ? AND n = ?", [graph_id, n])
                 con.execute("DELETE FROM graph_layers WHERE graph = ? AND n = ?", [layer.graph, n])
         return _Staged(layer, variant_id, graph_id, positions_checksum)
+
     def _insert_staged(self, con: duckdb.DuckDBPyConnection, staged: list[_Staged],
                        edges_checksums: dict[tuple[str, int], Future[int]], hasher: Executor) -> None:
         """Insert the rows of staged layers, one INSERT per table: positions and edges, then
@@ -211,7 +235,7 @@ class StoreWriter(Store):
         if not staged:
             return
         lean = [positions_table(s.layer.positions.column_names) == "position_rows"
-                and lean_holds(s.layer.positions, self._terminal_wins(s.layer.variant)) for s in staged]
+                and lean_holds(s.layer.positions, self.reads.positions.terminal_wins(s.layer.variant)) for s in staged]
         self._insert_layers(con, "position_rows", [(lean_rows(s.layer.positions), {"variant_id": s.variant_id,
                                                                                    "n": s.layer.n})
                                                    for s, is_lean in zip(staged, lean, strict=True) if is_lean])
@@ -260,11 +284,13 @@ class StoreWriter(Store):
                 played.append({"variant": layer.variant, "n": layer.n, **layer.random_play})
         self._insert_values(con, "builds", builds)
         self._insert_values(con, "random_play", played)
+
     def _registered_id(self, kind: str, name: str) -> int:
-        found = self._stored_id(kind, name)
+        found = self.reads.positions.stored_id(kind, name)
         if found is None:
             raise RuntimeError(f"{kind} {name!r} has no id: Store.register_variant comes before its layers")
         return found
+
     @classmethod
     def _insert_layers(cls, con: duckdb.DuckDBPyConnection, table: str,
                        layers: list[tuple[Any, dict[str, Any]]]) -> None:
@@ -284,6 +310,7 @@ class StoreWriter(Store):
                     rows = rows.add_column(0, column, values)
                 tables.append(rows)
             cls._insert_rows(con, table, pa.concat_tables(tables, promote_options="permissive"), {})
+
     @staticmethod
     def _insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: Any, constants: dict[str, Any]) -> None:
         """INSERT an Arrow table's columns (by name) with the same `constants` on every row."""
@@ -298,6 +325,7 @@ class StoreWriter(Store):
                 con.unregister("incoming")
             raise
         con.unregister("incoming")
+
     @staticmethod
     def _insert_values(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]) -> None:
         """INSERT rows given as dicts, one statement for the rows of the same keys."""
@@ -308,11 +336,12 @@ class StoreWriter(Store):
             values = ", ".join(["(" + ", ".join("?" * len(columns)) + ")"] * len(same))
             con.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES {values}",
                         [row[c] for row in same for c in columns])
+
     def write_summary(self, layer: SummaryRecord, replace: bool) -> None:
         """Write one summary-only layer: its builds row and, where the random-play odds were
         computed, its random_play row; one transaction."""
-        con = self._connection_waiting()
-        with _transaction(con):
+        con = self.file.connection()
+        with transaction(con):
             if replace:
                 for table in ("builds", "random_play"):
                     con.execute(f"DELETE FROM {table} WHERE variant = ? AND n = ?", [layer.variant, layer.n])
