@@ -199,7 +199,7 @@ def plugin_names() -> list[str]:
 def load_game(name: str) -> None:
     """Load the game `name` (a plugin's: probed, then loaded, bounded in time), raising the
     error that says why it cannot be; later calls asking for it find it loaded."""
-    folded(None)
+    folded(None)  # the plugins' probes run under this call's settings
     get_variant(name)
 
 
@@ -208,7 +208,7 @@ def plugin_games(names: Iterable[str]) -> tuple[list[GameInfo], list[str]]:
     its own, bounded in time: none is loaded here), and one line for each that does not load."""
     from .variants import plugins, probe_all
 
-    folded(None)
+    folded(None)  # the plugins' probes run under this call's settings
     installed = plugins()
     probes, failures = probe_all({name: installed[name] for name in names if name in installed})
     return [_plugin_info(probe) for probe in probes], failures
@@ -235,7 +235,7 @@ def plugin_failures() -> list[str]:
     process of its own, bounded in time: zeckdb.variants.plugins)."""
     from .variants import plugin_catalogue
 
-    folded(None)
+    folded(None)  # the plugins' probes run under this call's settings
     return plugin_catalogue()[1]
 
 
