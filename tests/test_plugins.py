@@ -640,3 +640,25 @@ def test_a_second_ctrl_c_ends_a_build_a_plugin_holds_at_once(tmp_path, how):
     status = subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "status", "--db", str(db)], env=env,
                             capture_output=True, text=True, timeout=600)
     assert status.returncode == 0, status.stderr  # the file is whole: what was committed reads
+
+
+def test_a_probe_measures_a_games_reach_by_the_callers_budget_not_the_shells(tmp_path, monkeypatch):
+    """The probe's child took the environment with only the caller's changed settings on top:
+    a ZECKDB_BUILD_MEMORY of the shell (0.01 GiB: zeckendorf reaches n = 73) stood for a
+    caller whose Settings left build_memory at its default. It is handed the caller's budget."""
+    from zeckdb.settings import DEFAULTS, Settings
+    from zeckdb.variants.plugins import _run_probe, configure
+
+    site = tmp_path / "site"
+    install(site, "zeckdb_works", "from zeckdb.variants.zeckendorf import Zeckendorf\n\n\nclass Works(Zeckendorf):\n"
+            "    name = 'works'\n", "works = zeckdb_works:Works")
+    monkeypatch.setenv("PYTHONPATH", str(site))  # the probe's child finds the plugin there
+    monkeypatch.setenv("ZECKDB_BUILD_MEMORY", "0.01")
+    reached = {}
+    for budget in (0.01, None):  # None: the default, a share of this machine's memory, not the shell's
+        configure(Settings(build_memory=budget))
+        try:
+            reached[budget] = _run_probe("works", None)
+        finally:
+            configure(DEFAULTS)
+    assert reached[0.01].full_n == 73 and reached[None].full_n > 100, reached
