@@ -120,6 +120,9 @@ def test_lookups_read_what_the_view_shows(small_db, variant, n):
     (lambda db: db.query("winners", varient="zeckendorf"), "has no parameter 'varient' (did you mean variant?)"),
     (lambda db: db.summary("zeckendorf", n=["1", "2"]), "bad n"),
     (lambda db: db.summary("zeckendorf", n=3.5), "bad n"),
+    (lambda db: db.position(5, start=5), "bad variant '5': give a game's name"),
+    (lambda db: db.game(None), "bad variant 'None': give a game's name"),
+    (lambda db: db.query("winners", variant=b"zeckendorf"), "bad variant \"b'zeckendorf'\": give a game's name"),
 ])
 def test_the_library_gives_wrong_types_one_line(tmp_path_factory, call, says):
     from zeckdb.errors import ZeckdbError

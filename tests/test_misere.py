@@ -294,3 +294,16 @@ def test_a_games_own_cache_is_not_its_twins():
     twin = misere.twin(base, Remembering)
     assert twin.remembered == {} and base.remembered == {7: "the normal game's"}
     assert (twin.name, twin.normal_of, twin.graph_name) == ("zeckendorf-misere", "zeckendorf", "zeckendorf")
+
+
+@pytest.mark.parametrize("tampered", ["terminal_wins = true", "normal_of = 'zeckendorf-misere'",
+                                      "convention = 'misere'"])
+def test_verify_names_a_tampered_convention_fact(tmp_path, capsys, tampered):
+    """Lookups read a lean row's outcome by variants.terminal_wins, and the queries pair twins by
+    normal_of: verify compares both (and the convention) with the game's own."""
+    path = tmp_path / "t.duckdb"
+    zeckdb.build(path, ["zeckendorf", "zeckendorf-misere"], "1..6")
+    with duckdb.connect(str(path)) as con:
+        con.execute(f"UPDATE variants SET {tampered} WHERE variant = 'zeckendorf'")
+    code, out, err = run(capsys, "verify", "--db", str(path), "--variant", "zeckendorf")
+    assert code == 1 and "catalog: zeckendorf: the variants row says" in out + err, out + err

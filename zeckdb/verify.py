@@ -637,20 +637,20 @@ def _check_summary_layers(store: Store, layers: list[tuple[str, int]], check: Ch
 
 def _check_catalog(store: Store, names: list[str] | None, check: Check) -> None:
     """The variants' rows, move names and columns against the games; graph layers against their rows."""
-    for name, title, source, graph, reversed_, players, bins, text_width, bound, max_n, shortest, longest in store.rows(
+    # the facts lookups read too: the outcome of a lean row follows terminal_wins, the queries pair twins by normal_of
+    for name, *stored in store.rows(
             "SELECT variant, title, source, graph, reversed, players, bins, text_width, forcing_bound, max_n, "
-            "shortest_is_n_minus_terms, longest_bound FROM variants "
+            "shortest_is_n_minus_terms, longest_bound, convention, terminal_wins, normal_of FROM variants "
             "WHERE $variants IS NULL OR list_contains($variants, variant)", {"variants": names}):
         check.checked += 1
         try:
             v = get_variant(name)
         except Exception:  # a game this zeckdb does not know (a newer release's): nothing to compare
             continue
-        stored = (title, source, graph, reversed_, players, bins, text_width, bound, max_n, shortest, longest)
-        want = (v.title, v.source, v.graph_name, v.reversed, v.players, len(v.columns), v.text_width, v.forcing_bound,
-                v.max_n, v.shortest_is_n_minus_terms, v.longest_bound)
+        want = [v.title, v.source, v.graph_name, v.reversed, v.players, len(v.columns), v.text_width, v.forcing_bound,
+                v.max_n, v.shortest_is_n_minus_terms, v.longest_bound, v.convention, terminal_wins(v), v.normal_of]
         if stored != want:
-            check.fail(f"{name}: the variants row says {stored}, the game {want}")
+            check.fail(f"{name}: the variants row says {tuple(stored)}, the game {tuple(want)}")
         moves = [m for (m,) in store.rows("SELECT name FROM move_names WHERE variant = ? ORDER BY code", [name])]
         columns = store.rows("SELECT name, weight FROM variant_columns WHERE variant = ? ORDER BY position", [name])
         if moves != list(v.move_names):

@@ -245,6 +245,9 @@ def _construct_normal(name: str) -> Variant:
 
 def get_variant(name: str) -> Variant:
     """The variant registered under `name`; the error lists the valid names."""
+    if not isinstance(name, str):  # a library caller's object: a one-line error, not a TypeError deep in here
+        raise UnknownVariantError(f"bad variant {str(name)[:40]!r}: give a game's name, e.g. \"zeckendorf\" "
+                                  "(zeckdb.api.variants() lists them)")
     if name not in _instances:
         if "," in name:
             flag = opt("variant")
