@@ -10,7 +10,7 @@ A library user's own Settings (`zeckdb.open(path, settings=...)`, `zeckdb.build(
 settings=...)`) governs everything that call does. Only the doors (the command line, the
 library's zeckdb.api, the service) read the environment or `current()`: each folds what it is
 given into one Settings and hands it down, as an argument, to the code below it, the threads
-it starts and the processes it starts (pickled, or through `as_environment()`). Below the
+it starts and the processes it starts (pickled, or on a probe's command line). Below the
 doors a function that takes a Settings defaults to DEFAULTS, the documented values, never to
 the environment (tests/test_settings.py holds every module to that).
 
@@ -204,7 +204,8 @@ class Settings:
 
     def as_environment(self) -> dict[str, str]:
         """These settings as the environment would set them (ZECKDB_NAME: text), those that differ
-        from the default: what a process zeckdb starts needs to read the same."""
+        from the default: for a `zeckdb` command a script starts to read the same (zeckdb's own
+        processes are handed a Settings)."""
         out = {}
         for f in fields(self):
             value = getattr(self, f.name)
