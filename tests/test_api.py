@@ -249,7 +249,7 @@ def test_a_database_shared_by_threads_answers_each_as_one_alone(small_db):
     with zeckdb.open(small_db) as db:
         alone = [walk(db, k) for k in range(2)]
         with ThreadPoolExecutor(16) as pool:
-            together = list(pool.map(lambda k: (k, walk(db, k)), range(32)))
+            together = list(pool.map(lambda k: (k, walk(db, k)), range(16)))  # 16 at once, as they failed
     assert all(seen == alone[k % 2] for k, seen in together)
 
 
