@@ -49,12 +49,12 @@ class WriterFile(OpenFile):
     def __init__(self, path: Path, con: duckdb.DuckDBPyConnection, gate: Gate, on_wait: Callable[[], None] | None,
                  settings: Settings = DEFAULTS):
         super().__init__(path, con, gate, settings)
-        self.writer_gate = gate
+        self.gate: Gate = gate  # a writer's file always has its gate
         self.on_wait = on_wait
 
     def connection(self) -> duckdb.DuckDBPyConnection:
         if self._con is None:
-            self.writer_gate.acquire_write(self.on_wait)
+            self.gate.acquire_write(self.on_wait)
             self._con = _connect(self.path, read_only=False, deadline=None, on_wait=self.on_wait,
                                  settings=self.settings)
         return self._con
@@ -64,7 +64,7 @@ class WriterFile(OpenFile):
         if self._con is not None:
             con, self._con = self._con, None  # forgotten first: Ctrl-C can land during the close
             con.close()  # a checkpoint: what readers open is the file, not a write-ahead log
-        self.writer_gate.release_write()
+        self.gate.release_write()
 
 
 class StoreWriter:
@@ -115,7 +115,7 @@ class StoreWriter:
 
     def let_readers_in(self) -> None:
         """Let go of the file if a reader is waiting for it."""
-        if self.file.writer_gate.readers_waiting():
+        if self.file.gate.readers_waiting():
             self.let_go()
 
     # -- writing -----------------------------------------------------------
@@ -166,7 +166,7 @@ class StoreWriter:
         written = 0  # positions and edges
         try:
             for i, record in enumerate(records):
-                if i and self.file.writer_gate.readers_waiting():
+                if i and self.file.gate.readers_waiting():
                     self._insert_staged(con, staged, edges_checksums, hasher)
                     staged = []
                     con.execute("COMMIT")
