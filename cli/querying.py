@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 from typing import Any
@@ -70,13 +71,21 @@ def _params_text(query: api.NamedQuery) -> str:
 
 def _params(pairs: list[str]) -> dict[str, str]:
     """--param KEY=VALUE, each."""
-    out = {}
+    out: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise UsageError(f"bad --param {pair[:40]!r}: write KEY=VALUE, e.g. --param position=3,1,0,2")
-        out[key.strip()] = value.strip()
+        _once(out, key.strip(), value.strip())
     return out
+
+
+def _once(values: dict[str, Any], name: str, value: Any) -> None:
+    """values[name] = value, refusing a name given twice: which of the two was meant is the user's word."""
+    if name in values:
+        raise UsageError(f"--param {name[:40]} is given twice ({str(values[name])[:20]!r} and {str(value)[:20]!r}): "
+                         "give each parameter once")
+    values[name] = value
 
 
 def _limits(timeout: float | None, max_rows: int | None) -> dict[str, Any]:
@@ -155,11 +164,15 @@ def _sql_params(statement: str, params: list[str], args: list[str]) -> list[Any]
     for given in params:
         name, sep, value = given.partition("=")
         if sep and name.isidentifier():
-            named[name] = _param_value(value)
+            _once(named, name, _param_value(value))
         else:
             positional.append(_param_value(given))
     marks = sorted((n for n in names if n.isdigit()), key=int)
     dollars = sorted(n for n in names if not n.isdigit())
+    for name in dollars:
+        if not name.isidentifier():
+            raise UsageError(f"the statement's parameter ${name[:40]!r} has no --param spelling: name it with letters, "
+                             f"digits and _ only (e.g. ${re.sub('[^0-9A-Za-z_]+', '_', name)[:40] or 'p'})")
     if dollars:
         return _named_values(dollars, named, positional)
     return _marked_values(marks, named, positional)
@@ -201,10 +214,8 @@ def _marked_values(marks: list[str], named: dict[str, Any], positional: list[Any
 
 def _param_value(text: str) -> int | float | str:
     """A --param as bound: an integer or a decimal number as a number, anything else as text."""
-    import re
-
-    if re.fullmatch(r"[+-]?\d{1,18}", text):
+    if re.fullmatch(r"[+-]?[0-9]{1,18}", text):  # ASCII digits: int() would take ٣ and ５ too
         return int(text)
-    if re.fullmatch(r"[+-]?(\d+\.\d*|\.\d+)([eE][+-]?\d+)?", text):
+    if re.fullmatch(r"[+-]?([0-9]+\.[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?", text):
         return float(text)
     return text

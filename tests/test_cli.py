@@ -576,6 +576,24 @@ def test_sql_takes_named_parameters_as_name_value(capsys, small_db):
     assert code == 0 and out.splitlines() == ["v,t", "a=b,$x"]  # for a ?, any text is a value; '$x' is text
 
 
+def test_sql_params_take_ascii_numbers_a_name_once_and_a_plain_name(capsys, small_db):
+    """int() reads ٣ and ５ as 3 and 5, and the settings refuse such digits: a --param is a number
+    only in ASCII digits. A name given twice is refused, not the last kept; a parameter named
+    $"weird name" has no --param spelling, and the advice says how to name it."""
+    for digit in ("٣", "５"):
+        code, out, err = run(capsys, "sql", "SELECT typeof($n) AS t", "--param", f"n={digit}", "-f", "csv",
+                             "--db", str(small_db))
+        assert code == 0 and out.splitlines() == ["t", "VARCHAR"], err
+    for command in (["sql", "SELECT $a AS a"], ["query", "omega-b", "--variant", "zeckendorf"]):
+        name = "a" if command[0] == "sql" else "n"
+        code, out, err = run(capsys, *command, "--param", f"{name}=1", "--param", f"{name}=2", "--db", str(small_db))
+        assert code == 2 and not out and err == (f"zeckdb: error: --param {name} is given twice ('1' and '2'): give "
+                                                 "each parameter once\n"), err
+    code, out, err = run(capsys, "sql", 'SELECT $"weird name" AS w', "--param", "weird name=1", "--db", str(small_db))
+    assert code == 2 and not out and len(err.splitlines()) == 1, err
+    assert "$'weird name' has no --param spelling" in err and "(e.g. $weird_name)" in err, err
+
+
 @pytest.mark.parametrize("args, says", [
     (["position", "zeckendorff", "--start", "5"], "unknown variant 'zeckendorff': did you mean zeckendorf? choose one"),
     (["position", "reversed-misre", "--start", "5"], "did you mean reversed-misere?"),
