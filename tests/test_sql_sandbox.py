@@ -171,6 +171,21 @@ def test_refusals_name_the_statement_kind(capsys, watched, sql):
     assert code == 2 and kind in err
 
 
+def test_a_refusal_names_the_statement_by_its_first_keyword():
+    """DuckDB files INSTALL under LOAD, CHECKPOINT under CALL, ANALYZE under VACUUM and IMPORT
+    under PRAGMA; the writer of the statement reads its first word, with its article."""
+    from zeckdb.errors import UsageError
+
+    named = {"INSTALL httpfs": "an INSTALL", "  /* why */ CHECKPOINT": "a CHECKPOINT", "ATTACH 'x.db'": "an ATTACH",
+             "-- a comment\nANALYZE": "an ANALYZE", "IMPORT DATABASE 'x'": "an IMPORT", "USE main": "a USE",
+             "UPDATE builds SET n = 1": "an UPDATE", "WITH a AS (SELECT 1) DELETE FROM builds": "a DELETE",
+             "EXPORT DATABASE 'x'": "an EXPORT", "EXPLAIN (FORMAT json) INSTALL x": "EXPLAIN of an INSTALL"}
+    for sql, says in named.items():
+        with pytest.raises(UsageError) as refused:
+            zeckdb.api.check_sql(sql)
+        assert str(refused.value).startswith(says + " statement is refused"), (sql, str(refused.value))
+
+
 def test_reading_outside_the_database_is_refused_by_the_connection_itself(watched):
     """Defence in depth: the sandbox holds even for a statement the classifier would pass."""
     import duckdb

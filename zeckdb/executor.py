@@ -227,9 +227,23 @@ def check_statement(con: duckdb.DuckDBPyConnection, sql: str) -> Any:
     if kind == "EXPLAIN":
         _check_explain(con, statement.query)
     elif kind != "SELECT":
-        raise UsageError(f"a {kind} statement is refused: zeckdb's SQL is read-only, use {ALLOWED_KINDS} "
-                         "(`zeckdb build` writes the database)")
+        raise UsageError(f"{_named_kind(statement.query, kind)} statement is refused: zeckdb's SQL is read-only, use "
+                         f"{ALLOWED_KINDS} (`zeckdb build` writes the database)")
     return statement
+
+
+def _named_kind(sql: str, kind: str) -> str:
+    """`an INSTALL`, `a CHECKPOINT`: the statement by the keyword it starts with, as its writer
+    reads it (DuckDB files INSTALL under LOAD, CHECKPOINT under CALL, ANALYZE under VACUUM); by
+    DuckDB's kind where the first keyword says nothing of it (WITH ..., a parenthesis)."""
+    spans = duckdb.tokenize(sql)
+    ends = [start for start, _ in spans[1:]] + [len(sql)]
+    first = next(((start, end) for (start, token), end in zip(spans, ends, strict=False)
+                  if token != duckdb.token_type.comment), None)
+    word = sql[first[0]:first[1]].strip().upper() if first else ""
+    if not (word.isascii() and word.isalpha()) or word == "WITH":
+        word = kind
+    return f"{'an' if word[:1] in 'AEIOU' and not word.startswith('US') else 'a'} {word}"  # a USE, an UPDATE
 
 
 @functools.cache
@@ -323,7 +337,8 @@ def _check_explain(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     explained = con.extract_statements(inner) if inner else []
     if len(explained) != 1 or explained[0].type.name != "SELECT":
         kind = explained[0].type.name if explained else "empty"
-        raise UsageError(f"EXPLAIN of a {kind} statement is refused: explain a query ({ALLOWED_KINDS})")
+        named = _named_kind(inner, kind) if inner else "an empty"
+        raise UsageError(f"EXPLAIN of {named} statement is refused: explain a query ({ALLOWED_KINDS})")
 
 
 def run(con: duckdb.DuckDBPyConnection, sql: str, params: Params = None,
