@@ -94,6 +94,8 @@ def test_sql_reads_within_limits_and_refuses_the_rest(server):
         assert code == 400 and set(body) == {"error"} and "\n" not in body["error"], (template, body)
     code, body, _ = post_sql(server, {"sql": "SELECT sum(a.range * b.range) FROM range(300000) a, range(300000) b"})
     assert code == 408 and "time limit of 2 s" in body["error"]
+    code, body, _ = post_sql(server, {"sql": "SELECT 1", "parms": [1]})
+    assert code == 400 and body["error"] == "bad request: parms: Extra inputs are not permitted", body
     for bad in [{"nosql": 1}, {"sql": 5}, b"garbage", {"sql": "x" * 100_001},
                 b'{"sql": "SELECT \'\\ud800\'"}', b'{"sql": "SELECT ?", "params": ["\\udfff"]}']:  # lone surrogates
         code, body, _ = post_sql(server, bad)

@@ -45,7 +45,7 @@ from typing import Any, cast
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
-from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import api
@@ -75,6 +75,8 @@ SqlValue = StrictInt | StrictFloat | StrictBool | str | None
 
 
 class SqlRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt "parms" is refused, not run without its values
+
     sql: str = Field(..., description="One read-only statement (SELECT, WITH, VALUES, "
                      "DESCRIBE, SUMMARIZE, SHOW, EXPLAIN)")
     params: list[SqlValue | list[SqlValue]] | dict[str, SqlValue | list[SqlValue]] | None = Field(
