@@ -253,6 +253,20 @@ def test_a_database_shared_by_threads_answers_each_as_one_alone(small_db):
     assert all(seen == alone[k % 2] for k, seen in together)
 
 
+def test_html_and_dot_carry_no_raw_control_or_reordering_mark(small_db):
+    """A stored text's ESC made the SVG drawing no well-formed XML, and U+202E reached every HTML
+    display raw (it shows what follows backwards): both are written as their escapes."""
+    from zeckdb.draw import _quote
+
+    with zeckdb.open(small_db) as db:
+        shown = db.sql("SELECT chr(27) || '[31m' AS \"a\u202eb\", chr(8238) || '<i>' AS t")._repr_html_()
+    assert "\x1b" not in shown and "\u202e" not in shown and "<i>" not in shown, shown
+    assert "\\x1b[31m" in shown and "a\\u202eb" in shown and "\\u202e&lt;i&gt;" in shown, shown
+    dot = _quote("F1\x1b]52;c;x\x07 \u202e\n\"q\"")
+    assert not any(ord(c) < 32 or c == "\u202e" for c in dot), dot
+    assert dot == '"F1\\\\x1b]52;c;x\\\\x07 \\\\u202e\\n\\"q\\""', dot
+
+
 def test_answers_show_themselves_in_a_notebook(small_db):
     """A result printed every row (9.96 MB in one cell); a plot and a drawing showed a dataclass
     and a bytes repr; a Database, its address. Each now has what a notebook displays, bounded."""

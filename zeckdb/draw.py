@@ -20,7 +20,7 @@ import subprocess
 from typing import Any
 
 from .engine.contract import stored_columns
-from .errors import UsageError, ZeckdbError, opt
+from .errors import UsageError, ZeckdbError, opt, printable
 from .store import Store
 from .variants import Variant
 
@@ -34,8 +34,9 @@ P_FILL, N_FILL, STRATEGY, NONE_FILL = "#f8d4d0", "#d5f0d5", "#1f4e9c", "#e4e4e4"
 
 
 def _quote(text: str) -> str:
-    """A DOT string: quotes and backslashes escaped, line breaks as DOT's \\n."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    """A DOT string: quotes and backslashes escaped, line breaks as DOT's \\n, and every other
+    control or reordering mark as its escape (a raw ESC byte is no well-formed XML in the SVG)."""
+    return '"' + printable(text, keep="\n").replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def layer_dot(store: Store, variant: Variant, n: int, strategy_only: bool = False, max_nodes: int = MAX_NODES) -> str:

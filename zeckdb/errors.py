@@ -8,6 +8,7 @@ into one line on stderr and a non-zero exit status.
 from __future__ import annotations
 
 from collections.abc import Callable
+import html
 import re
 
 _MARK = "\x1f"
@@ -60,6 +61,12 @@ def printable(text: str, keep: str = "") -> str:
         c = m[0]
         return c if c in keep else f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
     return _UNSHOWN.sub(escaped, text)
+
+
+def html_text(text: str) -> str:
+    """`text` for an HTML display: markup escaped, and what printable() escapes written as its
+    escape (a notebook shows U+202E's reversal as a terminal does)."""
+    return html.escape(printable(text))
 
 
 class ZeckdbError(Exception):

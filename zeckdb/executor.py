@@ -43,7 +43,7 @@ import duckdb
 import numpy as np
 
 from .settings import DEFAULTS, Settings
-from .errors import DatabaseError, QueryLimitError, UsageError, ZeckdbError, opt
+from .errors import DatabaseError, QueryLimitError, UsageError, ZeckdbError, html_text, opt
 from .tuning import FETCH_ROWS, READER_THREADS, STREAM_ROWS
 
 ALLOWED_KINDS = "SELECT, WITH ... SELECT, VALUES, DESCRIBE, SUMMARIZE, SHOW, or EXPLAIN without ANALYZE"
@@ -175,14 +175,12 @@ class Result:
         return f"<zeckdb Result: {self._counted()}>\n{shown}{more}"
 
     def _repr_html_(self) -> str:
-        import html
-
-        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in self.columns)
-        body = "".join("<tr>" + "".join(f"<td>{html.escape('' if v is None else str(v))}</td>" for v in row) + "</tr>"
+        head = "".join(f"<th>{html_text(str(c))}</th>" for c in self.columns)
+        body = "".join("<tr>" + "".join(f"<td>{html_text('' if v is None else str(v))}</td>" for v in row) + "</tr>"
                        for row in self.rows[: self.SHOWN_ROWS])
         more = (f"<tr><td colspan='{len(self.columns)}'>... {len(self.rows) - self.SHOWN_ROWS:,} more rows "
                 "(.rows, .arrow(), .df())</td></tr>" if len(self.rows) > self.SHOWN_ROWS else "")
-        return (f"<table><caption>{html.escape(self._counted())}</caption><thead><tr>{head}</tr></thead>"
+        return (f"<table><caption>{html_text(self._counted())}</caption><thead><tr>{head}</tr></thead>"
                 f"<tbody>{body}{more}</tbody></table>")
 
     def arrow(self) -> Any:

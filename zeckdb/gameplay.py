@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, Union, cast
 from collections.abc import Sequence
 
 from .answers import Layer, Outcome, PositionInfo
-from .errors import UsageError, did_you_mean
+from .errors import UsageError, did_you_mean, html_text
 
 if TYPE_CHECKING:
     from .engine.contract import Variant
@@ -252,16 +252,14 @@ class _Values:
     def _repr_html_(self) -> str:
         """A notebook shows the position: its chips bin by bin, what it is worth, and its moves
         best first, each with what it leaves the opponent."""
-        import html
-
         names = self.game.bins
-        chips = "".join(f"<td title='{html.escape(name)}'>{'●' * min(count, 12)}{'+' if count > 12 else ''}"
+        chips = "".join(f"<td title='{html_text(name)}'>{'●' * min(count, 12)}{'+' if count > 12 else ''}"
                         f"<br><small>{count}</small></td>" for name, count in zip(names, self.counts, strict=False))
-        bins = "".join(f"<th>{html.escape(name)}</th>" for name in names[:len(self.counts)])
-        moves = "".join(f"<li>{html.escape(m.name)} → {html.escape(m.text)}: {html.escape(_verdict(m))}</li>"
+        bins = "".join(f"<th>{html_text(name)}</th>" for name in names[:len(self.counts)])
+        moves = "".join(f"<li>{html_text(m.name)} → {html_text(m.text)}: {html_text(_verdict(m))}</li>"
                         for m in self.moves) or "<li>none: the game is over</li>"
-        return (f"<div><b>{html.escape(self.game.name)} {html.escape(self.text)}</b> (n = {self.n}): "
-                f"{html.escape(self._worth())}<table><tr>{bins}</tr><tr>{chips}</tr></table>"
+        return (f"<div><b>{html_text(self.game.name)} {html_text(self.text)}</b> (n = {self.n}): "
+                f"{html_text(self._worth())}<table><tr>{bins}</tr><tr>{chips}</tr></table>"
                 f"<ol>{moves}</ol></div>")
 
     def _worth(self) -> str:
