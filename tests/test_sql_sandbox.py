@@ -171,9 +171,50 @@ def test_refusals_name_the_statement_kind(capsys, watched, sql):
     assert code == 2 and kind in err
 
 
+def test_every_function_and_catalog_view_of_duckdb_is_classified():
+    """The allow-list is data reviewed once (zeckdb/sql_functions.tsv): a function or catalog view
+    that a new DuckDB adds fails here until someone classifies it."""
+    import duckdb
+
+    from zeckdb.executor import CALLABLE_KINDS, REFUSALS, catalog
+
+    known = catalog()
+    con = duckdb.connect()
+    functions = {name.lower() for (name,) in con.execute(
+        "SELECT DISTINCT function_name FROM duckdb_functions() WHERE list_contains($1, function_type)",
+        [list(CALLABLE_KINDS)]).fetchall()}
+    views = {name.lower() for (name,) in con.execute("SELECT view_name FROM duckdb_views() WHERE internal").fetchall()}
+    unclassified = sorted({f for f in functions if (f, False) not in known.classes}
+                          | {v for v in views if (v, True) not in known.classes})
+    assert not unclassified, f"classify these in zeckdb/sql_functions.tsv: {unclassified}"
+    assert set(known.classes.values()) <= {"allowed", *REFUSALS}
+    refused = {name for (name, view), klass in known.classes.items() if klass != "allowed"}
+    assert {"read_text", "glob", "duckdb_settings", "current_setting", "query", "nextval", "pg_settings"} <= refused
+
+
+def test_a_function_nobody_classified_is_refused(monkeypatch):
+    """Fail closed: a function of the running DuckDB that the list does not name is refused, the
+    same as a known bad one, naming the list."""
+    import dataclasses
+
+    import zeckdb.executor as executor
+    from zeckdb.api import check_sql
+    from zeckdb.errors import UsageError
+
+    known = executor.catalog()
+    without = {key: klass for key, klass in known.classes.items() if key != ("abs", False)}
+    monkeypatch.setattr(executor, "_catalog", dataclasses.replace(known, classes=without))
+    with pytest.raises(UsageError) as refused:
+        check_sql("SELECT abs(-1) AS a")
+    assert str(refused.value).startswith("abs(...) is refused: zeckdb has not reviewed DuckDB ")
+    assert "zeckdb/sql_functions.tsv" in str(refused.value)
+    check_sql("SELECT sign(-1) AS s, t.abs FROM (SELECT 1 AS abs) t")  # a column of that name stays open
+
+
 def test_a_refusal_names_the_statement_by_its_first_keyword():
     """DuckDB files INSTALL under LOAD, CHECKPOINT under CALL, ANALYZE under VACUUM and IMPORT
     under PRAGMA; the writer of the statement reads its first word, with its article."""
+    from zeckdb.api import check_sql
     from zeckdb.errors import UsageError
 
     named = {"INSTALL httpfs": "an INSTALL", "  /* why */ CHECKPOINT": "a CHECKPOINT", "ATTACH 'x.db'": "an ATTACH",
@@ -182,7 +223,7 @@ def test_a_refusal_names_the_statement_by_its_first_keyword():
              "EXPORT DATABASE 'x'": "an EXPORT", "EXPLAIN (FORMAT json) INSTALL x": "EXPLAIN of an INSTALL"}
     for sql, says in named.items():
         with pytest.raises(UsageError) as refused:
-            zeckdb.api.check_sql(sql)
+            check_sql(sql)
         assert str(refused.value).startswith(says + " statement is refused"), (sql, str(refused.value))
 
 

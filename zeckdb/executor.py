@@ -1,26 +1,24 @@
 """The one query executor: every SQL that zeckdb runs on a user's behalf goes through here.
 
-`zeckdb sql`, the named queries and the query service all call `run`. Two
+`zeckdb sql`, the named queries and the query service all call `run`. Three
 independent walls keep SQL from users read-only and inside the database:
 
 1. Classification by DuckDB's own parser (statement types and tokens, never
    text prefixes): exactly one statement, and only a plain query (SELECT,
    WITH ... SELECT, VALUES, FROM ..., DESCRIBE, SUMMARIZE, SHOW, TABLE) or a
    plain EXPLAIN of one (not EXPLAIN ANALYZE, which runs the statement).
-2. The connection itself (`sandbox_config`, used by every read-only Store):
+2. An allow-list of DuckDB's functions and catalog views (sql_functions.tsv, every one
+   of the pinned DuckDB's classified by hand): a statement may call or name only those
+   a read-only analytical query needs; the ones that show the host (paths, settings,
+   versions), read files, change state or run SQL given as text are refused, and so is
+   one a later DuckDB adds until it is classified. `SHOW <setting>` (and `SHOW
+   databases`) is refused wherever it stands. The catalog of the database itself
+   (tables, columns, views, functions) stays open.
+3. The connection itself (`sandbox_config`, used by every read-only Store):
    read-only, no external file or network access, no extension installing or
    autoloading, no spilling to a temporary folder, a memory and thread limit,
    and the configuration locked, so even a statement the classifier let
    through can neither read outside the database nor write anywhere.
-
-3. What DuckDB's catalog says of the host is not shown: the functions, views and macros
-   that read out the database's path, the write-ahead log's, the home and secret
-   folders, the Python version (`duckdb_settings()`, `current_setting`,
-   `duckdb_databases()`, `pragma_database_list`, ...) are refused by name, as is
-   `SHOW <setting>` (and `SHOW databases`) wherever it stands, and so are
-   the functions that run SQL given as text (`query`, `query_table`,
-   `json_execute_serialized_sql`), which would carry any statement past these checks.
-   The catalog of the database itself (tables, columns, views, functions) stays open.
 
 Every run is bounded: a time limit (the connection is interrupted at the
 deadline), the connection's memory limit, and a row limit on what is returned
@@ -37,42 +35,30 @@ import math
 import threading
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 import duckdb
 import numpy as np
 
 from .settings import DEFAULTS, Settings
-from .errors import DatabaseError, QueryLimitError, UsageError, ZeckdbError, html_text, opt
+from .errors import DatabaseError, QueryLimitError, UsageError, ZeckdbError, html_text, opt, printable
 from .tuning import FETCH_ROWS, READER_THREADS, STREAM_ROWS
 
 ALLOWED_KINDS = "SELECT, WITH ... SELECT, VALUES, DESCRIBE, SUMMARIZE, SHOW, or EXPLAIN without ANALYZE"
-# catalog functions, views and macros whose rows show the host (paths, home, secrets, versions)
-HOST_REVEALING = frozenset({
-    "duckdb_settings", "pg_settings", "duckdb_profiling_settings", "current_setting",
-    "duckdb_databases", "pragma_database_list", "duckdb_extensions", "duckdb_extension_repositories",
-    "pragma_user_agent", "pragma_platform", "duckdb_secrets", "which_secret", "duckdb_temporary_files",
-    "duckdb_external_file_cache", "duckdb_logs", "duckdb_logs_parsed", "duckdb_log_contexts",
-    "enable_logging", "disable_logging", "truncate_duckdb_logs", "write_log",
-    "version", "pragma_version", "pragma_database_size", "duckdb_memory",  # versions, the memory limit and use
-})
-# table functions that run SQL given as a string, out of reach of the parser's classification
-SQL_FROM_TEXT = frozenset({"query", "query_table", "json_execute_serialized_sql"})
-# functions that read files (the database's own file and its log included: DuckDB lets a
-# connection read its own files whatever enable_external_access says) or have effects
-FILE_OR_EFFECT = frozenset({
-    "glob", "read_blob", "read_text", "read_csv", "read_csv_auto", "read_duckdb", "read_json", "read_json_auto",
-    "read_json_objects", "read_json_objects_auto", "read_ndjson", "read_ndjson_auto", "read_ndjson_objects",
-    "read_parquet", "parquet_scan", "parquet_metadata", "parquet_file_metadata", "parquet_full_metadata",
-    "parquet_kv_metadata", "parquet_schema", "parquet_bloom_probe", "parquet_page_index", "sniff_csv",
-    "read_single_csv_file", "read_single_json_file", "read_single_parquet_file", "read_xlsx", "delta_scan",
-    "iceberg_scan", "sqlite_scan", "postgres_scan", "mysql_scan",
-    "checkpoint", "force_checkpoint", "enable_checkpoint_on_shutdown", "disable_checkpoint_on_shutdown",
-    "enable_profiling", "disable_profiling", "enable_profile", "disable_profile", "add_grammar_extension",
-    "remove_grammar_extension", "register_external_resource", "register_external_resource_type",
-    "create_external_resource", "destroy_external_resource", "deregister_external_resource",
-    "pandas_scan", "arrow_scan", "arrow_scan_dumb", "python_arrow_scan", "python_map_function",
-})
+# what zeckdb's SQL may call or name, by class (zeckdb/sql_functions.tsv): every function and
+# catalog view of DuckDB is classified there, and what is not "allowed" (or not classified) is refused
+FUNCTION_CLASSES = Path(__file__).resolve().parent / "sql_functions.tsv"
+CALLABLE_KINDS = ("scalar", "aggregate", "macro", "window", "table", "table_macro")
+REFUSALS = {
+    "host": "it shows the host (files, folders, versions), not the database; ask the database's own tables and "
+            "catalog (duckdb_tables(), duckdb_columns(), ...)",
+    "files": "it reads files or changes something; zeckdb's SQL reads the database's tables only",
+    "effect": "it reads files or changes something; zeckdb's SQL reads the database's tables only",
+    "sql-text": "it runs SQL given as text, past zeckdb's checks; write the statement itself",
+    "session": "it reads or changes the connection's session, not the database",
+    "internal": "it is DuckDB's own plumbing, not a function for queries",
+}
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 
 
@@ -220,7 +206,7 @@ def check_statement(con: duckdb.DuckDBPyConnection, sql: str) -> Any:
         kind = statement.type.name
     except ValueError:  # a statement type this DuckDB's Python API cannot name (UPDATE EXTENSIONS in 2.0)
         kind = "unnamed"
-    _check_names(statement.query)
+    _check_names(con, statement.query)
     _check_tables(con, statement.query)
     if kind == "EXPLAIN":
         _check_explain(con, statement.query)
@@ -254,13 +240,66 @@ def setting_names() -> frozenset[str]:
         con.close()
 
 
-def _check_names(sql: str) -> None:
-    """Refuse the catalog names that reveal the host, SHOW of a setting (or of the databases),
-    and the functions that run SQL from text."""
+@dataclass(frozen=True)
+class Catalog:
+    """What a statement can name of DuckDB's own: its callable functions and its catalog views
+    (as the running DuckDB has them), and zeckdb's class of each (FUNCTION_CLASSES)."""
+
+    functions: frozenset[str]
+    views: frozenset[str]
+    classes: dict[tuple[str, bool], str]  # (name, is a view) -> class
+
+    def refusal(self, name: str, called: bool) -> str | None:
+        """Why naming `name` (called: followed by its arguments) is refused, or None if it is not."""
+        if called and name in self.functions:
+            kind = self.classes.get((name, False))
+        elif name in self.views:
+            kind = self.classes.get((name, True))
+        else:
+            return None  # not DuckDB's: a table, a column, a CTE, or a macro of zeckdb's schema
+        if kind == "allowed":
+            return None
+        if kind is None:
+            return (f"zeckdb has not reviewed DuckDB {duckdb.__version__}'s {name}: its SQL allows the functions it "
+                    "knows to read the database only (zeckdb/sql_functions.tsv)")
+        return REFUSALS[kind]
+
+
+_catalog: Catalog | None = None
+
+
+def catalog(con: duckdb.DuckDBPyConnection | None = None) -> Catalog:
+    """The running DuckDB's own functions and views (`internal`: not a file's macros or views),
+    and their classes; read once a process, on `con` if given (a process held to a small memory
+    limit has no room for a DuckDB of its own)."""
+    global _catalog
+    if _catalog is None:
+        classes: dict[tuple[str, bool], str] = {}
+        for line in FUNCTION_CLASSES.read_text(encoding="utf-8").splitlines():
+            if line and not line.startswith("#"):
+                name, kind, klass = line.split("\t")
+                classes[(name.lower(), kind == "view")] = klass
+        cursor = con.cursor() if con is not None else duckdb.connect()
+        try:
+            functions = cursor.execute("SELECT DISTINCT function_name FROM duckdb_functions() WHERE internal AND "
+                                       "list_contains($1, function_type)", [list(CALLABLE_KINDS)]).fetchall()
+            views = cursor.execute("SELECT DISTINCT view_name FROM duckdb_views() WHERE internal").fetchall()
+        finally:
+            cursor.close()
+        _catalog = Catalog(frozenset(name.lower() for (name,) in functions),
+                           frozenset(name.lower() for (name,) in views), classes)
+    return _catalog
+
+
+def _check_names(con: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Refuse every function and catalog view of DuckDB's that zeckdb has not allowed (an
+    allow-list: one a later DuckDB adds is refused until it is classified), and SHOW of a
+    setting (or of the databases)."""
     spans = duckdb.tokenize(sql)
     ends = [start for start, _ in spans[1:]] + [len(sql)]
     words = [(kind, sql[start:end].strip()) for (start, kind), end in zip(spans, ends, strict=False)
              if kind != duckdb.token_type.comment]
+    known = catalog(con)
     for i, (kind, text) in enumerate(words):
         if kind not in (duckdb.token_type.identifier, duckdb.token_type.keyword):
             continue
@@ -269,16 +308,10 @@ def _check_names(sql: str) -> None:
         if shown and (name in setting_names() or name == "databases"):
             raise UsageError(f"SHOW {name[:40]} is refused: it shows DuckDB's settings, which hold the host's "
                              "files and folders, not the database; SHOW TABLES and SHOW <table> stay open")
-        if name in HOST_REVEALING:
-            raise UsageError(f"{name} is refused: it shows the host (files, folders, versions), not the database; "
-                             "ask the database's own tables and catalog (duckdb_tables(), duckdb_columns(), ...)")
         called = i + 1 < len(words) and words[i + 1][1].startswith("(")
-        if name in SQL_FROM_TEXT and called:
-            raise UsageError(f"{name}(...) is refused: it runs SQL given as text, past zeckdb's checks; "
-                             "write the statement itself")
-        if name in FILE_OR_EFFECT and called:
-            raise UsageError(f"{name}(...) is refused: it reads files or changes something; zeckdb's SQL reads "
-                             "the database's tables only")
+        why = known.refusal(name, called)
+        if why is not None:
+            raise UsageError(f"{printable(name[:40])}{'(...)' if called else ''} is refused: {why}")
 
 
 def _check_tables(con: duckdb.DuckDBPyConnection, sql: str) -> None:
