@@ -162,8 +162,10 @@ def verify(
 def db_upgrade(db: str | None = DbOption) -> None:
     """Bring the database to the newest schema revision, then say which built layers lack rows
     their game gives them (a build of an older zeckdb may have left some) and the build that
-    fills them."""
-    path, before, after = api.upgrade(db)
+    fills them. What the file holds that is not zeckdb's (a view, a macro, a schema someone
+    added) is removed, each named; a table whose definition is not zeckdb's is refused with the
+    statement that mends it (zeckdb changes no table's data)."""
+    path, before, after = api.upgrade(db, say=lambda line: _echo_err(f"zeckdb: {printable(line)}"))
     if before == after:
         typer.echo(f"{printable(str(path))} is at the newest schema revision ({after})")
     else:

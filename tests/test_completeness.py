@@ -224,11 +224,11 @@ def test_a_file_whose_views_or_macros_are_not_zeckdbs_is_refused_until_upgraded(
     con.execute(view.replace("CREATE VIEW", "CREATE OR REPLACE VIEW", 1).replace(
         shown, f"({shown} - CASE WHEN i.variant = 'zeckendorf' AND p.n = 9 AND is_start THEN 5 ELSE 0 END)"))
     con.close()
-    refused = "holds views or macros that are not zeckdb's (positions: changed by hand, or made by someone else?)"
+    refused = "holds what zeckdb's schema does not (a changed view positions)"
     for args in (["verify"], ["position", "zeckendorf", "--start", "9"], ["sql", "SELECT 1"], ["status"]):
         code, out, err = run(capsys, *args, "--db", str(path))
         assert (code, out) == (1, "") and refused in err and err.strip().endswith(
-            f"`zeckdb db upgrade --db {path}` puts zeckdb's own back"), (args, err)
+            f"`zeckdb db upgrade --db {path}` mends it"), (args, err)
     assert run(capsys, "db", "upgrade", "--db", str(path))[0] == 0  # zeckdb's view back: the edit shows
     code, _, err = run(capsys, "verify", "--variant", "zeckendorf", "--n", "9", "--db", str(path))
     assert code == 1 and "solved columns: zeckendorf n=9 (9): remoteness" in err
@@ -239,7 +239,8 @@ def test_a_file_whose_views_or_macros_are_not_zeckdbs_is_refused_until_upgraded(
         con.close()
         code, out, err = run(capsys, "query", "winners", "--variant", "reversed", "--db", str(path))
         name = macro.split("MACRO ")[1].split("(")[0]
-        assert (code, out) == (1, "") and f"are not zeckdb's ({name}: changed by hand" in err, err
+        kind = "a changed" if name == "phi" else "an extra"
+        assert (code, out) == (1, "") and f"holds what zeckdb's schema does not ({kind} macro {name})" in err, err
         assert run(capsys, "db", "upgrade", "--db", str(path))[0] == 0
         code, out, err = run(capsys, "sql", "SELECT phi() < 1.62 AND hash(1) <> 42 AS ours", "-f", "csv", "--db",
                              str(path))

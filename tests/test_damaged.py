@@ -313,5 +313,6 @@ def test_a_file_whose_columns_are_not_zeckdbs_is_named_so(capsys, tmp_path, monk
     before = digest(path)
     code, out, err = run(capsys, *command, "--db", str(path))
     assert code != 0 and "Traceback" not in err and len(err.splitlines()) == 1, err
-    assert "is not a database zeckdb wrote, or is damaged: its column builds.n is VARCHAR, zeckdb writes INTEGER" in err
+    assert "holds what zeckdb's schema does not (a changed table builds (its n VARCHAR is not zeckdb's)" in err, err
+    assert err.rstrip().endswith("rebuild it into a new file (`zeckdb build --db NEW_FILE` with the same --variant and --n)")
     assert "report" not in err and digest(path) == before and not (tmp_path / "OUT").exists()

@@ -667,14 +667,18 @@ def test_revision_0017_stores_what_terminals_are_worth_and_which_game_a_twin_is_
     assert code == 0 and "every check passed" in out, err
 
 
-def test_the_head_columns_read_from_head_sql_are_duckdbs():
-    """zeckdb.store.schema.head_columns reads the head's column types from head.sql as text (a
-    DuckDB made in memory for it cost every worker hundreds of MB): what DuckDB reports of a
-    database made from head.sql is the same, every table and column."""
+def test_the_head_catalog_read_from_head_sql_is_duckdbs():
+    """zeckdb.store.catalog reads the head's whole catalog from head.sql as text (a DuckDB made in
+    memory for it cost every worker hundreds of MB): what DuckDB reports of a database made from
+    head.sql is the same, object by object, so a file zeckdb made passes in one query."""
     from zeckdb.resources import migrations_dir
-    from zeckdb.store.schema import COLUMNS_SQL, head_columns
+    from zeckdb.store.catalog import CATALOG_SQL, _normal, expected, head_columns
 
     with duckdb.connect() as con:
         con.execute((migrations_dir() / "head.sql").read_text())
-        assert head_columns() == frozenset(con.execute(COLUMNS_SQL).fetchall())
-    assert ("builds", "n", "INTEGER") in head_columns() and len(head_columns()) > 100
+        made = {(k, s, n): _normal((k, s, n), text) for k, s, n, text in con.execute(CATALOG_SQL).fetchall()}
+    assert made == expected()
+    kinds = [key[0] for key in expected()]
+    assert kinds.count("table") == 15 and kinds.count("macro") == 9 and kinds.count("type") == 1, kinds
+    assert head_columns("builds")[:2] == (("variant", None), ("n", None))
+    assert ("summary_only", "false") in head_columns("builds")

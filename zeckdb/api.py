@@ -693,9 +693,11 @@ def run_sql_apart(db: str | os.PathLike[str] | None, sql: str, format: str, writ
                         memory_limit or active.memory_limit, params, active)
 
 
-def upgrade(db: str | os.PathLike[str] | None = None, settings: Settings | None = None) -> tuple[Path, str | None, str]:
-    """Bring the database to the newest schema: (its path, the revision it had, the newest).
-    There must be one: a build creates a database."""
+def upgrade(db: str | os.PathLike[str] | None = None, settings: Settings | None = None,
+            say: Callable[[str], None] | None = None) -> tuple[Path, str | None, str]:
+    """Bring the database to the newest schema and remove what it holds that is not zeckdb's
+    (a view, macro or schema someone added; `say` is told each): (its path, the revision it had,
+    the newest). There must be one: a build creates a database."""
     from .errors import DatabaseError
     from .store import resolve_db_path, suggested, upgrade as migrate
 
@@ -704,7 +706,7 @@ def upgrade(db: str | os.PathLike[str] | None = None, settings: Settings | None 
     if not path.exists():
         raise DatabaseError(f"no database at {printable(str(path))}: nothing to upgrade "
                             f"({suggested('build', path, active)} creates one)")
-    before, after = migrate(path, active)
+    before, after = migrate(path, active, say)
     return path, before, after
 
 

@@ -17,6 +17,7 @@ from ..errors import DatabaseError, opt, printable
 from ..executor import quieted
 from ..locking import Gate
 from ..settings import DEFAULTS, Settings
+from . import catalog
 from .connections import REBUILD_HINT, _connect, _open_error, transaction, close_connection
 from .paths import CREATION_MARK, suggested
 
@@ -81,47 +82,26 @@ def _check_schema(path: Path, revision: str | None, names: set[str], settings: S
 
 def _connect_checked(path: Path, read_only: bool, deadline: float | None = 0.0,
                      on_wait: Callable[[], None] | None = None, memory_limit: str | None = None,
-                     settings: Settings = DEFAULTS) -> duckdb.DuckDBPyConnection:
-    """A connection to a complete zeckdb database of the head revision, else a one-line error.
-    A writer's first puts back zeckdb's own views and macros (_restore_definitions)."""
+                     settings: Settings = DEFAULTS,
+                     clean: Callable[[str], None] | None = None) -> duckdb.DuckDBPyConnection:
+    """A connection to a complete zeckdb database of the head revision whose whole catalog is
+    zeckdb's (catalog.check), else a one-line error. A writer's first puts back zeckdb's own
+    views and macros (_restore_definitions); with `clean` (`zeckdb db upgrade`: told each thing
+    it removes), it removes what else is not zeckdb's (catalog.remove_foreign)."""
     con = _connect(path, read_only, deadline, on_wait, memory_limit, settings)
     try:
         _check_schema(path, *_schema_state(con), settings)
-        _check_columns(con, path)
-        if read_only:
-            _check_definitions(con, path, settings)
-        else:
-            _restore_definitions(con, path, SCHEMA_HEAD)
+        if not read_only:
+            if clean is None:  # refused before anything is written; what the restore puts back passes
+                catalog.check(con, path, settings, restorable=True)
+            _restore_definitions(con, path, SCHEMA_HEAD, clean)
+            if clean is not None:
+                catalog.remove_foreign(con, path, clean, settings)
+        catalog.check(con, path, settings)
     except BaseException:
         close_connection(con)
         raise
     return con
-
-
-COLUMNS_SQL = ("SELECT table_name, column_name, data_type FROM information_schema.columns c "
-               "JOIN information_schema.tables t USING (table_catalog, table_schema, table_name) "
-               "WHERE t.table_type = 'BASE TABLE' AND table_catalog = current_database() AND table_schema = 'main'")
-
-
-@functools.cache
-def head_columns() -> frozenset[tuple[str, str, str]]:
-    """(table, column, type) of every column of the head revision's tables, read from the
-    CREATE TABLE statements of migrations/head.sql as DuckDB's export writes them (one a line;
-    a test holds this equal to what DuckDB reports of a file made from it). Read as text: a
-    DuckDB made in memory for it would add hundreds of MB to every process's address space."""
-    import re
-
-    from ..resources import migrations_dir
-
-    found = set()
-    script = (migrations_dir() / HEAD_SCHEMA_FILE).read_text(encoding="utf-8")
-    for table, body in re.findall(r"^CREATE TABLE (\w+)\((.*)\);$", script, re.MULTILINE):
-        for part in _top_level(body):
-            if not re.match(r"(PRIMARY KEY|UNIQUE|CHECK|FOREIGN KEY)\b", part):
-                name = re.match(r'"?(\w+)"?\s', part)
-                assert name is not None, part  # head.sql is generated: a column is NAME TYPE ...
-                found.add((table, name[1], _top_level(part[name.end():], " ")[0]))
-    return frozenset(found)
 
 
 def _top_level(text: str, separator: str = ",") -> list[str]:
@@ -138,18 +118,8 @@ def _top_level(text: str, separator: str = ",") -> list[str]:
     return [*parts, current.strip()]
 
 
-def _check_columns(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    """A one-line error for a file whose tables have not the columns and types zeckdb writes:
-    one made by someone else (builds.n as text), or damaged; never a bug of zeckdb's to report."""
-    found = {(table, column): kind for table, column, kind in con.execute(COLUMNS_SQL).fetchall()}
-    for table, column, kind in sorted(head_columns()):
-        if found.get((table, column)) != kind:
-            what = (f"its table {table} has no column {column}" if (table, column) not in found else
-                    f"its column {table}.{column} is {found[table, column]}, zeckdb writes {kind}")
-            raise DatabaseError(f"{path} is not a database zeckdb wrote, or is damaged: {what}; {REBUILD_HINT}")
-
-
-def _restore_definitions(con: duckdb.DuckDBPyConnection, path: Path, revision: str) -> None:
+def _restore_definitions(con: duckdb.DuckDBPyConnection, path: Path, revision: str,
+                         say: Callable[[str], None] | None = None) -> None:
     """Put back zeckdb's views and macros as `revision` defines them, in one transaction, before
     the writer or a migration reads through them: a file someone else made may hold views of
     its own under zeckdb's names, or macros that shadow DuckDB's functions (its tables are its
@@ -163,78 +133,14 @@ def _restore_definitions(con: duckdb.DuckDBPyConnection, path: Path, revision: s
                     "SELECT function_name, function_type FROM duckdb_functions() WHERE NOT internal AND "
                     "function_type IN ('macro', 'table_macro') AND database_name = current_database()").fetchall():
                 if name not in ours:  # a macro may shadow a built-in function (hash, sum) in zeckdb's own SQL
+                    if say is not None:
+                        say(f"removing macro {printable(name)[:60]}, which is not zeckdb's")
                     con.execute(f'DROP MACRO {"TABLE " if kind == "table_macro" else ""}"{name.replace(chr(34), 2 * chr(34))}"')
             for statement in definitions:
                 con.execute(statement)
     except duckdb.Error as exc:  # a view's name taken by a table, a missing table it reads
         raise DatabaseError(f"{path} is damaged: its views cannot be restored as zeckdb defines them "
                             f"({str(exc).strip().splitlines()[0][:160]}); {REBUILD_HINT}") from None
-
-
-FILE_VIEWS = "SELECT view_name, sql FROM duckdb_views() WHERE NOT internal AND database_name = {}"
-FILE_MACROS = ("SELECT function_name, function_type, parameters, macro_definition FROM duckdb_functions() "
-               "WHERE NOT internal AND function_type IN ('macro', 'table_macro') AND database_name = {}")
-
-
-def _check_definitions(con: duckdb.DuckDBPyConnection, path: Path, settings: Settings = DEFAULTS) -> None:
-    """A reader's check that the file's views (under zeckdb's names) and macros (of any name)
-    are zeckdb's own, refused in one line where they are not: a file someone else made could
-    hold a view `positions` that reads other numbers than its tables, or a macro that shadows
-    DuckDB's `hash` or zeckdb's `phi`, run by every command and by the service's SQL. A reader
-    cannot put them back (a writer does: _restore_definitions); the advice is the command that
-    does. Compared with head.sql's text first, and where that differs (another DuckDB release
-    may word a definition otherwise) with what this DuckDB makes of zeckdb's own definitions,
-    made in the connection's temporary catalog and dropped again."""
-    file = "current_database()"
-    views = {name: _words(sql) for name, sql in con.execute(FILE_VIEWS.format(file)).fetchall()}
-    macros = {name: (kind, params, _words(body)) for name, kind, params, body in con.execute(FILE_MACROS.format(file)).fetchall()}
-    expected_views, expected_macros = _head_definitions()
-    if all(views.get(name) == text for name, text in expected_views.items()) and macros == expected_macros:
-        return
-    ours = own_definitions(SCHEMA_HEAD)
-    made = [statement.replace("CREATE OR REPLACE ", "CREATE OR REPLACE TEMP ", 1) for statement in ours]
-    try:
-        for statement in made:
-            con.execute(statement)
-        temp = "'temp'"
-        expected_views = {name: _words(sql.replace("CREATE TEMP VIEW ", "CREATE VIEW ", 1))
-                          for name, sql in con.execute(FILE_VIEWS.format(temp)).fetchall()}
-        expected_macros = {name: (kind, params, _words(body))
-                           for name, kind, params, body in con.execute(FILE_MACROS.format(temp)).fetchall()}
-    finally:
-        for statement in made[::-1]:
-            kind, name = statement.split()[4:6]
-            con.execute(f"DROP {kind} IF EXISTS temp.main.{name}")
-    changed = sorted(name for name, text in expected_views.items() if views.get(name) != text)
-    changed += sorted(name for name in macros.keys() | expected_macros.keys() if macros.get(name) != expected_macros.get(name))
-    if changed:
-        shown = ", ".join(printable(name)[:40] for name in changed[:5]) + (", ..." if len(changed) > 5 else "")
-        raise DatabaseError(f"{printable(str(path))} holds views or macros that are not zeckdb's ({shown}: changed by hand, "
-                            f"or made by someone else?): they would change what zeckdb reads, and are not run; "
-                            f"{suggested('db upgrade', path, settings)} puts zeckdb's own back")
-
-
-def _words(sql: str) -> str:
-    return " ".join(sql.split()).removesuffix(";").strip()
-
-
-@functools.cache
-def _head_definitions() -> tuple[dict[str, str], dict[str, tuple[str, list[str], str]]]:
-    """zeckdb's views and macros as head.sql words them: {view: CREATE VIEW text}, {macro: (kind,
-    parameters, body)}; head.sql's export writes a macro's body in one more pair of parentheses
-    than duckdb_functions() shows it."""
-    import re
-
-    views, macros = {}, {}
-    for statement in own_definitions(SCHEMA_HEAD):
-        words = _words(statement)
-        if words.startswith("CREATE OR REPLACE VIEW "):
-            views[words.split()[4]] = words.replace("CREATE OR REPLACE VIEW ", "CREATE VIEW ", 1)
-        elif found := re.fullmatch(r"CREATE OR REPLACE MACRO (\w+) ?\((.*?)\) AS (TABLE )?\((.*)\)", words):
-            name, params, table, body = found.groups()
-            macros[name] = ("table_macro" if table else "macro", [p.strip() for p in params.split(",") if p.strip()],
-                            body.strip())
-    return views, macros
 
 
 @functools.cache

@@ -82,10 +82,11 @@ class StoreWriter:
 
     @classmethod
     def open_write(cls, db: str | os.PathLike[str] | None = None, on_wait: Callable[[], None] | None = None,
-                   settings: Settings = DEFAULTS) -> StoreWriter:
+                   settings: Settings = DEFAULTS, clean: Callable[[str], None] | None = None) -> StoreWriter:
         """Open (creating or upgrading) a database as its only writer; a second writer is
         refused, readers are waited for (on_wait is called once when that takes long). DuckDB's
-        writer runs the settings' threads."""
+        writer runs the settings' threads. With `clean` (told each thing it removes), what the
+        file holds that is not zeckdb's is removed (`zeckdb db upgrade`)."""
         path = resolve_db_path(db, creating=True, settings=settings)
         _check_writable(path)
         gate = Gate(path, create=True)
@@ -93,7 +94,7 @@ class StoreWriter:
             gate.start_build()
             gate.acquire_write(on_wait)
             before = _upgrade(path, deadline=None, settings=settings)
-            con = _connect_checked(path, read_only=False, deadline=None, on_wait=on_wait, settings=settings)
+            con = _connect_checked(path, read_only=False, deadline=None, on_wait=on_wait, settings=settings, clean=clean)
         except BaseException:
             gate.abandon()
             raise
@@ -328,14 +329,23 @@ class StoreWriter:
 
     @staticmethod
     def _insert_values(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict[str, Any]]) -> None:
-        """INSERT rows given as dicts, one statement for the rows of the same keys."""
-        by_columns: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+        """INSERT rows given as dicts, one statement for the rows of the same keys. Every column is
+        written: one a row leaves out gets zeckdb's default (head.sql's), never the file's."""
+        from .catalog import head_columns
+
+        columns = head_columns(table)
+        names = {name for name, _ in columns}
+        by_keys: dict[tuple[str, ...], list[dict[str, Any]]] = {}
         for row in rows:
-            by_columns.setdefault(tuple(row), []).append(row)
-        for columns, same in by_columns.items():
-            values = ", ".join(["(" + ", ".join("?" * len(columns)) + ")"] * len(same))
-            con.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES {values}",
-                        [row[c] for row in same for c in columns])
+            unknown = set(row) - names
+            if unknown:
+                raise ValueError(f"{table} has no column {sorted(unknown)[0]}")
+            by_keys.setdefault(tuple(row), []).append(row)
+        for keys, same in by_keys.items():
+            given = [name for name, _ in columns if name in keys]
+            row_text = "(" + ", ".join("?" if name in keys else default or "NULL" for name, default in columns) + ")"
+            con.execute(f"INSERT INTO {table} ({', '.join(f'{chr(34)}{name}{chr(34)}' for name, _ in columns)}) "
+                        f"VALUES {', '.join([row_text] * len(same))}", [row[c] for row in same for c in given])
 
     def write_summary(self, layer: SummaryRecord, replace: bool) -> None:
         """Write one summary-only layer: its builds row and, where the random-play odds were
@@ -354,8 +364,9 @@ class StoreWriter:
                                                           **layer.random_play}])
 
 
-def upgrade(path: Path, settings: Settings = DEFAULTS) -> tuple[str | None, str]:
-    """Bring the database at `path` (created if missing) to the head revision, as its writer:
-    (the revision it had, the head revision)."""
-    with StoreWriter.open_write(path, settings=settings) as store:
+def upgrade(path: Path, settings: Settings = DEFAULTS, say: Callable[[str], None] | None = None) -> tuple[str | None, str]:
+    """Bring the database at `path` (created if missing) to the head revision, as its writer,
+    removing what it holds that is not zeckdb's (`say` is told each thing removed): (the revision
+    it had, the head revision)."""
+    with StoreWriter.open_write(path, settings=settings, clean=say or (lambda _: None)) as store:
         return store.upgraded_from, SCHEMA_HEAD
