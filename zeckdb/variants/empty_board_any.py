@@ -56,6 +56,8 @@ class BlackHoleEmptyBoardAny(BlackHoleEmptyBoard):
         return [0, *np.cumsum(ways, dtype=object).tolist()]
 
     def _placements(self, n: int) -> int:
+        if n > self.max_n:  # a cost asked for past the table (the engine's limits look ahead)
+            return sum(self._board._ways_table(n)[-1][:n])
         return self._boards_below[n]
 
     def estimate_positions(self, n: int) -> int:
