@@ -4,11 +4,14 @@ tables of docs/findings.md ("The Empty-Board Black Hole game in every column").
 
     python bench/bench_empty_board_any.py build --db eb.duckdb    # any-4 to 150, any-5 to 120, any-6 to 100,
                                                                   # the paper's 4..6 to 150
+    python bench/bench_empty_board_any.py build --db eb.duckdb --top 4=200   # then any-4 on to 200
     python bench/bench_empty_board_any.py report --db eb.duckdb   # winners, differences, periods (Markdown)
 
 `build` runs one `zeckdb build` child process a game (its wall time and peak memory) and
 prints each with the positions and moves it stored; a game already built is skipped by
-zeckdb. `report` reads builds.winner and runs the named query winner-period.
+zeckdb. `report` reads builds.winner and runs the named query winner-period: over the windows
+of --first-n, and for each game from first_n = 1 on until it finds a period the window holds
+at least three times.
 """
 
 from __future__ import annotations
@@ -128,10 +131,37 @@ def periods(db: Path, first_ns: tuple[int, ...], max_period: int) -> str:
     return "\n".join(lines)
 
 
-def report(db: Path, first_ns: tuple[int, ...], max_period: int) -> None:
+def earliest(db: Path, wins: dict[str, dict[int, int]], shortest: int) -> str:
+    """Per game, the first window start from which winner-period finds a period that the window
+    holds at least three times (max_period = a third of the window), windows of `shortest` n or more."""
+    import zeckdb
+
+    lines = ["| game | first_n | last_n | max_period | period | periodic_from | answer |", "|---|---|---|---|---|---|---|"]
+    with zeckdb.open(db) as store:
+        for variant in sorted(wins, key=lambda v: (int(v.rsplit("-", 1)[1]), "any" not in v)):
+            last, r = max(wins[variant]), None
+            for first in range(1, last - shortest + 2):
+                result = store.query("winner-period", variant=variant,
+                                     params={"first_n": str(first), "max_period": str((last - first + 1) // 3)})
+                r = dict(zip(result.columns, result.rows[0], strict=True))
+                if r["period"] is not None:
+                    break
+            if r is None:
+                continue
+            found = r["period"] is not None
+            cells = [f"`{variant}`", r["first_n"] if found else f"1..{r['first_n']}", r["last_n"],
+                     r["max_period"] if found else "a third of the window", r["period"], r["periodic_from"],
+                     r["answer"] if found else f"none for any window of {shortest} n or more"]
+            lines.append("| " + " | ".join("" if c is None else str(c) for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def report(db: Path, first_ns: tuple[int, ...], max_period: int, shortest: int) -> None:
     wins = winners(db)
     print("Winners\n\n" + winners_table(wins) + "\n\nWhere placing in any bin changes the winner\n\n" +
-          differences_table(wins) + "\n\nPeriods (zeckdb query winner-period)\n\n" + periods(db, first_ns, max_period))
+          differences_table(wins) + "\n\nPeriods (zeckdb query winner-period)\n\n" + periods(db, first_ns, max_period) +
+          "\n\nThe first window with a period held three times (zeckdb query winner-period, first_n = 1, 2, ...)\n\n" +
+          earliest(db, wins, shortest))
 
 
 def main() -> None:
@@ -141,14 +171,15 @@ def main() -> None:
     parser.add_argument("--top", default=",".join(f"{m}={t}" for m, t in ANY_TOP.items()),
                         help="the largest n of each any-bin game, e.g. 4=150,5=120,6=100")
     parser.add_argument("--paper-top", type=int, default=PAPER_TOP, help="the largest n of the paper's games")
-    parser.add_argument("--first-n", default="1,20,50", help="the windows' first n for winner-period")
+    parser.add_argument("--first-n", default="1,50", help="the windows' first n for winner-period")
     parser.add_argument("--max-period", type=int, default=60)
+    parser.add_argument("--shortest", type=int, default=30, help="the shortest window the scan for a period tries")
     args = parser.parse_args()
     if args.what == "build":
         tops = {int(k): int(v) for k, v in (part.split("=") for part in args.top.split(","))}
         build(args.db, {**ANY_TOP, **tops}, args.paper_top)
     else:
-        report(args.db, tuple(int(x) for x in args.first_n.split(",")), args.max_period)
+        report(args.db, tuple(int(x) for x in args.first_n.split(",")), args.max_period, args.shortest)
 
 
 if __name__ == "__main__":
