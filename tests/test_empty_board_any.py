@@ -253,3 +253,22 @@ def test_the_period_query_on_the_games_placing_anywhere_is_the_solvers(db: Path,
                if all(wins[n] == wins[n + p] for n in range(first, ANY_N - p + 1))]
     got = period_rows(db, first_n=first)[f"black-hole-empty-board-any-{m}"]["period"]
     assert got == (periods[0] if periods else None)
+
+
+def boards_up_to(m: int, n: int) -> int:
+    """How many boards c_1..c_{m-1} have value <= n (bin 1 counted in closed form)."""
+    def count(bin_: int, room: int) -> int:
+        if bin_ == 1:
+            return room + 1
+        return sum(count(bin_ - 1, room - k * fib(bin_)) for k in range(room // fib(bin_) + 1))
+
+    return count(m - 1, n)
+
+
+@pytest.mark.parametrize("m", (4, 5))
+def test_a_layer_counts_every_board_up_to_its_value_past_the_largest_n_too(m: int) -> None:
+    """Layer n is every board of value v <= n (n - v left to place): its size, up to max_n and
+    past it, where the engine's limits ask."""
+    v = get_variant(f"black-hole-empty-board-any-{m}")
+    for n in (0, 1, 7, v.max_n, v.max_n + 1):
+        assert v.estimate_positions(n) == boards_up_to(m, n), (m, n)
