@@ -314,6 +314,7 @@ def test_every_declared_parameter_type_is_listed():
     assert declared == {"mod": "an integer >= 1", "measure": "P or mu", "modulus": "an integer from 2 to 6",
                         "n": "a built n", "position": "a position, e.g. 3,1,0,2",
                         "team": "a team: its players, e.g. 1,3",
+                        **{p: "an integer >= 1" for p in ("first_n", "last_n", "max_period")},
                         **{p: "perfect or random or best-response or combine-largest or combine-smallest or "
                               "split-largest or split-smallest" for p in ("p1", "p2")}}
 

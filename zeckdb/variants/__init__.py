@@ -18,6 +18,7 @@ from .accelerated import Accelerated
 from .black_hole import M_RANGE, BlackHole
 from .build_up import BuildUp
 from .empty_board import BlackHoleEmptyBoard
+from .empty_board_any import BlackHoleEmptyBoardAny
 from .nacci import C_RANGE, K_RANGE, Nacci, ReversedNacci
 from . import misere
 from .nim import FibonacciNim
@@ -87,6 +88,10 @@ NACCI_PLAYERS = tuple((c, k, p) for c, k in NACCI for p in P_RANGE)
 _FAMILIES: list[Family] = [
     Family("black-hole", BlackHole, ("M",), _one(M_RANGE), _one(range(2, 6)), (4,)),
     Family("black-hole-empty-board", BlackHoleEmptyBoard, ("M",), _one(M_RANGE), _one(range(2, 6)), (4,)),
+    # placing in any bin (the paper's section 6), built on request; for M = 2, 3 every bin is outermost:
+    # the paper's game, named as such
+    Family("black-hole-empty-board-any", BlackHoleEmptyBoardAny, ("M",), _one(range(4, M_RANGE.stop)), (), (4,),
+           tuple(((m,), f"black-hole-empty-board-{m}") for m in (2, 3))),
     # built on request only: the default build stays the papers' games
     Family("nacci", Nacci, ("C", "K"), NACCI, (), (2, 2), (((1, 2), "zeckendorf"),)),
     Family("reversed-nacci", ReversedNacci, ("C", "K"), NACCI, (), (2, 2), (((1, 2), "reversed"),)),
