@@ -313,7 +313,8 @@ def test_every_declared_parameter_type_is_listed():
     declared = {p.name: p.allowed for q in list_queries() for p in q.params.values()}
     assert declared == {"mod": "an integer >= 1", "measure": "P or mu", "modulus": "an integer from 2 to 6",
                         "n": "a built n", "position": "a position, e.g. 3,1,0,2",
-                        "team": "a team: its players, e.g. 1,3",
+                        "team": "a team: its players, e.g. 1,3", "max_n": "an integer from 1 to 10000000",
+                        "rows": "all or first",
                         **{p: "an integer >= 1" for p in ("first_n", "last_n", "max_period")},
                         **{p: "perfect or random or best-response or combine-largest or combine-smallest or "
                               "split-largest or split-smallest" for p in ("p1", "p2")}}
