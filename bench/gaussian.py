@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TOPS = {"zeckendorf": 150, "reversed": 150, "quilt": 100}
 MEASURES = ("P", "mu")
 FIT_FROM = 50
+MIN_POINTS = 30  # a fit over fewer n than this says little about a rate
 # Miller and Newlon (2019), Figure 7: from 10,000 simulated random games (P), the percent
 # differences of the 4th and 6th moments from the Gaussian's with the same mean and variance
 QUILT_PAPER = {20: (0.044176, 0.219217), 60: (0.009249, 0.046575), 200: (0.000008, 0.004052)}
@@ -45,6 +46,8 @@ class Row:
     excess_kurtosis: float | None
     moment4_pct_diff: float | None
     moment6_pct_diff: float | None
+    raw4_pct_diff: float | None = None
+    raw6_pct_diff: float | None = None
 
 
 @dataclass(frozen=True)
@@ -94,14 +97,20 @@ def collect(db: str | Path) -> dict[tuple[str, str], list[Row]]:
                 d = dict(zip(result.columns, r, strict=True))
                 out.setdefault((variant, d["measure"]), []).append(
                     Row(d["n"], d["mean"], d["variance"], d["skewness"], d["excess_kurtosis"],
-                        d["moment4_pct_diff"], d["moment6_pct_diff"]))
+                        d["moment4_pct_diff"], d["moment6_pct_diff"], d["raw4_pct_diff"], d["raw6_pct_diff"]))
     for rows in out.values():
         rows.sort(key=lambda r: r.n)
     return out
 
 
-def fit_of(rows: list[Row], column: str, lo: int = FIT_FROM) -> Fit:
-    use = [r for r in rows if r.n >= lo]
+def fit_of(rows: list[Row], column: str, lo: int = FIT_FROM) -> Fit | None:
+    """The fit over n = lo..top, or from the last sign change on if that is later; None when fewer
+    than MIN_POINTS n are left."""
+    changes = [n for n in sign_changes(rows, column) if n > lo]
+    start = max([lo, *changes])
+    use = [r for r in rows if r.n >= start]
+    if len(use) < MIN_POINTS:
+        return None
     return power_law_fit([r.n for r in use], [getattr(r, column) for r in use])
 
 
@@ -119,21 +128,29 @@ def fits_table(data: dict[tuple[str, str], list[Row]]) -> str:
         for column in ("skewness", "excess_kurtosis"):
             fit = fit_of(rows, column)
             changes = sign_changes(rows, column)
-            lines.append(f"| `{variant}` | {measure} | {column.replace('_', ' ')} | {fit.lo}..{fit.hi} | {fit.c:.4g} | "
-                         f"{fit.a:.3f} | {100 * fit.rms:.2f} %, {100 * fit.largest:.2f} % | "
+            cells = ("no fit: the sign still changes | - | - | -" if fit is None else
+                     f"{fit.lo}..{fit.hi} | {fit.c:.4g} | {fit.a:.3f} | {100 * fit.rms:.2f} %, {100 * fit.largest:.2f} %")
+            lines.append(f"| `{variant}` | {measure} | {column.replace('_', ' ')} | {cells} | "
                          f"{getattr(rows[-1], column):.4g} | {', '.join(map(str, changes)) or 'none'} |")
     return "\n".join(lines)
 
 
 def paper_table(data: dict[tuple[str, str], list[Row]]) -> str:
+    """The paper's percent differences beside the exact ones of the raw moments (its measure) and,
+    for comparison, of the standardized moments (m_k / sigma^k against 3 and 15)."""
     rows = {r.n: r for r in data[("quilt", "P")]}
-    lines = ["| n | 4th moment, paper (simulated) | 4th moment, exact | 6th moment, paper (simulated) | 6th moment, exact |",
-             "|---|---|---|---|---|"]
+
+    def cell(v: float | None) -> str:
+        return "not built" if v is None else f"{v:.6f}"
+
+    lines = ["| n | 4th: paper (simulated) | 4th: exact, raw | 6th: paper (simulated) | 6th: exact, raw | "
+             "6th / 4th: paper, exact | standardized 4th, 6th: exact |",
+             "|---|---|---|---|---|---|---|"]
     for n, (m4, m6) in QUILT_PAPER.items():
-        r = rows.get(n)
-        exact4 = f"{r.moment4_pct_diff:.6f}" if r and r.moment4_pct_diff is not None else "not built"
-        exact6 = f"{r.moment6_pct_diff:.6f}" if r and r.moment6_pct_diff is not None else "not built"
-        lines.append(f"| {n} | {m4:.6f} | {exact4} | {m6:.6f} | {exact6} |")
+        r = rows.get(n, Row(n, 0, 0, None, None, None, None))
+        ratio = "-" if r.raw4_pct_diff is None or r.raw6_pct_diff is None else f"{r.raw6_pct_diff / r.raw4_pct_diff:.3f}"
+        lines.append(f"| {n} | {m4:.6f} | {cell(r.raw4_pct_diff)} | {m6:.6f} | {cell(r.raw6_pct_diff)} | "
+                     f"{m6 / m4:.3f}, {ratio} | {cell(r.moment4_pct_diff)}, {cell(r.moment6_pct_diff)} |")
     return "\n".join(lines)
 
 

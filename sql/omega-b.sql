@@ -18,16 +18,18 @@ cpos AS MATERIALIZED (
 cmoves AS MATERIALIZED (
     SELECT variant, n, src, dst, dst_n, move FROM moves
     WHERE n <= $n::INTEGER AND variant IN (SELECT variant FROM crossing)),
+kept AS MATERIALIZED (  -- the reduced graph's moves: the loser's every move, the winner's winning ones
+    SELECT m.variant, m.n, m.src, m.dst_n, m.dst
+    FROM cmoves m
+    JOIN cpos s ON s.variant = m.variant AND s.n = m.n AND s.id = m.src
+    JOIN cpos d ON d.variant = m.variant AND d.n = m.dst_n AND d.id = m.dst
+    WHERE s.outcome = 'loss' OR d.outcome = 'loss'),
 walk(variant, layer, id) AS (
     SELECT variant, n, start_id FROM builds
     WHERE n = $n::INTEGER AND variant IN (SELECT variant FROM crossing)
     UNION  -- not ALL: a position reached twice is walked once
     SELECT w.variant, m.dst_n, m.dst
-    FROM walk w
-    JOIN cpos s ON s.variant = w.variant AND s.n = w.layer AND s.id = w.id
-    JOIN cmoves m ON m.variant = w.variant AND m.n = w.layer AND m.src = w.id
-    JOIN cpos d ON d.variant = m.variant AND d.n = m.dst_n AND d.id = m.dst
-    WHERE s.outcome = 'loss' OR d.outcome = 'loss'),
+    FROM walk w JOIN kept m ON m.variant = w.variant AND m.n = w.layer AND m.src = w.id),
 reached AS (
     SELECT p.* FROM positions p
     WHERE p.n = $n::INTEGER AND p.in_winning_strategies AND ($variant IS NULL OR p.variant = $variant)

@@ -21,15 +21,17 @@ cpos AS MATERIALIZED (
     SELECT variant, n, id, outcome FROM positions WHERE variant IN (SELECT variant FROM crossing)),
 cmoves AS MATERIALIZED (
     SELECT variant, n, src, dst, dst_n FROM moves WHERE variant IN (SELECT variant FROM crossing)),
+kept AS MATERIALIZED (  -- the reduced graph's moves: the loser's every move, the winner's winning ones
+    SELECT m.variant, m.n, m.src, m.dst_n, m.dst
+    FROM cmoves m
+    JOIN cpos s ON s.variant = m.variant AND s.n = m.n AND s.id = m.src
+    JOIN cpos d ON d.variant = m.variant AND d.n = m.dst_n AND d.id = m.dst
+    WHERE s.outcome = 'loss' OR d.outcome = 'loss'),
 walk(variant, root, layer, id) AS (
     SELECT variant, n, n, start_id FROM roots WHERE variant IN (SELECT variant FROM crossing)
     UNION  -- not ALL: a position reached twice is walked once
     SELECT w.variant, w.root, m.dst_n, m.dst
-    FROM walk w
-    JOIN cpos s ON s.variant = w.variant AND s.n = w.layer AND s.id = w.id
-    JOIN cmoves m ON m.variant = w.variant AND m.n = w.layer AND m.src = w.id
-    JOIN cpos d ON d.variant = m.variant AND d.n = m.dst_n AND d.id = m.dst
-    WHERE s.outcome = 'loss' OR d.outcome = 'loss'),
+    FROM walk w JOIN kept m ON m.variant = w.variant AND m.n = w.layer AND m.src = w.id),
 reduced AS (
     SELECT p.variant, p.n AS root, p.outcome, p.winning_moves, p.legal_moves, p.is_start AS root_start
     FROM positions p JOIN roots r USING (variant, n)

@@ -154,8 +154,9 @@ def game_counts(game: str, p: Position) -> tuple[tuple[int, int], ...]:
 
 
 def exact_moments(dist: dict[int, Fraction]) -> dict[str, float]:
-    """Mean, variance, skewness, excess kurtosis and the quilt paper's percent differences of the 4th
-    and 6th standardized moments from the Gaussian's 3 and 15, from the definitions, exactly."""
+    """Mean, variance, skewness, excess kurtosis, the percent differences of the 4th and 6th
+    standardized moments from the Gaussian's 3 and 15, and of the raw moments from the Gaussian's of
+    the same mean and variance (the quilt paper's), from the definitions, exactly."""
     mean = sum(k * q for k, q in dist.items())
     mu = {j: sum(q * (k - mean) ** j for k, q in dist.items()) for j in (2, 3, 4, 6)}
     out = {"mean": float(mean), "variance": float(mu[2])}
@@ -164,6 +165,13 @@ def exact_moments(dist: dict[int, Fraction]) -> dict[str, float]:
         out["excess_kurtosis"] = float(mu[4] / mu[2] ** 2 - 3)
         out["moment4_pct_diff"] = float(100 * abs(mu[4] / mu[2] ** 2 - 3) / 3)
         out["moment6_pct_diff"] = float(100 * abs(mu[6] / mu[2] ** 3 - 15) / 15)
+        # the raw moments E[X^k] against the Gaussian's with the same mean and variance
+        raw = {j: sum(q * k**j for k, q in dist.items()) for j in (4, 6)}
+        s2 = mu[2]
+        gauss4 = mean**4 + 6 * mean**2 * s2 + 3 * s2**2
+        gauss6 = mean**6 + 15 * mean**4 * s2 + 45 * mean**2 * s2**2 + 15 * s2**3
+        out["raw4_pct_diff"] = float(100 * abs(raw[4] - gauss4) / gauss4)
+        out["raw6_pct_diff"] = float(100 * abs(raw[6] - gauss6) / gauss6)
     return out
 
 
@@ -204,7 +212,8 @@ def test_length_moments_against_the_rules(tiny_db, game):
             total = sum(counts.values())
             dist = {k: Fraction(v, total) for k, v in counts.items()}
         want = exact_moments(dist)
-        for key in ("mean", "variance", "skewness", "excess_kurtosis", "moment4_pct_diff", "moment6_pct_diff"):
+        for key in ("mean", "variance", "skewness", "excess_kurtosis", "moment4_pct_diff", "moment6_pct_diff",
+                    "raw4_pct_diff", "raw6_pct_diff"):
             if key not in want:  # one game only (variance 0): no standardized moment
                 assert r[key] is None, (game, r["n"], key)
                 continue
