@@ -71,16 +71,13 @@ def collect(db: str | Path) -> dict[str, list[Line]]:
 
 
 def summary(lines: list[Line]) -> dict[str, str]:
-    """Where the line is unique: the n (those where play has a choice, n with one game aside), the
-    last such n, and the reduced graph at the largest n."""
-    chosen = [x for x in lines if x.reduced_nodes > x.omega_size + 1 or x.multi_reply_decisions]
+    """Where the line is unique and where not, the last n where it is, and the reduced graph at the
+    largest n."""
     unique = [x.n for x in lines if x.unique]
     last = lines[-1]
     return {"unique": spans(unique), "not unique": spans(x.n for x in lines if not x.unique),
             "last unique": str(max(unique)) if unique else "-",
-            "first not unique": str(min((x.n for x in lines if not x.unique), default=0) or "-"),
-            "largest": f"{last.reduced_nodes} / {last.omega_size} / {last.multi_reply_decisions}",
-            "choice": str(len(chosen))}
+            "largest": f"{last.reduced_nodes} / {last.omega_size} / {last.multi_reply_decisions}"}
 
 
 def table(data: dict[str, list[Line]]) -> str:
