@@ -204,3 +204,20 @@ def test_omega_b_across_layers(tiny_db):
     assert len({r["layer"] for r in got}) > 2
     assert got[0]["position"] == f"({n})"  # the start first
     assert got[0]["multi_reply_decisions"] == sum(solver.wins(p) and solver.winning_replies(p) > 1 for p in want)
+
+
+def test_the_bench_table_names_where_the_line_is_unique():
+    """bench/winning_lines.py's summary of query rows, on rows made up here."""
+    import importlib.util
+    import sys
+
+    script = Path(__file__).resolve().parent.parent / "bench" / "winning_lines.py"
+    spec = importlib.util.spec_from_file_location("winning_lines", script)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["winning_lines"] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    assert module.spans([1, 2, 3, 5, 7, 8]) == "1..3, 5, 7..8" and module.spans([]) == "none"
+    lines = [module.Line(n, 2, 10 + n, 4, 0 if n in (1, 2, 4) else 2, n in (1, 2, 4)) for n in range(1, 7)]
+    got = module.summary(lines)
+    assert got == {"unique": "1..2, 4", "not unique": "3, 5..6", "last unique": "4", "largest": "16 / 4 / 2"}
