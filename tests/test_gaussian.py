@@ -267,3 +267,15 @@ def test_the_plot_is_a_png_of_every_game(gaussian, tmp_path):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     labels = {line.get_label() for ax in figure.axes for line in ax.get_lines()}
     assert {"zeckendorf", "quilt"} <= labels
+
+
+def test_the_fit_starts_after_the_last_sign_change(gaussian):
+    def rows(last_change: int) -> list:
+        return [gaussian.Row(n, 1.0, 1.0, (-1 if n < last_change else 1) * n ** -0.5, (-1) ** n / n, None, None)
+                for n in range(2, 151)]
+    fit = gaussian.fit_of(rows(60), "skewness")
+    assert (fit.lo, fit.hi) == (60, 150) and fit.a == pytest.approx(0.5)
+    assert gaussian.fit_of(rows(2), "skewness").lo == gaussian.FIT_FROM
+    assert gaussian.fit_of(rows(140), "skewness") is None  # too few n left
+    assert gaussian.fit_of(rows(2), "excess_kurtosis") is None  # its sign changes at every n
+    assert gaussian.sign_changes(rows(60), "skewness") == [60]
