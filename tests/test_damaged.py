@@ -316,3 +316,20 @@ def test_a_file_whose_columns_are_not_zeckdbs_is_named_so(capsys, tmp_path, monk
     assert "holds what zeckdb's schema does not (a changed table builds (its n VARCHAR is not zeckdb's)" in err, err
     assert err.rstrip().endswith("rebuild it into a new file (`zeckdb build --db NEW_FILE` with the same --variant and --n)")
     assert "report" not in err and digest(path) == before and not (tmp_path / "OUT").exists()
+
+
+def test_status_counts_no_layer_whose_positions_are_gone(capsys, clean, tmp_path):
+    """A layer whose builds row was kept and whose positions were deleted read as built
+    ("n = 1..20,25"); verify names it, and status leaves it out."""
+    path = tmp_path / "holed.duckdb"
+    shutil.copy(clean, path)
+    with duckdb.connect(str(path)) as con:
+        con.execute("DELETE FROM position_rows WHERE n = 7 AND variant_id = (SELECT variant_id FROM variant_ids "
+                    "WHERE variant = 'zeckendorf')")
+    code, out, err = run(capsys, "status", "--format", "json", "--db", str(path))
+    import json
+
+    by_variant = {row["variant"]: row for row in json.loads(out)["variants"]}
+    assert code == 0 and by_variant["zeckendorf"]["ns"] == "1..6,8..40" and by_variant["reversed"]["ns"] == "1..40", out
+    code, out, err = run(capsys, "verify", "--variant", "zeckendorf", "--n", "7", "--db", str(path))
+    assert code == 1, err

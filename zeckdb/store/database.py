@@ -192,12 +192,17 @@ class Store:
 
     def status(self) -> list[dict[str, Any]]:
         """Per variant: every n with a summary row (`ns`), those of them built with --summary-only
-        (`summary_ns`), and the positions and moves of the layers stored in full."""
+        (`summary_ns`), and the positions and moves of the layers stored in full (a full layer's
+        summary row without its positions is left out: `zeckdb verify` names it)."""
         rows = self.rows(
-            """SELECT b.variant, list(b.n ORDER BY b.n), list(b.n ORDER BY b.n) FILTER (summary_only),
+            """WITH stored AS (SELECT DISTINCT v.variant, p.n FROM position_rows p JOIN variant_ids v USING (variant_id)
+                               UNION SELECT DISTINCT variant, n FROM position_rows_wide),
+                    built AS (SELECT b.* FROM builds b LEFT JOIN stored s USING (variant, n)
+                              WHERE b.summary_only OR s.n IS NOT NULL)  -- a full layer's row without its positions is no layer
+               SELECT b.variant, list(b.n ORDER BY b.n), list(b.n ORDER BY b.n) FILTER (summary_only),
                       coalesce(sum(b.positions) FILTER (NOT summary_only), 0),
                       coalesce(sum(b.edges) FILTER (NOT summary_only), 0), sum(b.seconds)
-               FROM builds b GROUP BY b.variant ORDER BY b.variant""")
+               FROM built b GROUP BY b.variant ORDER BY b.variant""")
         return [dict(variant=v, ns=ns, summary_ns=summary or [], positions=int(p), edges=int(e), seconds=float(s))
                 for v, ns, summary, p, e, s in rows]
 
