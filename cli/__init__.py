@@ -16,9 +16,11 @@ def main(held_ctrl_c: list[int] | None = None) -> None:
     handler as it shuts down, and a late Ctrl-C would otherwise kill a finished run by
     the signal instead of letting it exit with its own status. held_ctrl_c: the Ctrl-Cs
     zeckdb.launch held while this module loaded (its handler is in place until here)."""
+    from zeckdb.children import become_reaper, end_descendants
     from zeckdb.errors import caused_by_ctrl_c  # light modules: the heavy ones load below
     from zeckdb.interrupts import keep_ctrl_c_from_vanishing
 
+    become_reaper()
     keep_ctrl_c_from_vanishing()
     _guard_standard_streams()
     watcher = _second_ctrl_c_ends_the_command()
@@ -47,6 +49,7 @@ def main(held_ctrl_c: list[int] | None = None) -> None:
         if watcher is not None:  # its pipe closed: it ends
             signal.set_wakeup_fd(-1)
             os.close(watcher)
+        end_descendants()  # what the command started and left (a plugin's daemon) ends with it
 
 
 # The watcher: it reads the signal numbers Python's C-level handler writes to the wakeup pipe

@@ -105,5 +105,11 @@ def _may_be_damage(error: BaseException) -> bool:
     return not isinstance(error, refused)
 
 
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # `python -m zeckdb.cli.main`: a process of its own, as `zeckdb` is
+    from zeckdb.children import become_reaper, end_descendants
+
+    become_reaper()
+    try:
+        main()
+    finally:
+        end_descendants()

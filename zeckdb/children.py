@@ -55,3 +55,53 @@ def end_group(pid: int) -> None:
     """SIGKILL to the process group led by `pid`: the child and whatever it started, however busy."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
+
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_reaper() -> None:
+    """In a `zeckdb` process, first thing (Linux): whatever it starts that is orphaned (a plugin's
+    daemon, forked, in a session of its own, its parent gone) becomes its child again, not
+    init's, so that end_descendants finds it whatever group or session it moved to."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def _children() -> list[int]:
+    """This process's children, read from /proc (each entry's parent; one that ends meanwhile is skipped)."""
+    me, found = os.getpid(), []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                try:
+                    with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                        fields = stat.read().rsplit(b")", 1)[1].split()
+                except OSError:
+                    continue
+                if int(fields[1]) == me:
+                    found.append(int(entry.name))
+    return found
+
+
+def end_descendants(seconds: float = 1.0) -> None:
+    """At a `zeckdb` process's end: SIGKILL to every child and its group, each reaped, again as
+    long as orphans come back to this process (become_reaper), for at most `seconds`: nothing
+    it started outlives it, wherever it moved, and no pipe it inherited holds a reader open."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while (children := _children()) and time.monotonic() < deadline:
+        for pid in children:
+            with contextlib.suppress(OSError):
+                if os.getpgid(pid) == pid:  # it leads a group: what is still in it goes too
+                    os.killpg(pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        for pid in children:
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, 0)
+        time.sleep(0.01)  # the orphans of those just ended come back to this process
