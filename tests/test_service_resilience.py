@@ -5,6 +5,7 @@ Each case runs a real `zeckdb serve` (uvicorn) and a real HTTP client, on loopba
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+import json
 import os
 from pathlib import Path
 import signal
@@ -255,3 +256,34 @@ def test_a_lookup_past_its_time_is_interrupted(small_db):
             assert store.rows("SELECT 42") == [(42,)]
     finally:
         reader.close()
+
+
+DAEMON_AT_IMPORT = '''
+import json
+import os
+from zeckdb.variants.zeckendorf import Zeckendorf
+
+if os.fork() == 0:  # a daemon started as the plugin loads: it holds every pipe the probe had
+    os.setsid()
+    if os.fork() == 0:
+        os.execvp("sleep", ["sleep", os.environ["HANG"]])
+    os._exit(0)
+
+
+class Forker(Zeckendorf):
+    name = "forker"
+'''
+
+
+def test_a_daemon_a_plugin_starts_as_it_loads_neither_hides_its_game_nor_outlives_the_command(tmp_path):
+    """`zeckdb variants | tail` waited 46 s on the pipe a daemon inherited, and the probe's report,
+    read to the end of its pipe, read as "ended its process while it loaded (exit status 0)"."""
+    site = tmp_path / "site"
+    install(site, "zeckdb_forker", DAEMON_AT_IMPORT, "forker = zeckdb_forker:Forker")
+    marker = str(3_700_000 + os.getpid() % 10_000)
+    listed = subprocess.run(f"{sys.executable} -m zeckdb.cli.main variants --format json | cat", shell=True,
+                            env={**os.environ, "PYTHONPATH": str(site), "HANG": marker}, capture_output=True,
+                            text=True, timeout=300)
+    assert listed.returncode == 0 and "ended its process" not in listed.stderr, listed.stderr
+    assert "forker" in {game["variant"] for game in json.loads(listed.stdout)}, listed.stdout[:300]
+    assert _started_by_the_test(f"sleep {marker}") == []

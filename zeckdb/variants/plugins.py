@@ -233,8 +233,18 @@ def _run_probe(name: str, point: Any) -> Probe | ContractError:
 
 
 def _read_all(fd: int) -> bytes:
-    with os.fdopen(fd, "rb") as pipe:
-        return pipe.read(1 << 20)
+    """The probe's report: up to its closing line break (a daemon the plugin forked may hold the
+    pipe open for ever: the report does not wait for its end), at most 1 MiB."""
+    got = b""
+    try:
+        while b"\n" not in got and len(got) < 1 << 20:
+            piece = os.read(fd, 1 << 16)
+            if not piece:
+                break
+            got += piece
+    finally:
+        os.close(fd)
+    return got.split(b"\n", 1)[0]
 
 
 def _has_fd(stream: Any) -> bool:
@@ -266,5 +276,5 @@ def probe_here(name: str, report_fd: int, build_budget: int, summary_budget: int
     except BaseException as exc:  # the game's own code, run by reach and format
         said = {"error": f"{_named(name, point)} failed while it described its game: {type(exc).__name__}"}
     with os.fdopen(report_fd, "w") as out:
-        out.write(json.dumps(said))
+        out.write(json.dumps(said) + "\n")  # the line break ends the report, whoever holds the pipe
     os._exit(0)
