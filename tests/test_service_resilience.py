@@ -97,6 +97,11 @@ if os.environ.get("MISBEHAVE") and not probing:
 
 class Greedy(Zeckendorf):
     name = "greedy"
+
+    def id_of(self, position):
+        if os.environ.get("RAISE") and not probing:
+            raise ValueError("boom in id_of")
+        return super().id_of(position)
 '''
 
 
@@ -287,3 +292,27 @@ def test_a_daemon_a_plugin_starts_as_it_loads_neither_hides_its_game_nor_outlive
     assert listed.returncode == 0 and "ended its process" not in listed.stderr, listed.stderr
     assert "forker" in {game["variant"] for game in json.loads(listed.stdout)}, listed.stdout[:300]
     assert _started_by_the_test(f"sleep {marker}") == []
+
+
+def test_a_plugin_that_raises_is_named_in_its_503_and_a_damaged_file_too(greedy):
+    """A plugin raising in a worker answered "did not answer within the request's limit", and a
+    file a plugin worker damaged turned every later lookup into 500 "internal error": each is a
+    503 naming what failed."""
+    import duckdb
+
+    db, _, env = greedy
+    proc, base = _start(db, env={**env, "RAISE": "1"}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        status, body, _ = get(base + "/v1/greedy/positions/3,2")
+        assert status == 503 and body["error"] == "the game's code failed: ValueError: boom in id_of", body
+        status, body, _ = get(base + "/v1/zeckendorf/starts/7")
+        assert status == 200, body  # the built-in games go on
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert _ended_within(proc, 30)
+    from zeckdb.errors import DatabaseError
+    from zeckdb.sqlworkers import failure
+
+    damaged = failure(duckdb.IOException("IO Error: could not read block 7\nmore"))  # a file failing past its checks
+    assert isinstance(damaged, DatabaseError) and str(damaged).startswith("the database failed: IO Error: could not "
+                                                                          "read block 7; the file may be damaged")

@@ -55,7 +55,7 @@ from .errors import (BusyError, NotBuiltError, QueryLimitError, UnknownQueryErro
 from .ranges import format_ns, parse_n, parse_ns
 from .render import plain
 from .resources import web_dir
-from .sqlworkers import SqlWorkers, WorkerStopped, lookup
+from .sqlworkers import SqlWorkers, WorkerStopped, failure, lookup
 
 log = logging.getLogger("zeckdb.service")
 SECURITY_HEADERS = [
@@ -270,8 +270,8 @@ class _Plugins:
     def _list(self, held: list[str]) -> None:
         with api.using(self.settings):
             games, failures = api.plugin_games(held)
-        for failure in failures:
-            log.warning("zeckdb: left out: %s", failure)
+        for left_out in failures:
+            log.warning("zeckdb: left out: %s", left_out)
         self.listed = self.builtin + games
         with contextlib.suppress(ZeckdbError):
             self._workers()  # started meanwhile: the first request for a held game finds its worker
@@ -594,6 +594,11 @@ def _add_error_handlers(app: FastAPI, hide: _Scrubber) -> None:
 
     @app.exception_handler(Exception)
     async def internal(_: Request, exc: Exception) -> JSONResponse:
+        import duckdb
+
+        if isinstance(exc, duckdb.Error):  # the file failing past every check (damaged): 503 naming it
+            log.warning("zeckdb: the database failed: %s", exc)
+            return error(503, hide(str(failure(exc))))
         log.exception("internal error")
         return error(500, "internal error: see the server's log")
 

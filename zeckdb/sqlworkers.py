@@ -209,6 +209,21 @@ def close_all() -> None:
         pool.close()
 
 
+def failure(exc: Exception) -> ZeckdbError:
+    """An exception no check of zeckdb's foresaw, as the one line a client is answered (503): the
+    database failing (a damaged file), or a game's code failing (a plugin's)."""
+    import duckdb
+
+    from .engine.contract import ContractError
+    from .errors import DatabaseError, printable
+
+    said = printable(str(exc).strip().split("\n")[0])[:200]
+    if isinstance(exc, duckdb.Error):
+        return DatabaseError(f"the database failed: {said}; the file may be damaged: `zeckdb verify` names what, "
+                             "or rebuild it into a new file")
+    return ContractError(f"the game's code failed: {type(exc).__name__}: {said}")
+
+
 def _work(conn: Connection, db: str, memory_limit: str, settings: Settings, parent: int) -> None:
     """A worker: run jobs until the pipe closes (the service gone: quietly). Each job opens the
     database read-only."""
@@ -263,6 +278,8 @@ def _serve_jobs(conn: Connection, db: str, memory_limit: str, settings: Settings
         except (MemoryError, RuntimeError):  # no memory for an object, or for a thread's stack
             answer = ("error", QueryLimitError("the query needs more memory than the service allows: narrow it "
                                                "(e.g. a WHERE on variant and n, fewer columns)"))
+        except Exception as exc:  # a game plugin's own code, or a file damaged past every check: named, not a 500
+            answer = ("error", failure(exc))
         # memory freed by a greedy query stays mapped in this process: a worker near its limit
         # answers, then makes way for a fresh one
         retire = address_space() > settings.worker_retire_fraction * limit
