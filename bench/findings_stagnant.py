@@ -25,6 +25,8 @@ import subprocess
 import sys
 import time
 
+from zeckdb.fib import zeckendorf_counts
+
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "findings.md"
 CLI = [sys.executable, "-m", "zeckdb.cli.main"]
@@ -98,11 +100,12 @@ def true(text: str) -> bool:
 def winners_part(db: str) -> tuple[list[str], int]:
     """Who wins each n, the stagnant game against the reversed game, under both conventions."""
     won = {(r["variant"], int(r["n"])): int(r["winner"]) for r in table(db, "winners") if r["winner"]}
-    top = max(n for (v, n) in won if v == STAGNANT)
+    top = 0  # the last n up to which all four games are built at every n
+    while all((game, top + 1) in won for game in GAMES):
+        top += 1
+    if top == 0:
+        raise SystemExit(f"{', '.join(GAMES)} are not all built from n = 1: build them (the `build` step)")
     ns = list(range(1, top + 1))
-    for game in GAMES:
-        if any((game, n) not in won for n in ns):
-            raise SystemExit(f"{game}: not every n = 1..{top} is built: build them (the `build` step)")
     lines = ["| game | n | Player 1 wins at | the winner differs from the reversed game's at | differs | "
              "Player 1's share |", "|---|---|---|---|---|---|"]
     for game, other in ((STAGNANT, REVERSED), (STAGNANT + "-misere", REVERSED + "-misere")):
@@ -110,7 +113,12 @@ def winners_part(db: str) -> tuple[list[str], int]:
         differ = [n for n in ns if won[game, n] != won[other, n]]
         lines.append(f"| `{game}` | 1..{top} | {runs(p1)} | {runs(differ)} | {len(differ)} of {top} | "
                      f"{len(p1) / top:.4f} (`{other}`: {sum(won[other, n] == 1 for n in ns) / top:.4f}) |")
-    conv = [r for r in table(db, "conventions", STAGNANT) if r["variant"] == STAGNANT]
+    # a start holding a 1 plays the game of n - 1 with a chip that never moves: checked, not assumed
+    ones = [n for n in ns[1:] if zeckendorf_counts(n)[0] == 1]
+    same = [n for n in ones if all(won[game, n] == won[game, n - 1] for game in GAMES[:2])]
+    lines += ["", f"n whose Zeckendorf decomposition holds a 1: {len(ones)} of {top}; at {len(same)} of them both "
+              "conventions' winners are those of n - 1."]
+    conv = [r for r in table(db, "conventions", STAGNANT) if r["variant"] == STAGNANT and int(r["n"]) <= top]
     disagree = [int(r["n"]) for r in conv if not true(r["agree"])]
     lines += ["", f"`{STAGNANT}` under normal and misère play disagree at n = {runs(disagree)} "
               f"({len(disagree)} of {len(conv)})."]
@@ -127,10 +135,13 @@ def lengths_part(db: str, top: int) -> list[str]:
     shorter = [n for n in ns if (REVERSED, n) in rows and
                int(rows[STAGNANT, n]["max_length"]) < int(rows[REVERSED, n]["max_length"])]
     ratio = max(int(r["max_length"]) / int(r["n"]) for r in mine if int(r["n"]) >= 10)
+    ones = [n for n in ns[1:] if zeckendorf_counts(n)[0] == 1]
+    same = sum(rows[STAGNANT, n]["max_length"] == rows[STAGNANT, n - 1]["max_length"] for n in ones)
     lines = [f"Over n = 1..{top}: the shortest game is n - Z(n) at {short} of {len(ns)} n; the longest is within "
              f"Theorem 1.4's bound at {within} of {len(ns)} and attains it at n = {runs(attains)}; it is shorter than "
              f"the reversed game's longest at {len(shorter)} of {len(ns)} n (from n = {min(shorter, default=0)} on); "
-             f"the largest longest/n from n = 10 on is {ratio:.4f}.", "",
+             f"the largest longest/n from n = 10 on is {ratio:.4f}; at {same} of the {len(ones)} n whose "
+             "decomposition holds a 1 the longest game is that of n - 1.", "",
              "| n | n - Z(n) | shortest | longest | reversed game's longest | Theorem 1.4's bound | longest / n |",
              "|---|---|---|---|---|---|---|"]
     for n in [n for n in SAMPLES if n in ns]:

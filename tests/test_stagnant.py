@@ -245,3 +245,18 @@ def test_the_positions_reachable_along_the_stored_moves_are_the_simple_solvers(c
         # the twin plays the same stored moves
         assert query(con, "SELECT count(*) FROM moves WHERE variant = 'reversed-stagnant-misere' AND n = ?",
                      [n]) == [(sum(len(v) for v in moves.values()),)]
+
+
+def test_a_one_in_the_start_is_a_chip_that_never_moves(con: duckdb.DuckDBPyConnection) -> None:
+    """No move takes or needs a 1, so a start holding one (n = 4 = 3 + 1) plays the game of n - 1
+    with a chip that never moves: the same winner, lengths and number of games, under both
+    conventions (the simple solver says so too)."""
+    for variant in ("reversed-stagnant", "reversed-stagnant-misere"):
+        facts = {n: rest for n, *rest in query(
+            con, "SELECT n, winner, max_length, games FROM builds WHERE variant = ? AND n <= ?", [variant, N])}
+        with_a_one = [n for n in range(2, N + 1) if zeckendorf(n)[0] == 1]
+        assert with_a_one == [4, 6, 9, 12, 14, 17]
+        for n in with_a_one:
+            assert facts[n] == facts[n - 1], (variant, n)
+            assert games(zeckendorf(n)) == games(zeckendorf(n - 1))
+        assert any(facts[n] != facts[n - 1] for n in range(2, N + 1) if n not in with_a_one)
