@@ -1,13 +1,15 @@
 """docs/findings.md's section on the reversed game with a stagnant one, from a database.
 
-    python bench/findings_stagnant.py build --db stagnant.duckdb [--full-top 100] [--summary-top 250]
+    python bench/findings_stagnant.py build --db stagnant.duckdb [--full-top 150] [--summary-top 250]
+                                             [--reversed-top 200]
     python bench/findings_stagnant.py write --db stagnant.duckdb
 
 `build` builds `reversed-stagnant`, its misère twin and the reversed game with its twin in full
 for n = 1..--full-top, then summary mode (`--summary-only --lean`) for the four from there to
---summary-top (or, with --minutes M, n after n until M minutes are spent), each as `zeckdb
-build` does, and prints the seconds of each step and the resident memory's peak (the bench
-figures of docs/benchmarks.md). A database holding some of it already is completed.
+--summary-top (the reversed pair to --reversed-top; or, with --minutes M, n after n until M
+minutes are spent on each pair), each as `zeckdb build` does, and prints the seconds of each
+step and the resident memory's peak (the bench figures of docs/benchmarks.md). A database
+holding some of it already is completed.
 
 `write` reads the named queries `winners`, `conventions`, `lengths` and `winning-line-unique`
 and rewrites the part of docs/findings.md between `<!-- findings:stagnant -->` and
@@ -34,6 +36,7 @@ STAGNANT, REVERSED = "reversed-stagnant", "reversed"
 GAMES = [STAGNANT, STAGNANT + "-misere", REVERSED, REVERSED + "-misere"]
 BEGIN, END = "<!-- findings:stagnant -->", "<!-- /findings:stagnant -->"
 SAMPLES = (10, 20, 30, 40, 50, 60, 80, 100, 120, 150, 200, 250, 300)
+FIBONACCI = (8, 13, 21, 34, 55, 89, 144, 233, 377)  # starts of one chip: the longest game against n there
 
 
 def zeckdb(*args: str) -> str:
@@ -54,13 +57,13 @@ def timed_build(label: str, games: list[str], *args: str) -> None:
     print(f"{label}: {time.perf_counter() - t0:.1f} s (peak resident memory so far {peak_gib():.2f} GiB)", flush=True)
 
 
-def build(db: str, full_top: int, summary_top: int, minutes: float | None) -> None:
+def build(db: str, full_top: int, tops: dict[str, int], minutes: float | None) -> None:
     for game in (STAGNANT, REVERSED):  # each with its twin, so each time is one game's graph
         timed_build(f"{game} and its twin in full, n = 1..{full_top}", [game, game + "-misere"],
                     "--n", f"1..{full_top}", "--db", db)
     first = full_top + 1
     for game in (STAGNANT, REVERSED):
-        pair = [game, game + "-misere"]
+        pair, summary_top = [game, game + "-misere"], tops[game]
         if minutes is None:
             if summary_top >= first:
                 timed_build(f"{game} and its twin in summary mode, n = {first}..{summary_top}", pair,
@@ -113,38 +116,48 @@ def winners_part(db: str) -> tuple[list[str], int]:
         differ = [n for n in ns if won[game, n] != won[other, n]]
         lines.append(f"| `{game}` | 1..{top} | {runs(p1)} | {runs(differ)} | {len(differ)} of {top} | "
                      f"{len(p1) / top:.4f} (`{other}`: {sum(won[other, n] == 1 for n in ns) / top:.4f}) |")
+    own = 0  # the last n up to which the stagnant game and its twin are built at every n
+    while all((game, own + 1) in won for game in GAMES[:2]):
+        own += 1
+    if own > top:
+        beyond = range(top + 1, own + 1)
+        shares = " / ".join(f"{sum(won[g, n] == 1 for n in range(1, own + 1)) / own:.4f}" for g in GAMES[:2])
+        lines += ["", f"Past the reversed game's n, n = {top + 1}..{own}: Player 1 wins `{STAGNANT}` at "
+                  f"{runs([n for n in beyond if won[STAGNANT, n] == 1])} and its twin at "
+                  f"{runs([n for n in beyond if won[GAMES[1], n] == 1])}; Player 1's share of n = 1..{own}, "
+                  f"normal / misère: {shares}."]
     # a start holding a 1 plays the game of n - 1 with a chip that never moves: checked, not assumed
-    ones = [n for n in ns[1:] if zeckendorf_counts(n)[0] == 1]
+    ones = [n for n in range(2, own + 1) if zeckendorf_counts(n)[0] == 1]
     same = [n for n in ones if all(won[game, n] == won[game, n - 1] for game in GAMES[:2])]
-    lines += ["", f"n whose Zeckendorf decomposition holds a 1: {len(ones)} of {top}; at {len(same)} of them both "
+    lines += ["", f"n <= {own} whose Zeckendorf decomposition holds a 1: {len(ones)}; at {len(same)} of them both "
               "conventions' winners are those of n - 1."]
-    conv = [r for r in table(db, "conventions", STAGNANT) if r["variant"] == STAGNANT and int(r["n"]) <= top]
+    conv = [r for r in table(db, "conventions", STAGNANT) if r["variant"] == STAGNANT and int(r["n"]) <= own]
     disagree = [int(r["n"]) for r in conv if not true(r["agree"])]
     lines += ["", f"`{STAGNANT}` under normal and misère play disagree at n = {runs(disagree)} "
               f"({len(disagree)} of {len(conv)})."]
-    return lines, top
+    return lines, own
 
 
 def lengths_part(db: str, top: int) -> list[str]:
     rows = {(r["variant"], int(r["n"])): r for r in table(db, "lengths") if r["variant"] in (STAGNANT, REVERSED)}
     ns = [n for n in range(1, top + 1) if (STAGNANT, n) in rows]
     mine = [rows[STAGNANT, n] for n in ns]
+    both = [n for n in ns if (REVERSED, n) in rows]
     short = sum(true(r["min_is_n_minus_z"]) for r in mine)
     within = sum(true(r["max_within_bound"]) for r in mine)
     attains = [int(r["n"]) for r in mine if true(r["max_attains_bound"])]
-    shorter = [n for n in ns if (REVERSED, n) in rows and
-               int(rows[STAGNANT, n]["max_length"]) < int(rows[REVERSED, n]["max_length"])]
-    ratio = max(int(r["max_length"]) / int(r["n"]) for r in mine if int(r["n"]) >= 10)
+    shorter = [n for n in both if int(rows[STAGNANT, n]["max_length"]) < int(rows[REVERSED, n]["max_length"])]
+    ratio, at = max((int(r["max_length"]) / int(r["n"]), int(r["n"])) for r in mine if int(r["n"]) >= 10)
     ones = [n for n in ns[1:] if zeckendorf_counts(n)[0] == 1]
     same = sum(rows[STAGNANT, n]["max_length"] == rows[STAGNANT, n - 1]["max_length"] for n in ones)
     lines = [f"Over n = 1..{top}: the shortest game is n - Z(n) at {short} of {len(ns)} n; the longest is within "
              f"Theorem 1.4's bound at {within} of {len(ns)} and attains it at n = {runs(attains)}; it is shorter than "
-             f"the reversed game's longest at {len(shorter)} of {len(ns)} n (from n = {min(shorter, default=0)} on); "
-             f"the largest longest/n from n = 10 on is {ratio:.4f}; at {same} of the {len(ones)} n whose "
+             f"the reversed game's longest at {len(shorter)} of the {len(both)} n both are built at (n = {runs(shorter)}); "
+             f"the largest longest/n from n = 10 on is {ratio:.4f} (n = {at}); at {same} of the {len(ones)} n whose "
              "decomposition holds a 1 the longest game is that of n - 1.", "",
              "| n | n - Z(n) | shortest | longest | reversed game's longest | Theorem 1.4's bound | longest / n |",
              "|---|---|---|---|---|---|---|"]
-    for n in [n for n in SAMPLES if n in ns]:
+    for n in [n for n in sorted(set(SAMPLES) | set(FIBONACCI)) if n in ns]:
         r, rev = rows[STAGNANT, n], rows.get((REVERSED, n))
         lines.append(f"| {n} | {r['n_minus_z']} | {r['min_length']} | {r['max_length']} | "
                      f"{rev['max_length'] if rev else ''} | {r['max_bound']} | {int(r['max_length']) / n:.4f} |")
@@ -189,14 +202,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("step", choices=["build", "write"])
     parser.add_argument("--db", default="stagnant.duckdb")
-    parser.add_argument("--full-top", type=int, default=100, help="the last n built in full")
+    parser.add_argument("--full-top", type=int, default=150, help="the last n built in full")
     parser.add_argument("--summary-top", type=int, default=250, help="summary mode's last n")
+    parser.add_argument("--reversed-top", type=int, help="summary mode's last n for the reversed game and its twin "
+                        "(default: --summary-top)")
     parser.add_argument("--minutes", type=float, help="instead: summary mode n after n for each game (with its "
                         "twin) until this many minutes are spent on it")
     parser.add_argument("--print", action="store_true", help="write: print the section, leave the file")
     opts = parser.parse_args()
     if opts.step == "build":
-        build(opts.db, opts.full_top, opts.summary_top, opts.minutes)
+        tops = {STAGNANT: opts.summary_top, REVERSED: opts.reversed_top or opts.summary_top}
+        build(opts.db, opts.full_top, tops, opts.minutes)
     else:
         write(opts.db, opts.print)
 
