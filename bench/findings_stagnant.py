@@ -3,6 +3,7 @@
     python bench/findings_stagnant.py build --db stagnant.duckdb [--full-top 150] [--summary-top 250]
                                              [--reversed-top 200]
     python bench/findings_stagnant.py write --db stagnant.duckdb
+    python bench/findings_stagnant.py plot --db stagnant.duckdb     # docs/stagnant-lengths.png
 
 `build` builds `reversed-stagnant`, its misère twin and the reversed game with its twin in full
 for n = 1..--full-top, then summary mode (`--summary-only --lean`) for the four from there to
@@ -13,7 +14,9 @@ holding some of it already is completed.
 
 `write` reads the named queries `winners`, `conventions`, `lengths` and `winning-line-unique`
 and rewrites the part of docs/findings.md between `<!-- findings:stagnant -->` and
-`<!-- /findings:stagnant -->`; `write --print` prints it instead. Nothing is typed by hand.
+`<!-- /findings:stagnant -->`; `write --print` prints it instead. `plot` draws the longest and
+shortest game over n for both games, with Theorem 1.4's bound, from the `lengths` query. Nothing
+is typed by hand.
 """
 
 from __future__ import annotations
@@ -198,9 +201,36 @@ def write(db: str, show: bool) -> None:
     print(f"wrote the stagnant section of {DOC}")
 
 
+def plot(db: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = table(db, "lengths")
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for game, style in ((REVERSED, "tab:blue"), (STAGNANT, "tab:red")):
+        mine = [r for r in rows if r["variant"] == game]
+        ns = [int(r["n"]) for r in mine]
+        ax.plot(ns, [int(r["max_length"]) / int(r["n"]) for r in mine], color=style, label=f"{game}: longest / n")
+        if game == STAGNANT:
+            ax.plot(ns, [int(r["min_length"]) / int(r["n"]) for r in mine], color="gray",
+                    label="both: shortest / n = (n - Z(n)) / n")
+            ax.plot(ns, [int(r["max_bound"]) / int(r["n"]) for r in mine], color="black", linestyle="--",
+                    label="Theorem 1.4's bound / n")
+    ax.set_xlabel("n")
+    ax.set_ylabel("moves / n")
+    ax.set_title("The reversed game and the reversed game with a stagnant one")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    out = ROOT / "docs" / "stagnant-lengths.png"
+    fig.savefig(out, dpi=110)
+    print(f"wrote {out}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("step", choices=["build", "write"])
+    parser.add_argument("step", choices=["build", "write", "plot"])
     parser.add_argument("--db", default="stagnant.duckdb")
     parser.add_argument("--full-top", type=int, default=150, help="the last n built in full")
     parser.add_argument("--summary-top", type=int, default=250, help="summary mode's last n")
@@ -213,6 +243,8 @@ def main() -> None:
     if opts.step == "build":
         tops = {STAGNANT: opts.summary_top, REVERSED: opts.reversed_top or opts.summary_top}
         build(opts.db, opts.full_top, tops, opts.minutes)
+    elif opts.step == "plot":
+        plot(opts.db)
     else:
         write(opts.db, opts.print)
 
