@@ -4,6 +4,7 @@
                                              [--reversed-top 200]
     python bench/findings_stagnant.py write --db stagnant.duckdb
     python bench/findings_stagnant.py plot --db stagnant.duckdb     # docs/stagnant-lengths.png
+    python bench/findings_stagnant.py layer --n 190                 # one layer in memory, both games
 
 `build` builds `reversed-stagnant`, its misère twin and the reversed game with its twin in full
 for n = 1..--full-top, then summary mode (`--summary-only --lean`) for the four from there to
@@ -16,7 +17,9 @@ holding some of it already is completed.
 and rewrites the part of docs/findings.md between `<!-- findings:stagnant -->` and
 `<!-- /findings:stagnant -->`; `write --print` prints it instead. `plot` draws the longest and
 shortest game over n for both games, with Theorem 1.4's bound, from the `lengths` query. Nothing
-is typed by hand.
+is typed by hand. `layer` solves one layer of each game in summary mode in memory, alternated,
+twice each (after a warm-up layer that compiles), and prints the seconds: the two games' cost
+compared on the same machine at the same moment.
 """
 
 from __future__ import annotations
@@ -228,9 +231,24 @@ def plot(db: str) -> None:
     print(f"wrote {out}")
 
 
+def layer(n: int) -> None:
+    from zeckdb.engine.summary import solve_summary
+    from zeckdb.variants import get_variant
+
+    games = [get_variant(STAGNANT), get_variant(REVERSED)]
+    for game in games:
+        solve_summary(game, 40, floats=False)  # compiles the walk
+    for game in games * 2:
+        t0 = time.perf_counter()
+        s = solve_summary(game, n, floats=False)
+        print(f"{game.name} n = {n}: {time.perf_counter() - t0:.2f} s, {s.positions:,} positions, {s.edges:,} moves, "
+              f"winner {s.winner}, longest game {s.max_length}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("step", choices=["build", "write", "plot"])
+    parser.add_argument("step", choices=["build", "write", "plot", "layer"])
+    parser.add_argument("--n", type=int, default=190, help="layer: the n solved")
     parser.add_argument("--db", default="stagnant.duckdb")
     parser.add_argument("--full-top", type=int, default=150, help="the last n built in full")
     parser.add_argument("--summary-top", type=int, default=250, help="summary mode's last n")
@@ -243,6 +261,8 @@ def main() -> None:
     if opts.step == "build":
         tops = {STAGNANT: opts.summary_top, REVERSED: opts.reversed_top or opts.summary_top}
         build(opts.db, opts.full_top, tops, opts.minutes)
+    elif opts.step == "layer":
+        layer(opts.n)
     elif opts.step == "plot":
         plot(opts.db)
     else:
