@@ -260,3 +260,20 @@ def test_a_one_in_the_start_is_a_chip_that_never_moves(con: duckdb.DuckDBPyConne
             assert facts[n] == facts[n - 1], (variant, n)
             assert games(zeckendorf(n)) == games(zeckendorf(n - 1))
         assert any(facts[n] != facts[n - 1] for n in range(2, N + 1) if n not in with_a_one)
+
+
+def test_the_lengths_query_holds_the_game_to_n_minus_z_and_theorem_1_4(db: Path) -> None:
+    """The facts the game declares (shortest = n - Z(n), Theorem 1.4's bound on the longest) as
+    the `lengths` query computes them, against the simple solver and the bound's formula."""
+    phi = (1 + 5 ** 0.5) / 2
+    with zeckdb.open(db) as store:
+        result = store.query("lengths", variant="reversed-stagnant")
+    got = {row["n"]: row for row in (dict(zip(result.columns, r, strict=True)) for r in result.rows)}
+    assert sorted(got) == list(range(1, N + 3))
+    for n, row in got.items():
+        start = zeckendorf(n)
+        terms, indices = sum(start), sum(i + 1 for i, c in enumerate(start) if c)
+        bound = int(phi ** 2 * n - indices - 2 * terms + phi - 1)  # floor: positive for n >= 1
+        assert (row["n_minus_z"], row["min_is_n_minus_z"]) == (n - terms, True), n
+        assert (row["max_bound"], row["max_within_bound"]) == (bound, longest(start) <= bound), n
+        assert row["max_length"] == longest(start) < bound or n <= 2, n
