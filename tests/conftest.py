@@ -21,7 +21,7 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 # the games of docs/games.md, as a user names them (not read from the registry under test)
-GAMES = ["zeckendorf", "reversed", "quilt", "build-up", "fibonacci-nim", "ordered", "accelerated"]
+GAMES = ["zeckendorf", "reversed", "quilt", "build-up", "fibonacci-nim", "ordered", "accelerated", "reversed-stagnant"]
 SMALL_N = 40  # graph sizes in docs/games.md go up to 40; every column is cross-checked up to 20
 QUILT_N = 30
 BLACK_HOLE_N = 50  # the m = 4 empty-board facts name n = 47

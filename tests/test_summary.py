@@ -135,8 +135,9 @@ def test_the_walk_solves_the_same_layer_in_batches_of_any_size(variant, n):
 def _every_summary_game() -> list[tuple[str, int]]:
     """One member of each game and family with a summary mode, as users name them, at an n
     whose layer spans many blocks of the threaded walk below."""
-    examples = {"zeckendorf": 40, "reversed": 40, "build-up": 30, "ordered": 14, "accelerated": 30, "nacci-2-3": 60,
-                "reversed-nacci-3-2": 80, "zeckendorf-p3": 30, "nacci-2-3-p4": 60, "reversed-misere": 40}
+    examples = {"zeckendorf": 40, "reversed": 40, "build-up": 30, "ordered": 14, "accelerated": 30,
+                "reversed-stagnant": 40, "nacci-2-3": 60, "reversed-nacci-3-2": 80, "zeckendorf-p3": 30,
+                "nacci-2-3-p4": 60, "reversed-misere": 40}
     return list(examples.items())
 
 

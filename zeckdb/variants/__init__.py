@@ -27,6 +27,7 @@ from .ordered import Ordered
 from .players import P_RANGE, with_players
 from .quilt import Quilt
 from .reversed import Reversed
+from .stagnant import ReversedStagnant
 from .zeckendorf import Zeckendorf
 
 _REGISTRY: dict[str, Callable[[], Variant]] = {
@@ -37,10 +38,12 @@ _REGISTRY: dict[str, Callable[[], Variant]] = {
     "fibonacci-nim": FibonacciNim,
     "ordered": Ordered,
     "accelerated": Accelerated,
+    "reversed-stagnant": ReversedStagnant,
 }
-# built when named (--variant), not by a build of every game: its moves are many times the
-# Zeckendorf game's, and its layers as many
-ON_REQUEST = frozenset({"accelerated"})
+# built when named (--variant), not by a build of every game: the accelerated game's moves are
+# many times the Zeckendorf game's, and its layers as many; the stagnant one answers one open
+# question and needs its own graph (its moves are not the stored Zeckendorf graph's)
+ON_REQUEST = frozenset({"accelerated", "reversed-stagnant"})
 
 
 @dataclass(frozen=True)
