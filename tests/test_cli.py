@@ -364,7 +364,8 @@ def test_default_build_skips_what_a_variant_cannot_build(capsys, tmp_path, monke
     assert code == 0
     assert "skipping quilt for n = 7..8: about 14 positions at n = 7 alone, beyond its exhaustive limit n = 6" in err
     # what the default build leaves out is said: the generalized games are built when named
-    assert "built on request, with --variant NAME: accelerated, nacci-C-K, reversed-nacci-C-K, zeckendorf-pP, quilt-pP, nacci-C-K-pP" in err
+    assert ("built on request, with --variant NAME: accelerated, nacci-C-K, reversed-nacci-C-K, zeckendorf-pP, "
+            "quilt-pP, nacci-C-K-pP") in err
     assert "`zeckdb simulate quilt --n N`" in err
     from zeckdb.variants import variant_names
 
