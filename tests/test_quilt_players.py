@@ -60,11 +60,16 @@ def moves(p: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
             rest.remove(b)
             out += [tuple(sorted(rest + list(put))) for put in pairs(a, b)]
     if not out and 1 in p and 5 in p:  # move 2a, only when nothing else is legal
-        rest = list(p)
-        rest.remove(1)
-        rest.remove(5)
-        out.append(tuple(sorted([*rest, 2, 4])))
+        out.append(after_2a(p))
     return tuple(out)
+
+
+def after_2a(p: tuple[int, ...]) -> tuple[int, ...]:
+    """p after move 2a, q1 + q5 -> q2 + q4."""
+    rest = list(p)
+    rest.remove(1)
+    rest.remove(5)
+    return tuple(sorted([*rest, 2, 4]))
 
 
 def start(n: int) -> tuple[int, ...]:
@@ -186,3 +191,53 @@ def test_the_quilt_lengths_query_against_the_plain_solver(db: Path) -> None:
         assert r["largest_longest_per_n"] == pytest.approx(float(best), rel=1e-12), n
     # by hand: 1+1+1+1 -> 1+1+2 -> 2+2 or 1+3 -> 4, two games of 3 moves
     assert moves(start(4)) == ((1, 1, 2),) and mean_length(start(4)) == 3 == longest(start(4))
+
+
+def counts(p: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(p.count(i) for i in range(1, max(p, default=0) + 1))
+
+
+def colex(p: tuple[int, ...]) -> tuple[int, ...]:
+    """A key that orders count vectors as their colex rank does: the heaviest bin most significant."""
+    return tuple(reversed(counts(p) + (0,) * (30 - len(counts(p)))))
+
+
+def two_key(p: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+    """docs/findings.md's order for a one-pass solve: fewer chips first; then larger (c2, c1, c3, c4, ...)."""
+    c = counts(p) + (0,) * (30 - len(counts(p)))
+    return -len(p), (c[1], c[0], *c[2:])
+
+
+def test_only_rule_2a_lowers_the_colex_rank_and_every_move_follows_the_two_key_order() -> None:
+    """Why the colex walk of summary mode cannot solve the quilt game, and an order that could."""
+    lowered, raised = 0, 0
+    for n in range(1, TOP + 1):
+        for p in reachable(n):
+            for child in moves(p):
+                assert two_key(child) > two_key(p), (p, child)
+                if colex(child) < colex(p):
+                    assert 1 in p and 5 in p and child == after_2a(p), (p, child)
+                    lowered += 1
+                else:
+                    raised += 1
+    assert lowered > 0 and raised > 0  # rule 2a is played at some n <= TOP
+
+
+def test_the_quilt_keys_fit_63_bits_up_to_n_143() -> None:
+    """docs/findings.md: a key gives bin j bit_length(max_n // q_j) bits; 63 in all at n = 143."""
+    from zeckdb.variants.quilt import Quilt
+
+    def key_bits(top: int) -> int:
+        return sum(max(1, (top // q(i)).bit_length()) for i in range(1, 30) if q(i) <= top)
+
+    assert key_bits(143) == 63 and key_bits(144) == 64
+    for top, fits in ((143, True), (144, False)):
+        class Wider(Quilt):
+            max_n = top
+            weights = tuple(q(i) for i in range(1, 30) if q(i) <= top)
+
+        if fits:
+            assert sum(Wider()._field_bits) == 63 and len(Wider()._offsets) == 16
+        else:
+            with pytest.raises(ValueError, match="63 bits"):
+                _ = Wider()._offsets
