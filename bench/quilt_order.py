@@ -4,7 +4,7 @@ full build's id, the order chips/kernels.chip_steps walks) and how many break th
 order "fewer chips, or as many and a larger (c2, c1, c3, c4, ...)".
 
     zeckdb build --variant quilt --n 1..100 --db quilt.duckdb
-    python bench/quilt_order.py --db quilt.duckdb [--top 100]
+    python bench/quilt_order.py --db quilt.duckdb [--top 60]
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ GROUP BY m.move
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", required=True, help="a database with the quilt game built in full")
-    parser.add_argument("--top", type=int, default=100, help="the largest n read")
+    parser.add_argument("--top", type=int, default=60,
+                        help="the largest n read (layers past about 90 pass the SQL memory limit)")
     args = parser.parse_args()
     t0 = time.perf_counter()
     counts: dict[str, list[int]] = {}
