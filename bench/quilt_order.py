@@ -37,7 +37,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", required=True, help="a database with the quilt game built in full")
     parser.add_argument("--top", type=int, default=60,
-                        help="the largest n read (layers past about 90 pass the SQL memory limit)")
+                        help="the largest n read (the largest layers of n <= 100 pass the SQL memory limit)")
     args = parser.parse_args()
     t0 = time.perf_counter()
     counts: dict[str, list[int]] = {}
