@@ -222,7 +222,8 @@ def test_variants_lists_every_game_once(capsys):
     assert code == 0 and list(listing) == [*GAMES, "black-hole-M (M = 2..12)", "black-hole-empty-board-M (M = 2..12)",
                                            "black-hole-empty-board-any-M (M = 4..12)",
                                            "nacci-C-K (C = 1..4, K = 2..4)", "reversed-nacci-C-K (C = 1..4, K = 2..4)",
-                                           "zeckendorf-pP (P = 3..6)", "nacci-C-K-pP (C = 1..4, K = 2..4, P = 3..6)",
+                                           "zeckendorf-pP (P = 3..6)", "quilt-pP (P = 3..6)",
+                                           "nacci-C-K-pP (C = 1..4, K = 2..4, P = 3..6)",
                                            "GAME-misere (every two-player game)"]
     twins = listing["GAME-misere (every two-player game)"]
     assert {"zeckendorf-misere", "reversed-misere", "black-hole-12-misere", "reversed-nacci-4-4-misere",
@@ -365,8 +366,8 @@ def test_default_build_skips_what_a_variant_cannot_build(capsys, tmp_path, monke
     assert code == 0
     assert "skipping quilt for n = 7..8: about 14 positions at n = 7 alone, beyond its exhaustive limit n = 6" in err
     # what the default build leaves out is said: the generalized games are built when named
-    assert ("built on request, with --variant NAME: accelerated, black-hole-empty-board-any-M, nacci-C-K, "
-            "reversed-nacci-C-K, zeckendorf-pP, nacci-C-K-pP") in err
+    assert ("built on request, with --variant NAME: accelerated, reversed-stagnant, black-hole-empty-board-any-M, "
+            "nacci-C-K, reversed-nacci-C-K, zeckendorf-pP, quilt-pP, nacci-C-K-pP") in err
     assert "`zeckdb simulate quilt --n N`" in err
     from zeckdb.variants import variant_names
 

@@ -123,6 +123,7 @@ def test_thresholds_names_its_games_as_the_catalogue_does():
     from zeckdb.queries import get_query
 
     q = get_query("thresholds")
-    assert q.variants == ("zeckendorf-pP", "nacci-C-K-pP")  # the catalogue's names for these families
+    assert q.variants == ("zeckendorf-pP", "quilt-pP", "nacci-C-K-pP")  # the catalogue's names for these families
     assert q.applies_to("zeckendorf-p3") and q.applies_to("nacci-2-3-p6") and q.applies_to("nacci-4-4-p4")
+    assert q.applies_to("quilt-p5") and not q.applies_to("quilt")
     assert not q.applies_to("zeckendorf") and not q.applies_to("nacci-2-3") and not q.applies_to("reversed-nacci-2-3")

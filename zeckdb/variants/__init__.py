@@ -100,6 +100,9 @@ _FAMILIES: list[Family] = [
     Family("reversed-nacci", ReversedNacci, ("C", "K"), NACCI, (), (2, 2), (((1, 2), "reversed"),)),
     Family("zeckendorf", lambda p: with_players(Zeckendorf(), p, c=1), ("P",), _one(P_RANGE), (), (3,),
            (((2,), "zeckendorf"),), marks=("p",)),
+    # the quilt paper's question (Miller and Newlon, section 3): who wins with more players
+    Family("quilt", lambda p: with_players(Quilt(), p, c=None), ("P",), _one(P_RANGE), (), (3,),
+           (((2,), "quilt"),), marks=("p",)),
     Family("nacci", lambda c, k, p: with_players(Nacci(c, k), p, c), ("C", "K", "P"), NACCI_PLAYERS, (), (2, 2, 3),
            (*(((1, 2, p), f"zeckendorf-p{p}") for p in P_RANGE), ((1, 2, 2), "zeckendorf"),
             *(((c, k, 2), f"nacci-{c}-{k}") for c, k in NACCI)),

@@ -19,14 +19,15 @@ def forcing_bound(c: int, players: int) -> int | None:
     return 3 * c * c + 6 * c + 3 if players >= c + 2 else None
 
 
-def with_players(game: Variant, players: int, c: int) -> Variant:
-    """`game` (a new instance of the (c,k)-nacci game) played by `players` players: `zeckendorf`
-    becomes `zeckendorf-p3`, on the same graph, with the same moves."""
+def with_players(game: Variant, players: int, c: int | None) -> Variant:
+    """`game` (a new instance of a two-player game) played by `players` players: `zeckendorf`
+    becomes `zeckendorf-p3`, on the same graph, with the same moves. c: the (c,k)-nacci game's
+    c, whose bound applies (forcing_bound); None for a game no bound is proved for (the quilt)."""
     game.graph = game.graph_name
     game.family_title = f"{game.family_title or game.title}; P players in turn"
     game.name = f"{game.name}-p{players}"
     game.title = f"{game.title} for {players} players"
     game.source = f"{game.source}; for P players: {SOURCE}"
     game.players = players
-    game.forcing_bound = forcing_bound(c, players)
+    game.forcing_bound = None if c is None else forcing_bound(c, players)
     return game
