@@ -4,6 +4,7 @@ process, as a user runs it, each timed and its peak resident memory read from th
 (os.wait4), the numba kernels compiled first by a small build.
 
     python bench/bench_winner_only.py pair --n 300 --repeat 2       # lean and winner-only alternating, same n
+    python bench/bench_winner_only.py pair --n 411 --modes lean     # one mode only
     python bench/bench_winner_only.py onward --n 411..420 --db winners.duckdb --hours 1
                                                                     # winner-only, one n at a time, resumable
 
@@ -70,6 +71,7 @@ def main() -> None:
     parser.add_argument("--n", default="300", help="pair: one n; onward: a range such as 411..420")
     parser.add_argument("--game", default="reversed")
     parser.add_argument("--repeat", type=int, default=1, help="pair: runs of each mode, alternating")
+    parser.add_argument("--modes", default="lean,winner-only", help="pair: the modes run (lean, winner-only)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--memory", type=float, default=12.0, help="ZECKDB_SUMMARY_MEMORY, GiB")
     parser.add_argument("--hours", type=float, default=1.0, help="onward: stop starting layers after this long")
@@ -82,8 +84,9 @@ def main() -> None:
     print(f"{args.game}, {args.threads} thread(s), ZECKDB_SUMMARY_MEMORY={args.memory}", flush=True)
     if args.what == "pair":
         n = int(args.n)
+        modes = [m for m in MODES if m in args.modes.split(",")]
         for k in range(args.repeat):
-            for mode in (MODES if k % 2 == 0 else reversed(MODES)):
+            for mode in (modes if k % 2 == 0 else modes[::-1]):
                 show(one_layer(folder / f"{mode}.duckdb", n, mode, args.game, args.threads, args.memory))
                 (folder / f"{mode}.duckdb").unlink()
         return
