@@ -223,3 +223,12 @@ def test_winner_only_is_refused_where_it_cannot_serve(capsys, tmp_path):
     code, _, err = run(capsys, "build", "--summary-only", "--winner-only", "--n", "5", "--variant", "zeckendorf-p3",
                        "--db", db)
     assert code != 0 and "--winner-only is for two-player games" in err
+
+
+def test_a_cluster_task_solves_in_the_winner_only_state():
+    """The task `--executor dask` submits (distributed.summarise) hands winner_only on."""
+    from zeckdb.distributed import summarise
+
+    got = summarise("reversed", 25, False, False, winner_only=True)
+    assert (got.winner, got.min_length, got.start_remoteness) == (1 if wins("reversed", start("reversed", 25)) else 2,
+                                                                  None, None)
