@@ -59,13 +59,18 @@ def build(
                                      "the layers written in full."),
     lean: bool = typer.Option(False, "--lean", help="With --summary-only: keep only the winner, remoteness and "
                               "shortest and longest game (8 bytes per position instead of 48, about 1.5x faster)."),
+    winner_only: bool = typer.Option(False, "--winner-only", help="With --summary-only: keep only who wins "
+                                     "each position (1 byte per position instead of 8 with --lean; two-player "
+                                     "games): the winner and the layer's counts are stored, the start's "
+                                     "remoteness and shortest and longest game left NULL."),
     threads: int | None = _setting_option("threads", "--threads", "COUNT"),
     db: str | None = DbOption,
 ) -> None:
 
     bar = _Progress()
     try:
-        result = api.build(db, variant, n, force=force, summary_only=summary_only, lean=lean, executor=executor,
+        result = api.build(db, variant, n, force=force, summary_only=summary_only, lean=lean,
+                           winner_only=winner_only, executor=executor,
                            address=address, shards=shards, shards_only=shards_only, threads=threads, progress=bar,
                            notify=_echo_err)
     except api.BuildInterrupted as interrupt:  # click would print "Aborted!"; say what is kept

@@ -1,9 +1,9 @@
--- The schema of revision 0017 as zeckdb's Alembic migrations write it into an empty file,
+-- The schema of revision 0018 as zeckdb's Alembic migrations write it into an empty file,
 -- which is how zeckdb creates a new database. Generated: never edit by hand; after adding a
 -- migration run `python -c "import zeckdb.store as s; s.write_head_schema()"` (a test compares).
 CREATE TYPE outcome AS ENUM ( 'win', 'loss' );
 CREATE TABLE alembic_version(version_num VARCHAR, PRIMARY KEY(version_num));
-CREATE TABLE builds(variant VARCHAR, n INTEGER, positions BIGINT NOT NULL, edges BIGINT NOT NULL, start_id INTEGER NOT NULL, start_position VARCHAR NOT NULL, winner TINYINT, min_length INTEGER NOT NULL, max_length INTEGER NOT NULL, start_remoteness INTEGER, games VARCHAR, games_approx DOUBLE, expected_length DOUBLE, "seconds" DOUBLE NOT NULL, engine_version VARCHAR NOT NULL, built_at TIMESTAMP DEFAULT(current_timestamp) NOT NULL, positions_checksum UBIGINT, edges_checksum UBIGINT, summary_only BOOLEAN DEFAULT(false) NOT NULL, decomposition_terms INTEGER, teams UBIGINT, summary_checksum UBIGINT, PRIMARY KEY(variant, n));
+CREATE TABLE builds(variant VARCHAR, n INTEGER, positions BIGINT NOT NULL, edges BIGINT NOT NULL, start_id INTEGER NOT NULL, start_position VARCHAR NOT NULL, winner TINYINT, min_length INTEGER, max_length INTEGER, start_remoteness INTEGER, games VARCHAR, games_approx DOUBLE, expected_length DOUBLE, "seconds" DOUBLE NOT NULL, engine_version VARCHAR NOT NULL, built_at TIMESTAMP DEFAULT(current_timestamp) NOT NULL, positions_checksum UBIGINT, edges_checksum UBIGINT, summary_only BOOLEAN DEFAULT(false) NOT NULL, decomposition_terms INTEGER, teams UBIGINT, summary_checksum UBIGINT, PRIMARY KEY(variant, n));
 CREATE TABLE edge_rows(graph_id INTEGER USING COMPRESSION RLE NOT NULL, n INTEGER USING COMPRESSION RLE NOT NULL, src INTEGER USING COMPRESSION BitPacking NOT NULL, dst INTEGER USING COMPRESSION BitPacking NOT NULL, code INTEGER USING COMPRESSION RLE NOT NULL);
 CREATE TABLE edge_rows_across(graph_id INTEGER USING COMPRESSION RLE NOT NULL, n INTEGER USING COMPRESSION RLE NOT NULL, src INTEGER USING COMPRESSION BitPacking NOT NULL, dst INTEGER USING COMPRESSION BitPacking NOT NULL, code INTEGER USING COMPRESSION RLE NOT NULL, dst_n INTEGER USING COMPRESSION RLE NOT NULL);
 CREATE TABLE fibonacci(i INTEGER, f HUGEINT);
@@ -32,7 +32,7 @@ CREATE MACRO fib (i) AS (fib_list()[i]);
 CREATE MACRO z (n) AS (len(zeckendorf_indices(n)));
 CREATE MACRO zeckendorf (n) AS (list_transform(zeckendorf_indices(n), (lambda i: fib_list()[i])));
 INSERT INTO "alembic_version" VALUES
-('0017');
+('0018');
 INSERT INTO "fibonacci" VALUES
 (1, 1),
 (2, 2),

@@ -646,7 +646,7 @@ def test_status_in_json_and_csv(capsys, small_db):
     shown = json.loads(out)
     with api.open(small_db) as db:
         assert shown["variants"] == db.status().to_json()["variants"]
-    assert shown["schema_revision"] == "0017" and shown["build_running"] is False
+    assert shown["schema_revision"] == "0018" and shown["build_running"] is False
     code, out, err = run(capsys, "status", "-f", "csv", "--db", str(small_db))
     lines = out.splitlines()
     assert code == 0 and lines[0] == "variant,ns,summary_ns,positions,edges,seconds"

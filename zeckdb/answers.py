@@ -136,8 +136,8 @@ class Layer:
     start_id: int
     start_position: str
     winner: int | None  # 1 or 2; in games of three or more players the seat that can force a win, or None
-    min_length: int
-    max_length: int
+    min_length: int | None  # None in a winner-only summary row (--winner-only)
+    max_length: int | None
     start_remoteness: int | None
     games: str | None  # the exact count of games, as decimal text (None: summary mode)
     games_approx: float | None

@@ -734,7 +734,8 @@ def simulate(variant: str, n: int, games: int = 10_000, seed: int = 0) -> Simula
 
 
 def build(db: str | os.PathLike[str] | None, variant: str | list[str] | None = None, n: NRange = "1..150", *,
-          force: bool = False, summary_only: bool = False, lean: bool = False, executor: str = "local",
+          force: bool = False, summary_only: bool = False, lean: bool = False, winner_only: bool = False,
+          executor: str = "local",
           address: str | None = None, shards: str | None = None, shards_only: bool = False,
           threads: int | None = None, progress: Progress | None = None,
           notify: Callable[[str], None] | None = None, settings: Settings | None = None) -> BuildResult:
@@ -744,7 +745,8 @@ def build(db: str | os.PathLike[str] | None, variant: str | list[str] | None = N
 
     Without variant: every game, each up to the n it can build (what it skips is
     notified). What is built is skipped unless force. summary_only keeps only each n's
-    summary row (lean: only its integer columns); executor "dask" fans the layers out to
+    summary row (lean: only its integer columns; winner_only: one byte a position, the row
+    keeps the winner and the layer's counts, NULL lengths); executor "dask" fans the layers out to
     the scheduler at `address`. Every argument is checked before the file is touched.
     notify receives one-line notices (skipped n, waiting for readers). threads: layers solved
     at once and the threads of one large layer (default: the threads setting, else the cores
@@ -757,7 +759,8 @@ def build(db: str | os.PathLike[str] | None, variant: str | list[str] | None = N
     if ns is None:
         raise UsageError(f"give {opt('n')}, e.g. 1..150")
     request = BuildRequest(db, folded(settings, threads=threads), _names(variant), ns, force=force,
-                           summary_only=summary_only, lean=lean, executor=executor, address=address, shards=shards,
+                           summary_only=summary_only, lean=lean, winner_only=winner_only, executor=executor,
+                           address=address, shards=shards,
                            shards_only=shards_only)
     if progress is None and notify is None and in_a_notebook():  # a cell shows how the build goes, as a log would
         progress, notify = Lines(print), print

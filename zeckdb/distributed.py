@@ -390,14 +390,16 @@ def _noted(layers: Iterator[LayerTables], ingested: list[tuple[str, str, int, in
         yield layer
 
 
-def summarise(name: str, n: int, floats: bool, large: bool = False, settings: Settings = DEFAULTS) -> Summary:
+def summarise(name: str, n: int, floats: bool, large: bool = False, settings: Settings = DEFAULTS,
+              winner_only: bool = False) -> Summary:
     """On a worker: layer n of the game `name` solved in one pass (engine.summary); a
     `large` one on the threads a task of this worker may use (task_threads). `settings`: the
-    driver's, which govern the task."""
+    driver's, which govern the task. winner_only: the one-byte state of --winner-only."""
     from .engine.summary import solve_summary
     from .variants import get_variant
 
-    return solve_summary(get_variant(name), n, floats, None, task_threads(settings) if large else 1)
+    return solve_summary(get_variant(name), n, floats, None, task_threads(settings) if large else 1,
+                         winner_only=winner_only)
 
 
 def task_threads(settings: Settings = DEFAULTS) -> int:
@@ -431,7 +433,8 @@ def summarise_on_cluster(store: StoreWriter, client: Any, jobs: list[SummaryJob]
     store.let_go()
     t0 = time.perf_counter()
     futures = {client.submit(summarise, job.variant.name, job.n, job.floats, job.positions >= THREADED_LAYER,
-                             store.settings, pure=False, priority=job.positions): job for job in jobs}
+                             store.settings, job.winner_only, pure=False, priority=job.positions): job
+               for job in jobs}
     watch = _WorkerWatch(client, store.settings.cluster_silent_seconds, store.let_go)
     for finished in _as_finished(list(futures), watch):
         for future in finished:

@@ -77,6 +77,7 @@ class BuildRequest:
     force: bool = False
     summary_only: bool = False
     lean: bool = False
+    winner_only: bool = False
     executor: str = "local"
     address: str | None = None
     shards: str | None = None
@@ -228,6 +229,8 @@ def _check_build_options(r: BuildRequest) -> None:
                                                                   r.shards, r.shards_only)
     if lean and not summary_only:
         raise UsageError(f"{opt('lean')} goes with {opt('summary_only')}: a full build keeps every column")
+    if r.winner_only and not summary_only:
+        raise UsageError(f"{opt('winner_only')} goes with {opt('summary_only')}: a full build keeps every column")
     if executor not in ("local", "dask"):
         raise UsageError(f"{opt('executor')} {executor[:20]!r} is not one of local, dask")
     if executor == "local" and (address or shards or shards_only):
@@ -302,10 +305,10 @@ def _build_summaries(r: BuildRequest, threads: int, progress: Progress | None,
     address = r.address if r.executor == "dask" else None
     chosen = [get_variant(name) for name in names]
     memory = summary_memory(r.settings)
-    check_summary_targets(chosen, ns, memory)  # before the file is touched
+    check_summary_targets(chosen, ns, memory, r.winner_only)  # before the file is touched
     workers = threads if address is None else None
     if workers is not None and (path := _untouched(r, chosen, lambda s: not plan_summaries(
-            s, chosen, ns, r.force, memory, workers=workers, lean=r.lean))):
+            s, chosen, ns, r.force, memory, workers=workers, lean=r.lean, winner_only=r.winner_only))):
         return BuildResult(names, ns, [], 0, 0, 0.0, str(path), summary_only=True)
     client = None
     if address is not None:
@@ -321,7 +324,8 @@ def _build_summaries(r: BuildRequest, threads: int, progress: Progress | None,
             threads_held = cluster_threads(client)
         else:
             threads_held = threads
-        jobs = plan_summaries(store.reads, chosen, ns, r.force, memory, workers=threads_held, lean=r.lean)
+        jobs = plan_summaries(store.reads, chosen, ns, r.force, memory, workers=threads_held, lean=r.lean,
+                              winner_only=r.winner_only)
         if jobs and client is None:
             _notify_compile(say)
         if progress is not None:

@@ -30,26 +30,29 @@ class SummaryJob:
     floats: bool  # the float columns (expected length, game count, random-play odds) fit the budget
     bytes: int
     replace: bool
+    winner_only: bool = False  # --winner-only: one byte a position, the winner and the counts kept
 
 
-def check_summary_targets(variants: list[Variant], ns: list[int], memory: int) -> None:
+def check_summary_targets(variants: list[Variant], ns: list[int], memory: int, winner_only: bool = False) -> None:
     """Raise for a variant without a summary mode, an n below its first, or a layer whose
-    state alone would not fit `memory` (engine.limits; before the database is touched)."""
+    state alone would not fit `memory` (engine.limits, in the state winner_only says; before
+    the database is touched)."""
     from .engine.limits import check_summary, summary_first_n
     from .variants import summary_games
 
     solved = summary_games()
     for v in variants:
         own = [n for n in ns if n >= summary_first_n(v)] or ns  # none of its own: the first is refused, saying why
-        check_summary(v, min(own), memory, solved)
-        check_summary(v, max(own), memory, solved)
+        check_summary(v, min(own), memory, solved, winner_only)
+        check_summary(v, max(own), memory, solved, winner_only)
 
 
 def plan_summaries(store: Store, variants: list[Variant], ns: list[int], force: bool, memory: int,
-                   workers: int, lean: bool = False) -> list[SummaryJob]:
+                   workers: int, lean: bool = False, winner_only: bool = False) -> list[SummaryJob]:
     """The (variant, n) summary layers still to compute, in ascending n. A layer built in full
     already has its summary and is never replaced by one; with force, summary layers are recomputed.
-    Each layer keeps the float columns while `workers` layers like it fit `memory`, never if `lean`.
+    Each layer keeps the float columns while `workers` layers like it fit `memory`, never if `lean`;
+    winner_only: each keeps one byte a position (the winner and the counts).
     The targets are checked first, once, by check_summary_targets."""
     from .engine.limits import summary_first_n
     from .engine.summary import layer_bytes, layer_size
@@ -60,6 +63,10 @@ def plan_summaries(store: Store, variants: list[Variant], ns: list[int], force: 
         for v in variants:
             full, summaries, present = stored[v.name]
             if n < summary_first_n(v) or n in full or (n in summaries and not force):
+                continue
+            if winner_only:
+                jobs.append(SummaryJob(v, n, layer_size(v, n), False, layer_bytes(v, n, False, winner_only=True),
+                                       replace=n in present, winner_only=True))
                 continue
             small, big = layer_bytes(v, n, floats=False), layer_bytes(v, n, floats=True)
             floats = not lean and big * workers <= memory
@@ -94,7 +101,7 @@ def build_summaries(store: StoreWriter, jobs: list[SummaryJob], *, threads: int 
                     job = queue.popleft()
                     free = threads - sum(busy.values())
                     share = max(1, free // (len(queue) + 1)) if job.positions >= THREADED_LAYER else 1
-                    future = pool.submit(solve_summary, job.variant, job.n, job.floats, None, share)
+                    future = pool.submit(solve_summary, job.variant, job.n, job.floats, None, share, job.winner_only)
                     running[future], busy[future] = job, share
                     held += job.bytes
                 done, _ = wait(running, timeout=IDLE_SECONDS, return_when=FIRST_COMPLETED)

@@ -644,6 +644,42 @@ def solve_block(count, ids, starts, ends, kids, ints, floats, players, teams, mi
             teams_of_children(i, kids, starts[j], ends[j], players, teams)
 
 
+# -- summary mode, the winner only -----------------------------------------------------------
+
+
+@inline_jit
+def win_from_children(i, kids, lo, hi, win, misere):
+    """Summary mode's winner-only state (--winner-only): win[i] = 1 where position i is won
+    for the player to move, from its children kids[lo:hi] (solved): won exactly when some move
+    leads to a lost position, or, with no move left, when terminal positions win (misère)."""
+    if lo == hi:
+        win[i] = 1 if misere else 0
+        return
+    w = 0
+    for m in range(lo, hi):
+        if win[kids[m]] == 0:
+            w = 1
+            break
+    win[i] = w
+
+
+@jit
+def solve_win_batch(count, ids, ends, kids, win, misere):
+    """solve_batch keeping only who wins each position (win_from_children)."""
+    lo = 0
+    for j in range(count):
+        hi = ends[j]
+        win_from_children(ids[j], kids, lo, hi, win, misere)
+        lo = hi
+
+
+@jit
+def solve_win_block(count, ids, starts, ends, kids, win, misere):
+    """solve_block keeping only who wins each position (win_from_children)."""
+    for j in range(count):
+        win_from_children(ids[j], kids, starts[j], ends[j], win, misere)
+
+
 # -- strategy profiles: any pair of (possibly random) strategies, exactly ----------------------
 
 

@@ -34,6 +34,7 @@ FALLBACK_MEMORY = 8 << 30
 SUMMARY_INT_BYTES = 8
 SUMMARY_FLOAT_BYTES = 40
 SUMMARY_TEAM_BYTES = 8  # games of three or more players: the teams that can force a win
+SUMMARY_WIN_BYTES = 1  # --winner-only: whether the position is won, instead of the integers
 
 
 def physical_memory() -> int:
@@ -60,9 +61,12 @@ def summary_memory(settings: Settings = DEFAULTS) -> int:
     return _budget(settings.summary_memory, SUMMARY_SHARE)
 
 
-def summary_bytes(variant: Variant, floats: bool = False) -> int:
+def summary_bytes(variant: Variant, floats: bool = False, winner_only: bool = False) -> int:
     """Summary mode's state per position: the solved integers, the float columns (if kept),
-    the teams of a game of three or more players, and what the game's own pass holds."""
+    the teams of a game of three or more players, and what the game's own pass holds;
+    winner_only (two-player games): one byte, and what the game's own pass holds."""
+    if winner_only:
+        return SUMMARY_WIN_BYTES + variant.summary_overhead
     return (SUMMARY_INT_BYTES + (SUMMARY_FLOAT_BYTES if floats else 0)
             + (SUMMARY_TEAM_BYTES if variant.players > 2 else 0) + variant.summary_overhead)
 
@@ -86,14 +90,14 @@ def summary_first_n(variant: Variant) -> int:
     return max(variant.min_n, 1)
 
 
-def summary_limit(variant: Variant, budget: int) -> int | None:
+def summary_limit(variant: Variant, budget: int, winner_only: bool = False) -> int | None:
     """The largest n summary mode reaches for `variant` within `budget` bytes (lean: without
-    the float columns); None for a game summary mode cannot solve."""
+    the float columns; winner_only: one byte a position); None for a game summary mode cannot solve."""
     if variant.summary_refusal is not None:
         return None
     top = variant.summary_max_n if variant.summary_max_n is not None else variant.max_n
     sizes = variant.layer_sizes(top)
-    return _last_fitting(sizes, summary_first_n(variant), summary_bytes(variant), budget)
+    return _last_fitting(sizes, summary_first_n(variant), summary_bytes(variant, winner_only=winner_only), budget)
 
 
 @dataclass(frozen=True)
@@ -137,9 +141,9 @@ def check_full(variant: Variant, n: int, budget: int, limit: int | None = None) 
                      f"{env_name('build_memory')} (GiB)")
 
 
-def check_summary(variant: Variant, n: int, budget: int, summary_games: list[str]) -> None:
+def check_summary(variant: Variant, n: int, budget: int, summary_games: list[str], winner_only: bool = False) -> None:
     """Raise, naming the cost, if summary mode cannot reach n for `variant` (`summary_games`:
-    the games it can solve, for the message)."""
+    the games it can solve, for the message; winner_only: the state of --winner-only)."""
     refusal = variant.summary_refusal
     if refusal is not None:
         raise UsageError(f"{variant.name} has no summary mode: {refusal}; build it in full (summary mode "
@@ -151,11 +155,14 @@ def check_summary(variant: Variant, n: int, budget: int, summary_games: list[str
     if n > top:
         raise UsageError(f"n = {n} is beyond summary mode's reach for {variant.name}: n goes up to {top} "
                          f"({variant.summary_max_n_reason or 'its positions are numbered to there'})")
-    limit = summary_limit(variant, budget)
+    if winner_only and variant.players > 2:
+        raise UsageError(f"{opt('winner_only')} is for two-player games: {variant.name} has {variant.players} "
+                         "players, whose winner needs the teams that can force a win (build it without it)")
+    limit = summary_limit(variant, budget, winner_only)
     assert limit is not None  # it has a summary mode
     if n <= limit:
         return
-    size, each = float(variant.layer_sizes(n)[n]), summary_bytes(variant)
+    size, each = float(variant.layer_sizes(n)[n]), summary_bytes(variant, winner_only=winner_only)
     raise UsageError(f"n = {n} needs {_gib(size * each)} in summary mode ({variant.name}: {size:,.0f} positions, "
                      f"{each} bytes each), more than the budget of {_gib(budget)}, which reaches n = {limit}: "
                      f"choose a smaller n or raise {env_name('summary_memory')} (GiB)")

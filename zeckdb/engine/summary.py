@@ -8,7 +8,9 @@ position's moves by arithmetic. The state, held here, is a few bytes per positio
 (engine.limits.summary_bytes): 8 for remoteness and the shortest and longest remaining
 game, 40 more for the expected length, the game count (float) and the random-play odds,
 kept while they fit the memory budget, and 8 for the teams that can force a win in a
-game of three or more players.
+game of three or more players. With winner_only (`--winner-only`) the state is one byte a
+position, whether it is won for the player to move: all the winner needs, so the summary
+row keeps the winner and the layer's counts and leaves the lengths and remoteness NULL.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ import time
 
 import numpy as np
 
+from ..errors import UsageError
 from .contract import Summarisable, Variant, mover_wins, terminal_wins
-from .kernels import solve_batch
+from .kernels import solve_batch, solve_win_batch
 from .limits import summary_bytes
 from .solve import seats_of
 
@@ -40,9 +43,10 @@ def layer_size(variant: Variant, n: int) -> int:
     return variant.summary_size(n)
 
 
-def layer_bytes(variant: Variant, n: int, floats: bool) -> int:
-    """Memory the one-pass solve of layer n holds (its state per position: engine.limits)."""
-    return layer_size(variant, n) * summary_bytes(variant, floats)
+def layer_bytes(variant: Variant, n: int, floats: bool, winner_only: bool = False) -> int:
+    """Memory the one-pass solve of layer n holds (its state per position: engine.limits;
+    winner_only: the one byte of --winner-only)."""
+    return layer_size(variant, n) * summary_bytes(variant, floats, winner_only)
 
 
 @dataclass
@@ -55,9 +59,9 @@ class Summary:
     edges: int
     start_id: int
     winner: int | None  # games of three or more players: None where no player can force a win
-    start_remoteness: int | None  # None in games of three or more players
-    min_length: int
-    max_length: int
+    start_remoteness: int | None  # None in games of three or more players, and with winner_only
+    min_length: int | None  # None with winner_only (its state keeps no lengths)
+    max_length: int | None
     expected_length: float | None  # None where the float columns did not fit the budget
     games_approx: float | None  # None also where the count passes the float range (n > ~250)
     p1_wins_random: float | None
@@ -79,29 +83,38 @@ class WalkedLayer:
 
     start: int  # the start's id
     edges: int
-    ints: np.ndarray  # per id: remoteness, fewest and most moves to the end (kernels.solve_from_children)
+    ints: np.ndarray  # per id: remoteness, fewest and most moves to the end (kernels.solve_from_children);
+    # winner_only: one uint8 per id, 1 where the player to move wins (kernels.win_from_children)
     floats: np.ndarray  # per id: 5 columns with floats, else none
     teams: np.ndarray  # games of three or more players: per id, the team mask; else empty
 
 
-def _state(variant: Summarisable, size: int, floats: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _state(variant: Summarisable, size: int, floats: bool,
+           winner_only: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A layer's solved values, one row per position: the integers, the floats (if kept) and,
-    in a game of three or more players, the teams."""
+    in a game of three or more players, the teams; winner_only: one byte a position."""
+    if winner_only:
+        if variant.players > 2:
+            raise UsageError(f"{variant.name}: the winner-only state is two-player (a game of "
+                                  f"{variant.players} players needs the teams that can force a win)")
+        return (np.empty(size, dtype=np.uint8), np.empty((size, 0), dtype=np.float64),
+                np.empty(0, dtype=np.uint64))
     return (np.empty((size, INT_COLUMNS), dtype=np.int16),
             np.empty((size, FLOAT_COLUMNS if floats else 0), dtype=np.float64),
             np.empty(size if variant.players > 2 else 0, dtype=np.uint64))
 
 
 def walk_layer(variant: Summarisable, n: int, floats: bool = True, batch: int | None = None,
-               threads: int = 1) -> WalkedLayer:
+               threads: int = 1, winner_only: bool = False) -> WalkedLayer:
     """Layer n solved in one pass over the game's walk. batch: positions per call of the
     walk (default: as many as MAX_BATCH and KIDS_PER_BATCH allow). threads: more than one
-    solves it in blocks on that many threads (_walk_threaded), to the same values."""
+    solves it in blocks on that many threads (_walk_threaded), to the same values.
+    winner_only: keep only whether each position is won (ints: one uint8 per id; floats ignored)."""
     if threads > 1:
-        return _walk_threaded(variant, n, floats, threads, batch)
+        return _walk_threaded(variant, n, floats, threads, batch, winner_only)
     walk = variant.summary_walk(n)
     size = walk.size
-    ints, state, teams = _state(variant, size, floats)
+    ints, state, teams = _state(variant, size, floats, winner_only)
     # The game steps a batch of positions, the engine solves them: two compiled calls per
     # batch, so that neither compiles the other in (numba's cache cannot keep a kernel that
     # takes another kernel as an argument: it would compile anew in every process).
@@ -118,7 +131,10 @@ def walk_layer(variant: Summarisable, n: int, floats: bool = True, batch: int | 
         if bad < 0:
             raise SummaryOrderError(f"{variant.name}, n = {n}: a move from id {-1 - bad} breaks the game's solving "
                                     "order (a bug of the game's summary_walk)")
-        solve_batch(count, ids, ends, kids, ints, state, variant.players, teams, misere)
+        if winner_only:
+            solve_win_batch(count, ids, ends, kids, ints, misere)
+        else:
+            solve_batch(count, ids, ends, kids, ints, state, variant.players, teams, misere)
         edges += int(ends[count - 1])
     return WalkedLayer(walk.start, edges, ints, state, teams)
 
@@ -128,7 +144,8 @@ BLOCK_KIDS = 1 << 23  # the most children's ids a block holds (64 MiB; two block
 PIECES_PER_THREAD = 4  # a block's stepping is cut in this many pieces a thread: threads that finish early take more
 
 
-def _walk_threaded(variant: Summarisable, n: int, floats: bool, threads: int, batch: int | None) -> WalkedLayer:
+def _walk_threaded(variant: Summarisable, n: int, floats: bool, threads: int, batch: int | None,
+                   winner_only: bool = False) -> WalkedLayer:
     """walk_layer on `threads` threads, a block of positions at a time: while one thread solves
     block k in the walk's order (each position from its children, as on one thread, so the
     values are the same bit for bit), the others step block k + 1, cut in pieces, each piece
@@ -140,11 +157,11 @@ def _walk_threaded(variant: Summarisable, n: int, floats: bool, threads: int, ba
 
     from ..settings import pool as named_pool
 
-    from .kernels import chunk_spans, solve_block
+    from .kernels import chunk_spans, solve_block, solve_win_block
 
     walk = variant.summary_walk(n)
     size = walk.size
-    ints, state, teams = _state(variant, size, floats)
+    ints, state, teams = _state(variant, size, floats, winner_only)
     misere = terminal_wins(variant)
     moves = max(walk.max_moves, 1)
     block = max(1, min(size, batch * threads if batch else BLOCK_POSITIONS, BLOCK_KIDS // moves))
@@ -162,7 +179,10 @@ def _walk_threaded(variant: Summarisable, n: int, floats: bool, threads: int, ba
 
     def solve(count: int, buffer: int) -> int:
         ids, ends, starts, kids = buffers[buffer]
-        solve_block(count, ids, starts, ends, kids, ints, state, variant.players, teams, misere)
+        if winner_only:
+            solve_win_block(count, ids, starts, ends, kids, ints, misere)
+        else:
+            solve_block(count, ids, starts, ends, kids, ints, state, variant.players, teams, misere)
         return 0
 
     edges = 0
@@ -191,11 +211,18 @@ def _walk_threaded(variant: Summarisable, n: int, floats: bool, threads: int, ba
 
 
 def solve_summary(variant: Summarisable, n: int, floats: bool = True, batch: int | None = None,
-                  threads: int = 1) -> Summary:
-    """Layer n solved in one pass (walk_layer, on `threads` threads); its start's values."""
+                  threads: int = 1, winner_only: bool = False) -> Summary:
+    """Layer n solved in one pass (walk_layer, on `threads` threads); its start's values.
+    winner_only: one byte a position (floats ignored); the summary has the winner and the
+    layer's counts, None for the start's remoteness, lengths and the float columns."""
     t0 = time.perf_counter()
-    layer = walk_layer(variant, n, floats, batch, threads)
+    layer = walk_layer(variant, n, floats and not winner_only, batch, threads, winner_only)
     s, teams = layer.start, layer.teams
+    if winner_only:
+        return Summary(variant.name, n, len(layer.ints), layer.edges, s, 1 if layer.ints[s] else 2, None, None, None,
+                       expected_length=None, games_approx=None, p1_wins_random=None, p1_wins_p1_perfect=None,
+                       p1_wins_p2_perfect=None, seconds=time.perf_counter() - t0,
+                       state_bytes=layer.ints.nbytes + len(layer.ints) * variant.summary_overhead)
     summary = _summary(variant, n, len(layer.ints), layer.edges, s, layer.ints, layer.floats if floats else None, t0)
     summary.state_bytes += teams.nbytes
     if variant.players > 2:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     pass
 
 
-SCHEMA_HEAD = "0017"  # tests check this equals Alembic's head revision
+SCHEMA_HEAD = "0018"  # tests check this equals Alembic's head revision
 HEAD_SCHEMA_FILE = "head.sql"  # a new file's schema (_write_head_schema)
 
 
