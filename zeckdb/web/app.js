@@ -6,6 +6,12 @@ const game = { variant: null, n: null, line: [], played: [], timer: null };
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// what the server sends (a game's name, a move's, a stored text) as the page shows it: every
+// control character and mark that reorders text (U+202E shows what follows backwards) as its escape
+const shown = (text) => String(text).replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g,
+  (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+const notKept = "not kept by this build (--lean or --winner-only)";
+
 async function api(path) {
   let response = await fetch(path);
   // 429: the service's heavy-request slots are busy (the page's own figures, say): wait a little
@@ -19,7 +25,7 @@ async function api(path) {
 }
 
 function showError(error) {
-  $("error").textContent = error ? String(error.message || error) : "";
+  $("error").textContent = shown(error ? String(error.message || error) : "");
   $("error").hidden = !error;
 }
 
@@ -42,7 +48,7 @@ async function loadVariants() {
       if (!ns) continue;
       const option = document.createElement("option");
       option.value = name;
-      option.textContent = `${name} (n = ${ns})`;
+      option.textContent = shown(`${name} (n = ${ns})`);
       option.title = g.game;
       select.append(option);
     }
@@ -138,7 +144,7 @@ function render() {
   const ply = game.line.length - 1;
   const info = game.line[ply];
   const player = mover(ply);
-  $("where").textContent = `${game.variant}, n = ${info.value}: position ${info.text}`;
+  $("where").textContent = shown(`${game.variant}, n = ${info.value}: position ${info.text}`);
   const many = info.players !== 2;
   $("value").innerHTML = "";
   if (many) {
@@ -150,16 +156,16 @@ function render() {
       info.moves.length ? `, the game ending in ${plural(info.remoteness, "move")}.` : ".");
     $("value").className = info.outcome;
   }
-  $("facts").textContent = info.moves.length
+  $("facts").textContent = shown(info.moves.length
     ? `Shortest finish ${plural(info.min_remaining, "move")}, longest ${plural(info.max_remaining, "move")}; ` +
       `${info.games_to_end} complete games from here.`
-    : "";
+    : "");
   const over = info.moves.length === 0;
   $("result").hidden = !over;
   if (over) {
     const winner = many ? mover(ply - 1) : info.outcome === "win" ? player : other(player);
-    $("result").textContent = `Game over after ${plural(ply, "move")}: Player ${winner} wins` +
-      (many || info.outcome === "loss" ? ` (Player ${player} has no move).` : ".");
+    $("result").textContent = shown(`Game over after ${plural(ply, "move")}: Player ${winner} wins` +
+      (many || info.outcome === "loss" ? ` (Player ${player} has no move).` : "."));
   }
   const list = $("moves");
   list.innerHTML = "";
@@ -169,12 +175,12 @@ function render() {
     button.type = "button";
     if (many) {  // after the move, seats count from the next player
       button.className = move.forcing_seat === info.players ? "win" : move.forcing_seat == null ? "none" : "loss";
-      button.textContent = `${move.move} → ${move.text}: then ${forcingText(move.forcing_seat, ply + 1)}`;
+      button.textContent = shown(`${move.move} → ${move.text}: then ${forcingText(move.forcing_seat, ply + 1)}`);
     } else {
       const moverWins = move.outcome === "loss";  // the position is lost for the player who moves next
       button.className = moverWins ? "win" : "loss";
-      button.textContent = `${move.move} → ${move.text}: ${moverWins ? "wins" : "loses"}, ` +
-        `the game ending in ${plural(move.remoteness + 1, "move")}`;
+      button.textContent = shown(`${move.move} → ${move.text}: ${moverWins ? "wins" : "loses"}, ` +
+        `the game ending in ${plural(move.remoteness + 1, "move")}`);
     }
     button.disabled = waiting;
     button.addEventListener("click", () => play(move).catch(showError));
@@ -186,7 +192,7 @@ function render() {
   past.innerHTML = "";
   game.played.forEach((name, i) => {
     const item = document.createElement("li");
-    item.textContent = `Player ${mover(i)}: ${name} → ${game.line[i + 1].text}`;
+    item.textContent = shown(`Player ${mover(i)}: ${name} → ${game.line[i + 1].text}`);
     past.append(item);
   });
   $("back").disabled = game.line.length <= 1;
@@ -194,22 +200,22 @@ function render() {
 
 async function loadSummary(variant, n) {
   const [row] = await api(`/v1/${encodeURIComponent(variant)}/summary?n=${n}`);
-  $("summary-title").textContent = `The start of n = ${n}: ${row.start_position}`;
+  $("summary-title").textContent = shown(`The start of n = ${n}: ${row.start_position}`);
   const facts = [
     ["winner", row.winner == null ? "no player can force a win" : `Player ${row.winner}`],
-    ["shortest game", plural(row.min_length, "move")],
-    ["longest game", plural(row.max_length, "move")],
-    ["complete games", row.games],
-    ["mean length, random play", Number(row.expected_length).toFixed(3)],
+    ["shortest game", row.min_length == null ? notKept : plural(row.min_length, "move")],
+    ["longest game", row.max_length == null ? notKept : plural(row.max_length, "move")],
+    ["complete games", row.games == null ? notKept : row.games],
+    ["mean length, random play", row.expected_length == null ? notKept : Number(row.expected_length).toFixed(3)],
     ["positions / moves", `${row.positions.toLocaleString()} / ${row.edges.toLocaleString()}`],
   ];
   const list = $("summary-facts");
   list.innerHTML = "";
   for (const [name, value] of facts) {
     const dt = document.createElement("dt");
-    dt.textContent = name;
+    dt.textContent = shown(name);
     const dd = document.createElement("dd");
-    dd.textContent = value;
+    dd.textContent = shown(value);
     list.append(dt, dd);
   }
   await drawDistribution();
