@@ -224,7 +224,7 @@ def test_no_process_the_service_started_outlives_it(tmp_path, signum, daemon):
     finally:
         if proc.poll() is None:
             proc.kill()
-    deadline = time.monotonic() + 1  # the bound: within a second of the service's end
+    deadline = time.monotonic() + 1  # within a second of the service's end
     while _started_by_the_test(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _started_by_the_test(marker) == []

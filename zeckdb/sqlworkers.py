@@ -214,14 +214,13 @@ def failure(exc: Exception) -> ZeckdbError:
     database failing (a damaged file), or a game's code failing (a plugin's)."""
     import duckdb
 
-    from .engine.contract import ContractError
     from .errors import DatabaseError, printable
 
     said = printable(str(exc).strip().split("\n")[0])[:200]
     if isinstance(exc, duckdb.Error):
         return DatabaseError(f"the database failed: {said}; the file may be damaged: `zeckdb verify` names what, "
                              "or rebuild it into a new file")
-    return ContractError(f"the game's code failed: {type(exc).__name__}: {said}")
+    return ZeckdbError(f"the game's code failed: {type(exc).__name__}: {said}")
 
 
 def _work(conn: Connection, db: str, memory_limit: str, settings: Settings, parent: int) -> None:
