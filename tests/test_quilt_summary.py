@@ -222,9 +222,10 @@ def test_the_walk_steps_every_position_once_in_its_order():
         assert [colex[i] for i in ids] == sorted(layer, key=key), n
 
 
-def test_the_games_of_more_players_agree_with_their_full_build(tmp_path, capsys):
-    """quilt-pP walks the quilt game's layers too: who can force a win (the teams) is the full build's."""
-    names = ["quilt-p3", "quilt-p4"]
+def test_the_games_of_more_players_and_the_misere_twin_agree_with_their_full_build(tmp_path, capsys):
+    """quilt-pP and the misère twin walk the quilt game's layers too: who can force a win (the
+    teams), the lengths and the moves are the full build's."""
+    names = ["quilt-p3", "quilt-p4", "quilt-misere"]
     full, summary = tmp_path / "full.duckdb", tmp_path / "summary.duckdb"
     for path, mode in ((full, []), (summary, ["--summary-only"])):
         code, _, err = run(capsys, "build", *mode, *(a for v in names for a in ("--variant", v)), "--n", "1..20",
@@ -232,4 +233,4 @@ def test_the_games_of_more_players_agree_with_their_full_build(tmp_path, capsys)
         assert code == 0, err
     query = "SELECT variant, n, winner, teams, min_length, max_length, edges FROM builds ORDER BY variant, n"
     got, want = ([tuple(r.values()) for r in rows(duckdb.connect(str(p), read_only=True), query)] for p in (summary, full))
-    assert got == want and len(got) == 40
+    assert got == want and len(got) == 60
