@@ -46,7 +46,7 @@ def test_summary_mode_counts_its_own_state_per_position():
     budget = 8 * 20_000
     assert summary_limit(two, budget) == next(n for n in range(1, 3001) if counts[n] > 20_000) - 1
     assert summary_limit(four, budget) == next(n for n in range(1, 3001) if counts[n] > 10_000) - 1
-    assert summary_limit(get_variant("quilt"), budget) is None
+    assert summary_limit(get_variant("black-hole-4"), budget) is None  # no summary mode
 
 
 @pytest.mark.parametrize("family, full, summary", [
@@ -74,14 +74,15 @@ def test_the_default_games_keep_their_limits():
 
 
 def test_the_games_summary_mode_takes_come_from_the_registry():
-    assert summary_games() == ["zeckendorf", "reversed", "build-up", "ordered", "accelerated", "reversed-stagnant",
-                               "nacci-C-K (C = 1..4, K = 2..4)",
+    assert summary_games() == ["zeckendorf", "reversed", "quilt", "build-up", "ordered", "accelerated",
+                               "reversed-stagnant", "nacci-C-K (C = 1..4, K = 2..4)",
                                "reversed-nacci-C-K (C = 1..4, K = 2..4)", "zeckendorf-pP (P = 3..6)",
-                               "nacci-C-K-pP (C = 1..4, K = 2..4, P = 3..6)", "GAME-misere (every two-player game)"]
+                               "quilt-pP (P = 3..6)", "nacci-C-K-pP (C = 1..4, K = 2..4, P = 3..6)",
+                               "GAME-misere (every two-player game)"]
     assert get_variant("zeckendorf-misere").summary_refusal is None
     assert get_variant("black-hole-4-misere").summary_refusal == get_variant("black-hole-4").summary_refusal
     assert get_variant("black-hole-4").summary_refusal == "its moves change the value, so its games leave the layer"
-    assert "one way in rank" in (get_variant("quilt").summary_refusal or "")
+    assert get_variant("quilt").summary_refusal is None  # its own walk (variants/quilt_summary.py)
 
 
 def test_a_researchers_request_past_the_old_caps_is_built(tmp_path, capsys):
@@ -103,7 +104,7 @@ def test_a_researchers_request_past_the_old_caps_is_built(tmp_path, capsys):
     (["--variant", "nacci-1-3", "--n", "10"], "x", "ZECKDB_BUILD_MEMORY='x' is not a memory size"),
     (["--variant", "black-hole-4", "--n", "150", "--summary-only"], None,
      "black-hole-4 has no summary mode: its moves change the value, so its games leave the layer; build it in full "
-     "(summary mode solves zeckendorf, reversed, build-up, ordered, accelerated, reversed-stagnant, nacci-C-K"),
+     "(summary mode solves zeckendorf, reversed, quilt, build-up, ordered, accelerated, reversed-stagnant, nacci-C-K"),
     (["--variant", "nacci-3-3", "--n", "9000", "--summary-only"], None,
      "n = 9000 is beyond summary mode's reach for nacci-3-3: n goes up to 8000 (the lengths of its games must fit "
      "16 bits)"),

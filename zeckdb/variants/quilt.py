@@ -8,7 +8,7 @@ in several positions (the FQ-legal decompositions).
 
 from __future__ import annotations
 
-from ..engine.contract import Position
+from ..engine.contract import Position, SummaryWalk
 from .chips import ChipGame, Rule
 
 MAX_N = 100  # 25,542,767 positions over n = 1..100; 17 bins at n = 151 no longer fit 63-bit keys
@@ -73,4 +73,15 @@ class Quilt(ChipGame):
     def game_for(self, n: int) -> tuple[tuple[int, ...], tuple[Rule, ...]]:
         bins = max(BINS, sum(1 for q in quilt_terms(60) if q <= n))
         return tuple(quilt_terms(bins)), quilt_rules(bins)
+
+    # Summary mode: rule 2a lowers the colex rank the chip games' walk needs, so the quilt game
+    # walks its layers in an order of its own (quilt_summary.py), which every move follows.
+    @property
+    def has_summary_walk(self) -> bool:
+        return True
+
+    def summary_walk(self, n: int) -> SummaryWalk:
+        from .quilt_summary import summary_walk
+
+        return summary_walk(*self.game_for(n), self.start(n), n)
 
