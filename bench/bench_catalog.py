@@ -11,21 +11,13 @@ seconds). Run it at this commit and at the one before (`git worktree add`), alte
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import time
 
+from bench_lookup import cpu_seconds
+
 RUNS = 21
-
-
-def cpu_seconds(command: list[str]) -> float:
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    if status != 0:
-        raise SystemExit(f"{' '.join(command)} failed: {proc.stderr.read().decode() if proc.stderr else ''}")
-    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:

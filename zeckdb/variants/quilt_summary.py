@@ -20,8 +20,8 @@ import numpy as np
 from ..engine.contract import SummaryWalk
 from ..engine.jit import jit
 from .chips.kernels import colex_rank, legal_rules
-from .chips.rules import Rule, rule_arrays
-from .chips.summary import ways_table
+from .chips.rules import Rule
+from .chips.summary import layer_rules
 
 
 def key_order(bins: int) -> np.ndarray:
@@ -143,16 +143,8 @@ def quilt_steps(first: int, count: int, cursor: tuple[Any, ...], ids: np.ndarray
 def summary_walk(weights: tuple[int, ...], rules: tuple[Rule, ...], start_counts: tuple[int, ...],
                  n: int) -> SummaryWalk:
     """Layer n of the quilt game (bins `weights`, `rules`) for summary mode, in the order above."""
-    used = sum(1 for w in weights if w <= n)  # the terms rise: a vector of value n uses these alone
-    weights = tuple(weights[:used])
-    rules = tuple(r for r in rules if all(b <= used for b, _ in r.take + r.put))
-    ways = ways_table(weights, n)
-    w = np.asarray(weights, dtype=np.int64)
-    take_bin, take_count, put_bin, put_count, fallback = rule_arrays(rules)
+    weights, rules, ways, w, (take_bin, take_count, fallback), delta = layer_rules(weights, rules, n)
     bins, n_rules = len(weights), len(rules)
-    delta = np.zeros((n_rules, bins), dtype=np.int64)
-    np.subtract.at(delta, (np.arange(n_rules)[:, None], take_bin), take_count)
-    np.add.at(delta, (np.arange(n_rules)[:, None], put_bin), put_count)
     order = key_order(bins)
     table = holdable(weights, order, n)
     cursor: tuple[Any, ...] = (np.int64(n), w, ways, take_bin, take_count, fallback, delta, order, table,

@@ -34,6 +34,22 @@ def layer_size(weights: tuple[int, ...], n: int) -> int:
     return int(ways_table(weights, n)[-1, n])
 
 
+def layer_rules(weights: tuple[int, ...], rules: tuple[Rule, ...], n: int) -> tuple[Any, ...]:
+    """What a walk of layer n steps with: the bins a vector of value n can use (the others would
+    be 0 throughout) and the rules on them, the ways table, the weights as an array, the arrays
+    of what each rule takes (bin, count) and whether it is a fallback, and each rule's change to
+    each bin."""
+    used = sum(1 for w in weights if w <= n) if all(a <= b for a, b in zip(weights, weights[1:], strict=False)) else len(weights)
+    weights = tuple(weights[:used])
+    rules = tuple(r for r in rules if all(b <= used for b, _ in r.take + r.put))
+    take_bin, take_count, put_bin, put_count, fallback = rule_arrays(rules)
+    delta = np.zeros((len(rules), len(weights)), dtype=np.int64)
+    np.subtract.at(delta, (np.arange(len(rules))[:, None], take_bin), take_count)
+    np.add.at(delta, (np.arange(len(rules))[:, None], put_bin), put_count)
+    return (weights, rules, ways_table(weights, n), np.asarray(weights, dtype=np.int64), (take_bin, take_count, fallback),
+            delta)
+
+
 def summary_walk(name: str, weights: tuple[int, ...], rules: tuple[Rule, ...], start_counts: tuple[int, ...],
                  n: int) -> SummaryWalk:
     """Layer n's walk for summary mode: its ranks in a solving order, stepped by kernels.chip_steps."""
@@ -43,17 +59,8 @@ def summary_walk(name: str, weights: tuple[int, ...], rules: tuple[Rule, ...], s
     if direction == 0:
         raise UsageError(f"{name} has no summary mode: its moves do not all go one way in rank "
                          "(or leave the layer); build it in full")
-    # only the bins a vector of value n can use (the others would be 0 throughout)
-    used = sum(1 for w in weights if w <= n) if all(a <= b for a, b in zip(weights, weights[1:], strict=False)) else len(weights)
-    weights = tuple(weights[:used])
-    rules = tuple(r for r in rules if all(b <= used for b, _ in r.take + r.put))
-    ways = ways_table(weights, n)
-    w = np.asarray(weights, dtype=np.int64)
-    take_bin, take_count, put_bin, put_count, fallback = rule_arrays(rules)
+    weights, rules, ways, w, (take_bin, take_count, fallback), delta = layer_rules(weights, rules, n)
     bins, n_rules = len(weights), len(rules)
-    delta = np.zeros((n_rules, bins), dtype=np.int64)  # a rule's change to each bin
-    np.subtract.at(delta, (np.arange(n_rules)[:, None], take_bin), take_count)
-    np.add.at(delta, (np.arange(n_rules)[:, None], put_bin), put_count)
     touched = [np.flatnonzero(row) for row in delta]
     lowest = np.array([max(int(t.min()), 1) if len(t) else bins for t in touched], dtype=np.int64)
     highest = np.array([int(t.max()) if len(t) else 0 for t in touched], dtype=np.int64)
