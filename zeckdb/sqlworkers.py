@@ -242,8 +242,10 @@ def _serve_jobs(conn: Connection, db: str, memory_limit: str, settings: Settings
     from . import api
     from .render import result_body
 
-    with api.Database(db, memory_limit=memory_limit, settings=settings):  # warm: imports, the file's check
-        pass
+    # warm: imports, the file's check, and what a statement's check reads once (DuckDB's functions),
+    # before the address space this worker may grow to is measured
+    with api.Database(db, memory_limit=memory_limit, settings=settings) as database:
+        database.sql("SELECT 1 AS warm")
     # what it takes to run at all, plus DuckDB's limit, plus as much again for the rows it returns
     limit = address_space() + 2 * memory_bytes(memory_limit)
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
