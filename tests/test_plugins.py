@@ -597,7 +597,8 @@ def test_a_plugins_exit_or_keyboard_interrupt_in_a_build_is_named_in_one_line(tm
     env = {**os.environ, "PYTHONPATH": str(site), "ROGUE": how}
     done = subprocess.run([sys.executable, "-m", "zeckdb.cli.main", "build", "--variant", "rogue", "--n", "1..12",
                            "--db", str(tmp_path / "r.duckdb")], env=env, capture_output=True, text=True, timeout=600)
-    errors = [line for line in done.stderr.splitlines() if line.startswith("zeckdb:")]
+    errors = [line for line in done.stderr.splitlines() if line.startswith("zeckdb:")
+              and not line.startswith("zeckdb: waiting for another zeckdb process")]  # a cold cache's turn to compile
     assert done.returncode == 1 and errors == [f"zeckdb: error: {message}"], done.stderr
 
 
