@@ -23,6 +23,8 @@ import subprocess
 import sys
 import time
 
+from zeckdb.ranges import format_ns
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 MS = (4, 5, 6)
@@ -104,14 +106,8 @@ def differences_table(wins: dict[str, dict[int, int]]) -> str:
 
 
 def spans(ns: list[int]) -> str:
-    out, i = [], 0
-    while i < len(ns):
-        j = i
-        while j + 1 < len(ns) and ns[j + 1] == ns[j] + 1:
-            j += 1
-        out.append(str(ns[i]) if i == j else f"{ns[i]}-{ns[j]}")
-        i = j + 1
-    return ", ".join(out) or "none"
+    """1, 3-7, 10: consecutive n as ranges (zeckdb's range syntax, with dashes)."""
+    return format_ns(ns).replace("..", "-").replace(",", ", ") or "none"
 
 
 def periods(db: Path, first_ns: tuple[int, ...], max_period: int) -> str:

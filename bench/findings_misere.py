@@ -27,6 +27,8 @@ import subprocess
 import sys
 import time
 
+from zeckdb.ranges import format_ns
+
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "findings.md"
 CLI = [sys.executable, "-m", "zeckdb.cli.main"]
@@ -68,15 +70,8 @@ def build(db: str, summary_top: int, minutes: float | None) -> None:
 
 
 def runs(ns: list[int]) -> str:
-    """1, 3..7, 10: consecutive n as ranges."""
-    out, start = [], None
-    for i, n in enumerate(ns):
-        if start is None:
-            start = n
-        if i + 1 == len(ns) or ns[i + 1] != n + 1:
-            out.append(str(start) if start == n else f"{start}..{n}")
-            start = None
-    return ", ".join(out) if out else "none"
+    """1, 3..7, 10: consecutive n as ranges (zeckdb's own range syntax, spaced)."""
+    return format_ns(ns).replace(",", ", ") or "none"
 
 
 def section(db: str) -> str:

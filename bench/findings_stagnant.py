@@ -34,6 +34,7 @@ import sys
 import time
 
 from zeckdb.fib import zeckendorf_counts
+from zeckdb.ranges import format_ns
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "findings.md"
@@ -90,16 +91,8 @@ def table(db: str, name: str, variant: str | None = None) -> list[dict[str, str]
 
 
 def runs(ns: list[int]) -> str:
-    """1, 3..7, 10: consecutive n as ranges."""
-    out: list[str] = []
-    start: int | None = None
-    for i, n in enumerate(ns):
-        if start is None:
-            start = n
-        if i + 1 == len(ns) or ns[i + 1] != n + 1:
-            out.append(str(start) if start == n else f"{start}..{n}")
-            start = None
-    return ", ".join(out) if out else "none"
+    """1, 3..7, 10: consecutive n as ranges (zeckdb's own range syntax, spaced)."""
+    return format_ns(ns).replace(",", ", ") or "none"
 
 
 def true(text: str) -> bool:
