@@ -59,11 +59,15 @@ class Difference:
     mend: str | None = None
 
     @property
-    def shown(self) -> str:
+    def named(self) -> str:
+        """The object as a user names it: `zz.positions`, `builds` (schema main left out)."""
         kind, schema, name = self.key
-        named = printable(name if schema == "main" or kind == "schema" else f"{schema}.{name}")[:60]
+        return printable(name if schema == "main" or kind == "schema" else f"{schema}.{name}")[:60]
+
+    @property
+    def shown(self) -> str:
         return f"{'an extra' if self.how == 'extra' else 'a changed' if self.how == 'changed' else 'no'} " \
-               f"{kind} {named}{self.detail}"
+               f"{self.key[0]} {self.named}{self.detail}"
 
     @property
     def restored(self) -> bool:
@@ -253,10 +257,9 @@ def remove_foreign(con: duckdb.DuckDBPyConnection, path: Path, say: Callable[[st
         if difference.key[0] != "schema" and difference.key[1] in schemas:
             continue  # gone with its schema
         if say is not None:
-            kind, schema, name = difference.key
-            named = printable(name if schema == "main" or kind == "schema" else f"{schema}.{name}")[:60]
-            say(f"putting zeckdb's column default back in table {named}: {difference.mend}" if difference.how == "changed"
-                else f"removing {kind} {named}, which is not zeckdb's: {difference.mend}")
+            say(f"putting zeckdb's column default back in table {difference.named}: {difference.mend}"
+                if difference.how == "changed" else
+                f"removing {difference.key[0]} {difference.named}, which is not zeckdb's: {difference.mend}")
         statement = difference.mend or ""
         try:
             con.execute(statement)
